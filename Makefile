@@ -1,0 +1,153 @@
+# smv — plain Makefile.
+#
+#   make                  library build/libsmv.a and CLI build/smv (CUDA if nvcc found)
+#   make CUDA=0           CPU-only build (in build-cpu/), links and runs without nvcc
+#   make SAN=1            host code with address + undefined-behaviour sanitizers
+#   make test             build and run every test; last line "N passed, N failed, N skipped"
+#   make micro            the memory-hierarchy microbenchmarks (build/micro/NAME)
+#   make fuzz             libFuzzer target for the Matrix Market reader (FUZZ_TIME seconds)
+#   make format / format-check
+#   make install PREFIX=/usr/local
+#
+# Variables: CUDA (auto), SM (90), SAN (0), BUILD (derived), NVCC, CC, PREFIX.
+
+SM ?= 90
+SAN ?= 0
+PREFIX ?= /usr/local
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(shell command -v nvcc 2>/dev/null || (test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc))
+ifeq ($(origin CUDA),undefined)
+  CUDA := $(if $(NVCC),1,0)
+endif
+
+# Each configuration gets its own build folder so objects never mix.
+SUFFIX := $(if $(filter 0,$(CUDA)),-cpu,)$(if $(filter 1,$(SAN)),-san,)
+BUILD ?= build$(SUFFIX)
+
+CC ?= gcc
+ifeq ($(CC),cc)
+  CC := gcc
+endif
+CSTD := -std=c11
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+OPT := -O2
+ifeq ($(SAN),1)
+  OPT := -O1 -g -fno-omit-frame-pointer
+  SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+endif
+CPPFLAGS += -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L
+CFLAGS += $(CSTD) $(WARN) $(OPT) -fopenmp $(SANFLAGS)
+LDLIBS := -lz -lm
+LDFLAGS += -fopenmp $(SANFLAGS)
+
+NVCCFLAGS ?= -O3 -std=c++17 -arch=sm_$(SM) -lineinfo -Xcompiler -Wall,-Wextra
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusparse -lcudart -lstdc++ -ldl -lpthread -lrt
+
+HOST_SRC := $(sort $(wildcard src/*.c))
+CU_SRC := $(sort $(wildcard src/cuda/*.cu))
+STUB_SRC := src/nocuda/nocuda.c
+CLI_SRC := $(sort $(wildcard cli/*.c) $(wildcard bench/*.c))
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_CXX := $(sort $(wildcard tests/cxx_*.cpp))
+MICRO_SRC := $(sort $(wildcard micro/*.cu))
+
+HOST_OBJ := $(HOST_SRC:%.c=$(BUILD)/obj/%.o)
+ifeq ($(CUDA),1)
+  ENGINE_OBJ := $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
+  LDLIBS += $(CUDA_LIBS)
+  CPPFLAGS += -DSMV_HAVE_CUDA=1
+else
+  ENGINE_OBJ := $(STUB_SRC:%.c=$(BUILD)/obj/%.o)
+endif
+LIB_OBJ := $(HOST_OBJ) $(ENGINE_OBJ)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%) $(TEST_CXX:tests/%.cpp=$(BUILD)/tests/%)
+MICRO_BIN := $(MICRO_SRC:micro/%.cu=$(BUILD)/micro/%)
+
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+
+.PHONY: all lib cli test tests micro fuzz format format-check install clean help
+all: $(BUILD)/libsmv.a $(BUILD)/smv
+
+lib: $(BUILD)/libsmv.a
+cli: $(BUILD)/smv
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu include/smv.h $(wildcard src/cuda/*.h) src/internal.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -Iinclude -Isrc -c $< -o $@
+
+# The commit is baked into the one object that reports it.
+$(BUILD)/obj/src/version.o: CPPFLAGS += -DSMV_GIT_COMMIT='"$(GIT_COMMIT)"'
+$(BUILD)/obj/src/version.o: .FORCE
+.PHONY: .FORCE
+.FORCE:
+
+$(BUILD)/libsmv.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/smv: $(CLI_OBJ) $(BUILD)/libsmv.a
+	$(CC) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libsmv.a $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/libsmv.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
+
+# C++ test programs (e.g. the check against the toolkit's cuda_occupancy.h):
+# built with g++, no GPU needed; CUDA_HOME/include must exist for that one.
+$(BUILD)/tests/cxx_%: tests/cxx_%.cpp tests/test.h $(BUILD)/libsmv.a
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O2 -Wall -Wextra $(SANFLAGS) -Iinclude -Itests -isystem $(CUDA_HOME)/include $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
+
+tests: $(TEST_BIN) $(BUILD)/smv
+
+test: tests
+	@SMV_BUILD=$(BUILD) sh tests/run.sh $(BUILD)
+
+# Microbenchmarks: one self-contained .cu each (micro/common.h shared helpers).
+micro: $(MICRO_BIN)
+$(BUILD)/micro/%: micro/%.cu $(wildcard micro/*.h) $(BUILD)/libsmv.a
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -Iinclude -Imicro $< $(BUILD)/libsmv.a -Xcompiler -fopenmp -lz -o $@
+
+# Fuzzing the Matrix Market reader with libFuzzer (clang). FUZZ_TIME in seconds.
+FUZZ_TIME ?= 60
+FUZZ_BUILD := build-fuzz
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+fuzz: $(FUZZ_BUILD)/fuzz_mm
+	@mkdir -p $(FUZZ_BUILD)/corpus
+	$(FUZZ_BUILD)/fuzz_mm -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+	  -dict=tests/fuzz/mm.dict -artifact_prefix=$(FUZZ_BUILD)/ \
+	  $(FUZZ_BUILD)/corpus tests/fuzz/corpus
+$(FUZZ_BUILD)/fuzz_mm: tests/fuzz/fuzz_mm.c $(HOST_SRC) $(STUB_SRC) include/smv.h
+	@mkdir -p $(@D)
+	clang $(CSTD) $(FUZZ_FLAGS) -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L tests/fuzz/fuzz_mm.c $(HOST_SRC) $(STUB_SRC) -lz -lm -o $@
+
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cu' '*.cpp' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/smv.h $(DESTDIR)$(PREFIX)/include/smv.h
+	install -m 644 $(BUILD)/libsmv.a $(DESTDIR)$(PREFIX)/lib/libsmv.a
+	install -m 755 $(BUILD)/smv $(DESTDIR)$(PREFIX)/bin/smv
+	if [ -d $(BUILD)/micro ]; then install -d $(DESTDIR)$(PREFIX)/libexec/smv/micro && \
+	  install -m 755 $(BUILD)/micro/* $(DESTDIR)$(PREFIX)/libexec/smv/micro/; fi
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|'`sed -n 's/^#define SMV_VERSION_STRING "\(.*\)"/\1/p' include/smv.h`'|' \
+	  -e 's|@LIBS_PRIVATE@|-fopenmp $(LDLIBS)|' smv.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/smv.pc
+
+clean:
+	rm -rf build build-cpu build-san build-cpu-san build-fuzz
+
+help:
+	@sed -n '2,14p' Makefile
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,58 @@
+/*
+ * cli.h — shared pieces of the smv command-line tool. The CLI is thin: it
+ * parses arguments, calls the library, prints. Exit codes everywhere:
+ * 0 ok, 1 runtime or input error, 2 usage error.
+ */
+#ifndef SMV_CLI_H
+#define SMV_CLI_H
+
+#include "smv.h"
+
+#define CLI_OK 0
+#define CLI_ERR 1
+#define CLI_USAGE 2
+
+/* One subcommand: argv[0] is the subcommand's name. */
+int cmd_info(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_spmv(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_occupancy(int argc, char **argv);
+int cmd_micro(int argc, char **argv);
+
+/* "smv: <message>" on stderr. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Print err->message (or the status string) as an error; returns CLI_ERR. */
+int cli_fail(smv_status st, const smv_error *err);
+/* Usage error: "smv CMD: message" plus "try 'smv CMD --help'"; returns
+ * CLI_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Strict number parsing: the whole string must be a number in range.
+ * Return 0 on success, -1 otherwise. */
+int cli_parse_double(const char *s, double *v);
+int cli_parse_long(const char *s, long lo, long hi, long *v);
+
+/* 1 if `arg` is "-h" or "--help". */
+int cli_is_help(const char *arg);
+
+/* Read options for long loads: a progress line on stderr for inputs over
+ * 100 MB when stderr is a terminal. */
+const smv_read_options *cli_read_options(void);
+
+/* Load a MATRIX argument (file or generator spec), printing the error
+ * itself. Returns CLI_OK or CLI_ERR. */
+int cli_load(const char *matrix, smv_csr **A);
+
+/* Directory holding the running executable (for finding build/micro). */
+int cli_exe_dir(char *buf, size_t n);
+
+#endif

@@ -1,0 +1,51 @@
+/* main.c — the smv command: dispatch to one subcommand. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+  const char *name;
+  int (*fn)(int, char **);
+  const char *what;
+} commands[] = {
+    {"info", cmd_info, "statistics of a matrix (file or generator spec)"},
+    {"gen", cmd_gen, "write a generated matrix to a Matrix Market file"},
+    {"spmv", cmd_spmv, "compute y = alpha*A*x + beta*y (CPU or CUDA)"},
+    {"bench", cmd_bench, "time the kernel ladder and cuSPARSE on the GPU"},
+    {"occupancy", cmd_occupancy, "occupancy calculator (any compute capability)"},
+    {"micro", cmd_micro, "run the memory-hierarchy microbenchmarks"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: smv COMMAND [ARGS...]   (smv COMMAND --help for more)\n\n"
+             "commands:\n");
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].what);
+  fprintf(f, "  %-10s %s\n", "version", "library version and build commit");
+  fprintf(f, "\nA MATRIX is a Matrix Market file (.mtx or .mtx.gz) or a "
+             "generator spec such as lap3d:64\n(see 'smv gen --help').\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return CLI_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (cli_is_help(cmd) || strcmp(cmd, "help") == 0) {
+    usage(stdout);
+    return CLI_OK;
+  }
+  if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+    printf("smv %s (commit %s)\n", smv_version(), smv_git_commit());
+    return CLI_OK;
+  }
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    if (strcmp(cmd, commands[i].name) == 0)
+      return commands[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "smv: unknown command '%s'\n", cmd);
+  usage(stderr);
+  return CLI_USAGE;
+}

@@ -1,0 +1,131 @@
+/* util.c — error printing, strict number parsing, progress line. */
+#define _DEFAULT_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void cli_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("smv: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+int cli_fail(smv_status st, const smv_error *err) {
+  if (err && err->message[0])
+    cli_error("%s", err->message);
+  else
+    cli_error("%s", smv_status_string(st));
+  return CLI_ERR;
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "smv %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\ntry 'smv %s --help'\n", cmd);
+  va_end(ap);
+  return CLI_USAGE;
+}
+
+int cli_parse_double(const char *s, double *v) {
+  if (!s || !*s)
+    return -1;
+  char *end;
+  errno = 0;
+  double d = strtod(s, &end);
+  if (*end != '\0' || errno == ERANGE || isnan(d))
+    return -1;
+  *v = d;
+  return 0;
+}
+
+int cli_parse_long(const char *s, long lo, long hi, long *v) {
+  if (!s || !*s)
+    return -1;
+  char *end;
+  errno = 0;
+  long x = strtol(s, &end, 10);
+  if (*end != '\0' || errno == ERANGE || x < lo || x > hi)
+    return -1;
+  *v = x;
+  return 0;
+}
+
+int cli_is_help(const char *arg) {
+  return arg && (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0);
+}
+
+/* Progress: at most ~4 updates a second, only for inputs over 100 MB, only
+ * when stderr is a terminal; the line is cleared when the read finishes. */
+struct progress {
+  double last;
+  int shown;
+};
+static struct progress g_progress;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void progress_cb(void *user, uint64_t done, uint64_t total) {
+  struct progress *p = user;
+  if (total < 100000000ull)
+    return;
+  double t = now_s();
+  if (done < total && t - p->last < 0.25)
+    return;
+  p->last = t;
+  if (done >= total) {
+    if (p->shown)
+      fputs("\r\033[K", stderr);
+    p->shown = 0;
+    return;
+  }
+  fprintf(stderr, "\rreading: %.0f / %.0f MB (%.0f%%)", done / 1e6,
+          total / 1e6, 100.0 * (double)done / (double)total);
+  p->shown = 1;
+}
+
+const smv_read_options *cli_read_options(void) {
+  static smv_read_options opt;
+  opt.progress = isatty(STDERR_FILENO) ? progress_cb : NULL;
+  opt.progress_user = &g_progress;
+  return &opt;
+}
+
+int cli_load(const char *matrix, smv_csr **A) {
+  smv_error err;
+  smv_status st = smv_load(matrix, cli_read_options(), A, &err);
+  if (g_progress.shown) {
+    fputs("\r\033[K", stderr);
+    g_progress.shown = 0;
+  }
+  if (st != SMV_OK)
+    return cli_fail(st, &err);
+  return CLI_OK;
+}
+
+int cli_exe_dir(char *buf, size_t n) {
+  ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+  if (len <= 0)
+    return -1;
+  buf[len] = '\0';
+  char *slash = strrchr(buf, '/');
+  if (!slash)
+    return -1;
+  *slash = '\0';
+  return 0;
+}

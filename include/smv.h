@@ -1,0 +1,447 @@
+/*
+ * smv.h — sparse matrix-vector product y = alpha*A*x + beta*y (CSR), on the
+ * CPU and on NVIDIA GPUs, plus the lab that explains its speed.
+ *
+ * The one public header of smv. Conventions (DEVELOPERS.md):
+ *   - every function returns smv_status: SMV_OK = 0, errors negative;
+ *     smv_status_string() names each code;
+ *   - host data is transparent (smv_csr is a plain struct you may fill
+ *     yourself), device data is opaque (smv_context, smv_matrix);
+ *   - create/free pairs; every free is NULL-safe;
+ *   - the library never prints and never exits: errors come back as a status
+ *     plus, where a function takes one, an smv_error with file, line and reason.
+ *
+ * Sections: status and errors; host CSR; Matrix Market I/O; generators and
+ * loading; statistics; CPU SpMV; occupancy calculator; CUDA engine;
+ * measurement (bench).
+ */
+#ifndef SMV_H
+#define SMV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SMV_VERSION_MAJOR 0
+#define SMV_VERSION_MINOR 1
+#define SMV_VERSION_PATCH 0
+#define SMV_VERSION_STRING "0.1.0"
+
+/* ======================================================================== */
+/* Status and errors                                                         */
+/* ======================================================================== */
+
+typedef enum {
+  SMV_OK = 0,
+  SMV_ERR_ARG = -1,         /* invalid argument (NULL pointer, bad size...)  */
+  SMV_ERR_NOMEM = -2,       /* host or device allocation failed              */
+  SMV_ERR_IO = -3,          /* file missing, unreadable, unwritable          */
+  SMV_ERR_PARSE = -4,       /* malformed input (Matrix Market, spec, ...)    */
+  SMV_ERR_UNSUPPORTED = -5, /* valid but unsupported (complex, hermitian)    */
+  SMV_ERR_OVERFLOW = -6,    /* size beyond what the index types hold         */
+  SMV_ERR_DIM = -7,         /* dimension mismatch (vector length, ...)       */
+  SMV_ERR_NO_DEVICE = -8,   /* built without CUDA, no driver or no GPU       */
+  SMV_ERR_CUDA = -9,        /* a CUDA runtime call failed                    */
+  SMV_ERR_CUSPARSE = -10,   /* a cuSPARSE call failed                        */
+  SMV_ERR_INVALID_MATRIX = -11, /* CSR arrays inconsistent                   */
+  SMV_ERR_NOT_FOUND = -12   /* named thing (kernel, arch, generator) unknown */
+} smv_status;
+
+/* Static string naming a status ("SMV_ERR_PARSE: malformed input"). */
+const char *smv_status_string(smv_status s);
+
+/* Detailed error: filled by functions that take one (the pointer may be
+ * NULL). `message` is the full human-readable text, already including the
+ * file and line where they apply: "m.mtx:7: column index 0 out of range
+ * 1..5". `line` is 1-based, 0 when no line applies. */
+#define SMV_ERROR_TEXT 512
+typedef struct {
+  smv_status status;
+  long line;
+  char file[256];
+  char message[SMV_ERROR_TEXT];
+} smv_error;
+
+/* Library version ("0.1.0") and the git commit it was built from. */
+const char *smv_version(void);
+const char *smv_git_commit(void);
+
+/* Release a buffer the library allocated for the caller (vectors read from
+ * files, ...). NULL-safe. */
+void smv_free(void *p);
+
+/* ======================================================================== */
+/* Host CSR matrix                                                           */
+/* ======================================================================== */
+
+/* Row offsets say their width: smv_offset is int32 today. A matrix whose
+ * nnz exceeds SMV_OFFSET_MAX is refused with SMV_ERR_OVERFLOW. Column
+ * indices are int32 (SMV_INDEX_MAX), values are double. */
+typedef int32_t smv_offset;
+typedef int32_t smv_index;
+#define SMV_OFFSET_BITS 32
+#define SMV_OFFSET_MAX INT32_MAX
+#define SMV_INDEX_MAX INT32_MAX
+
+/* What the Matrix Market banner said (informational; the CSR is always
+ * expanded to a general matrix). */
+typedef enum {
+  SMV_FIELD_REAL = 0,
+  SMV_FIELD_INTEGER,
+  SMV_FIELD_PATTERN,
+  SMV_FIELD_COMPLEX /* never produced: complex input is refused */
+} smv_field;
+
+typedef enum {
+  SMV_SYM_GENERAL = 0,
+  SMV_SYM_SYMMETRIC,
+  SMV_SYM_SKEW,
+  SMV_SYM_HERMITIAN /* never produced: refused */
+} smv_symmetry;
+
+typedef enum { SMV_FORMAT_COORDINATE = 0, SMV_FORMAT_ARRAY } smv_format;
+
+/* Compressed sparse row, zero-based. Invariants (smv_csr_check):
+ *   row_ptr[0] = 0, row_ptr non-decreasing, row_ptr[rows] = nnz;
+ *   0 <= col_idx[k] < cols; within a row columns are strictly increasing
+ *   when `sorted` is set (the reader and generators always set it).
+ * Explicit zeros are kept. Arrays may be NULL only when their length is 0
+ * (row_ptr is never NULL: it has rows+1 entries). */
+typedef struct {
+  smv_index rows, cols;
+  int64_t nnz;
+  smv_offset *row_ptr; /* rows + 1 */
+  smv_index *col_idx;  /* nnz */
+  double *values;      /* nnz */
+  int sorted;          /* columns sorted and unique within each row */
+  smv_field field;     /* from the source, informational */
+  smv_symmetry symmetry;
+  smv_format format;
+} smv_csr;
+
+/* Allocate an uninitialised rows x cols matrix with room for nnz entries;
+ * row_ptr is zeroed. */
+smv_status smv_csr_create(smv_index rows, smv_index cols, int64_t nnz,
+                          smv_csr **A);
+void smv_csr_free(smv_csr *A);
+/* Deep copy. */
+smv_status smv_csr_copy(const smv_csr *A, smv_csr **B);
+/* Check the invariants above; on failure err names the first violation. */
+smv_status smv_csr_check(const smv_csr *A, smv_error *err);
+
+/* ======================================================================== */
+/* Matrix Market I/O                                                         */
+/* ======================================================================== */
+
+/* Progress callback for long reads: bytes consumed of the input (for .gz,
+ * compressed bytes) and the total (0 if unknown). Called at most a few
+ * times per second's worth of input; never by the library on its own. */
+typedef void (*smv_progress_fn)(void *user, uint64_t done, uint64_t total);
+
+typedef struct {
+  smv_progress_fn progress; /* may be NULL */
+  void *progress_user;
+} smv_read_options;
+
+/* Read a Matrix Market matrix (coordinate or array; real, integer or
+ * pattern; general, symmetric or skew-symmetric). A path ending in .gz (or a
+ * file starting with the gzip magic) is decompressed transparently.
+ * Duplicates are summed, columns sorted within each row, explicit zeros
+ * kept, symmetric halves mirrored. On error *A is NULL and err says file,
+ * line and reason. opt may be NULL. */
+smv_status smv_mm_read(const char *path, const smv_read_options *opt,
+                       smv_csr **A, smv_error *err);
+/* The same from an open stream (plain text or gzip); `name` is used in
+ * error messages. The stream is not closed. */
+smv_status smv_mm_read_file(FILE *f, const char *name,
+                            const smv_read_options *opt, smv_csr **A,
+                            smv_error *err);
+
+/* Write coordinate real general, values with %.17g (exact round trip).
+ * A path ending in .gz is written gzip-compressed. */
+smv_status smv_mm_write(const char *path, const smv_csr *A, smv_error *err);
+smv_status smv_mm_write_file(FILE *f, const smv_csr *A, smv_error *err);
+
+/* Dense vectors as Matrix Market array files (n x 1; a 1 x n array and an
+ * n x 1 coordinate file are accepted on reading). *v is allocated by the
+ * library: release with smv_free. */
+smv_status smv_mm_read_vector(const char *path, double **v, int64_t *n,
+                              smv_error *err);
+smv_status smv_mm_write_vector(const char *path, const double *v, int64_t n,
+                               smv_error *err);
+smv_status smv_mm_write_vector_file(FILE *f, const double *v, int64_t n,
+                                    smv_error *err);
+
+/* ======================================================================== */
+/* Generators and loading                                                    */
+/* ======================================================================== */
+
+/* Build a matrix from a generator spec, e.g. "lap2d:100", "lap3d:160",
+ * "rand:2000000:16", "plaw:2000000:16", "band:1000:5", "denserow:1000:4",
+ * "diag:10", "empty:5:7", with options after commas: "rand:1000:8,seed=3",
+ * "rand:1000:8,cols=500". Deterministic for a given spec. The grammar is in
+ * the README (and smv_generate_help()). */
+smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err);
+/* Multi-line help text describing the grammar (static string). */
+const char *smv_generate_help(void);
+/* 1 if `s` looks like a generator spec (known name followed by ':'). */
+int smv_is_spec(const char *s);
+
+/* Load a MATRIX argument as the CLI takes it: an existing file is read as
+ * Matrix Market; otherwise a string that smv_is_spec() accepts is
+ * generated; otherwise SMV_ERR_IO naming the missing file. */
+smv_status smv_load(const char *matrix, const smv_read_options *opt,
+                    smv_csr **A, smv_error *err);
+
+/* ======================================================================== */
+/* Statistics                                                                */
+/* ======================================================================== */
+
+#define SMV_HIST_BINS 34 /* bin 0: empty rows; bin b>0: lengths in [2^(b-1), 2^b) */
+typedef struct {
+  int64_t rows, cols, nnz;
+  int64_t row_min, row_max;
+  double row_mean, row_stddev;
+  int64_t empty_rows;
+  int64_t hist[SMV_HIST_BINS];
+  int64_t diag_entries; /* stored entries with i == j */
+  int64_t bandwidth;    /* max |i - j| over stored entries */
+} smv_stats;
+
+smv_status smv_csr_stats(const smv_csr *A, smv_stats *s);
+
+/* ======================================================================== */
+/* CPU SpMV                                                                  */
+/* ======================================================================== */
+
+/* BLAS semantics for all of these: y = alpha*A*x + beta*y, where beta = 0
+ * overwrites y (NaN/Inf already in y never leak) and alpha = 0 gives
+ * beta*y without reading A or x. x has A->cols entries, y A->rows. */
+
+/* Serial reference: the oracle every other kernel is checked against. */
+smv_status smv_spmv_ref(const smv_csr *A, double alpha, const double *x,
+                        double beta, double *y);
+/* Fast path: OpenMP over rows (falls back to serial without OpenMP). */
+smv_status smv_spmv_cpu(const smv_csr *A, double alpha, const double *x,
+                        double beta, double *y);
+/* Single precision: values rounded to float, float accumulation. */
+smv_status smv_spmv_cpu_f32(const smv_csr *A, float alpha, const float *x,
+                            float beta, float *y);
+/* Also returns |A|*|x| per row (for error bounds); absax may be NULL. */
+smv_status smv_spmv_ref_abs(const smv_csr *A, const double *x,
+                            double *absax);
+
+/* ======================================================================== */
+/* Occupancy calculator (pure C, no GPU)                                     */
+/* ======================================================================== */
+
+/* One row of the architecture table: the per-SM limits that decide how
+ * many blocks of a kernel are resident at once. */
+typedef struct {
+  int cc_major, cc_minor;
+  const char *name;             /* "Kepler GK110", ... */
+  int max_threads_per_block;    /* 1024 (512 on CC 1.x; not in table) */
+  int max_warps_per_sm;
+  int max_blocks_per_sm;
+  int regs_per_sm;              /* 32-bit registers */
+  int max_regs_per_thread;
+  int reg_alloc_unit;           /* registers */
+  int reg_alloc_per_warp;       /* 1: unit applies per warp; 0: per block */
+  int warp_alloc_granularity;   /* warps (for register allocation) */
+  int smem_per_sm;              /* bytes */
+  int smem_per_block;           /* bytes, default max per block */
+  int smem_per_block_optin;     /* bytes, opt-in max (cudaFuncSetAttribute) */
+  int smem_alloc_unit;          /* bytes */
+  int smem_reserved_per_block;  /* bytes the system takes per block */
+  const char *source;           /* where the numbers come from */
+} smv_arch;
+
+/* Look up a compute capability; NULL if not in the table. */
+const smv_arch *smv_arch_find(int cc_major, int cc_minor);
+/* The whole table (for listing), *count rows. */
+const smv_arch *smv_arch_table(int *count);
+
+/* Bits of smv_occupancy_result.limited_by. */
+#define SMV_LIMIT_WARPS 1u
+#define SMV_LIMIT_BLOCKS 2u
+#define SMV_LIMIT_REGS 4u
+#define SMV_LIMIT_SMEM 8u
+
+typedef struct {
+  int blocks_per_sm;
+  int warps_per_sm;
+  int max_warps_per_sm;
+  double occupancy;      /* warps_per_sm / max_warps_per_sm */
+  unsigned limited_by;   /* SMV_LIMIT_* bits of every limit that binds */
+  int blocks_by_warps;   /* blocks each limit alone allows */
+  int blocks_by_blocks;
+  int blocks_by_regs;
+  int blocks_by_smem;
+} smv_occupancy_result;
+
+/* Resident blocks for a kernel of `threads_per_block` threads using
+ * regs_per_thread registers and smem_per_block bytes of shared memory
+ * (static + dynamic). Invalid configurations (too many threads, registers
+ * or shared memory) give SMV_ERR_ARG. */
+smv_status smv_occupancy(const smv_arch *arch, int threads_per_block,
+                         int regs_per_thread, size_t smem_per_block,
+                         smv_occupancy_result *r);
+
+/* ======================================================================== */
+/* CUDA engine                                                               */
+/* ======================================================================== */
+
+/* Everything here returns SMV_ERR_NO_DEVICE when smv was built without
+ * CUDA, or when there is no driver or no GPU. */
+
+typedef struct smv_context smv_context; /* device, stream, handles, error */
+typedef struct smv_matrix smv_matrix;   /* a CSR matrix on the device     */
+
+typedef enum { SMV_F64 = 0, SMV_F32 = 1 } smv_precision;
+
+/* The kernel ladder (src/cuda/spmv_N_*.cu; numbers are stable). */
+typedef enum {
+  SMV_ALG_AUTO = 0,          /* the engine's choice for this matrix       */
+  SMV_ALG_SCALAR = 1,        /* one thread per row                        */
+  SMV_ALG_VECTOR = 2,        /* warp per row, shared-memory reduction     */
+  SMV_ALG_VECTOR_TEX = 3,    /* + x through a texture object              */
+  SMV_ALG_VECTOR_LDG = 4,    /* + x through the read-only path            */
+  SMV_ALG_VECTOR_SHFL = 5,   /* + warp-shuffle reduction (seed's final)   */
+  SMV_ALG_VECTOR_ATOMIC = 6, /* reduction by atomicAdd into y             */
+  SMV_ALG_CUSPARSE_ALG1 = 7, /* cusparseSpMV CSR ALG1 (+ preprocess)      */
+  SMV_ALG_CUSPARSE_ALG2 = 8, /* cusparseSpMV CSR ALG2 (+ preprocess)      */
+  SMV_ALG_COUNT = 9
+} smv_alg;
+
+/* "auto", "scalar", "vector", "vector-tex", ... ; NULL if out of range. */
+const char *smv_alg_name(smv_alg alg);
+/* Parse a name (or its number) into an alg. */
+smv_status smv_alg_parse(const char *name, smv_alg *alg);
+
+typedef struct {
+  char name[256];
+  int cc_major, cc_minor;
+  int sm_count;
+  int64_t global_mem_bytes;
+  int l2_bytes;
+  int max_threads_per_sm;
+  int regs_per_sm;
+  int smem_per_sm;
+  int smem_per_block_optin;
+  int clock_khz;        /* SM clock, as the driver reports it */
+  int mem_clock_khz;
+  int mem_bus_bits;
+  int runtime_version;  /* cudaRuntimeGetVersion */
+  int driver_version;   /* cudaDriverGetVersion */
+  int ecc;
+} smv_device_props;
+
+/* Create a context on CUDA device `device` (usually 0). */
+smv_status smv_context_create(int device, smv_context **ctx);
+void smv_context_free(smv_context *ctx);
+/* Text of the last error on this context ("" if none). */
+const char *smv_context_error(const smv_context *ctx);
+/* Run on the caller's stream (a cudaStream_t passed as void*); NULL = the
+ * context's own stream. */
+smv_status smv_context_set_stream(smv_context *ctx, void *cuda_stream);
+void *smv_context_stream(const smv_context *ctx);
+/* Override the block size of every rung (0 = the occupancy-derived
+ * default). Must be a multiple of 32 in 32..1024. */
+smv_status smv_context_set_block_size(smv_context *ctx, int block);
+smv_status smv_device_props_get(smv_context *ctx, smv_device_props *p);
+
+/* Analysis phase: upload a host CSR once (checked with smv_csr_check),
+ * compute the per-matrix statistics and whatever preprocessing the rungs
+ * need (cuSPARSE descriptors, buffers and preprocess). */
+smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
+                             smv_precision prec, smv_matrix **dA);
+void smv_matrix_free(smv_matrix *dA);
+smv_precision smv_matrix_precision(const smv_matrix *dA);
+void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
+                     int64_t *nnz);
+
+/* y = alpha*A*x + beta*y on device pointers (double* for SMV_F64, float*
+ * for SMV_F32, matching the matrix). Asynchronous on the context's stream;
+ * no allocation, no host synchronisation: it may be captured in a CUDA
+ * graph. alpha and beta are rounded to float for SMV_F32. */
+smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
+                    const smv_matrix *dA, const void *x, double beta,
+                    void *y);
+/* Convenience on host vectors (double, whatever the matrix precision):
+ * copies in, runs, copies out, synchronises. */
+smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
+                         const smv_matrix *dA, const double *x, double beta,
+                         double *y);
+
+/* Device memory helpers for callers without CUDA headers (the CLI). */
+smv_status smv_device_malloc(smv_context *ctx, size_t bytes, void **p);
+void smv_device_free(smv_context *ctx, void *p);
+smv_status smv_memcpy_h2d(smv_context *ctx, void *dst, const void *src,
+                          size_t bytes);
+smv_status smv_memcpy_d2h(smv_context *ctx, void *dst, const void *src,
+                          size_t bytes);
+smv_status smv_synchronize(smv_context *ctx);
+
+/* A kernel's real resources (cudaFuncGetAttributes) and the runtime's own
+ * occupancy figure for it. */
+typedef struct {
+  int regs_per_thread;
+  size_t static_smem_bytes;
+  size_t dynamic_smem_bytes; /* what the engine launches it with, per block
+                                at the given block size (0 if none) */
+  size_t local_bytes;
+  int max_threads_per_block;
+  int ptx_version, binary_version;
+} smv_kernel_attrs;
+
+/* Names of the engine's own kernels for `smv occupancy --kernel`. */
+const char *smv_kernel_name(smv_alg alg);
+smv_status smv_kernel_attributes(smv_context *ctx, smv_alg alg,
+                                 smv_precision prec, int block,
+                                 smv_kernel_attrs *out);
+smv_status smv_kernel_occupancy_cuda(smv_context *ctx, smv_alg alg,
+                                     smv_precision prec, int block,
+                                     int *blocks_per_sm);
+/* The block size the engine uses for a rung by default on this device. */
+smv_status smv_kernel_default_block(smv_context *ctx, smv_alg alg,
+                                    smv_precision prec, int *block);
+
+/* ======================================================================== */
+/* Measurement                                                               */
+/* ======================================================================== */
+
+typedef struct {
+  int warmup;        /* untimed runs first (default 10)            */
+  int runs;          /* timed runs (default 200)                   */
+  int flush_l2;      /* also time with L2 flushed before each run */
+  int graph_batch;   /* SpMVs captured per graph (0 = skip graph)  */
+} smv_bench_options;
+
+typedef struct {
+  double median_ms, min_ms, max_ms, p10_ms, p90_ms;
+  int runs;
+} smv_timing;
+
+typedef struct {
+  smv_timing warm;      /* L2-warm, one launch per timed event pair  */
+  smv_timing flushed;   /* L2 flushed before each run (runs 0 if off) */
+  smv_timing graph;     /* per SpMV, from graph replays (runs 0 if off) */
+} smv_bench_result;
+
+/* Time smv_spmv on the given device vectors with CUDA events. */
+smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg, const smv_matrix *dA,
+                          const void *x, void *y,
+                          const smv_bench_options *opt, smv_bench_result *r);
+/* Device-to-device copy bandwidth (bytes read + written per second) of a
+ * cudaMemcpy of `bytes`, median of several runs, in GB/s (1e9). */
+smv_status smv_device_copy_bandwidth(smv_context *ctx, size_t bytes,
+                                     double *gbps);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SMV_H */

@@ -1,0 +1,32 @@
+/*
+ * internal.h — helpers shared by the library's own sources (host C and
+ * src/cuda). Not installed.
+ */
+#ifndef SMV_INTERNAL_H
+#define SMV_INTERNAL_H
+
+#include "smv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define SMV_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define SMV_PRINTF(a, b)
+#endif
+
+/* Fill *err (if not NULL) and return st. The message becomes
+ * "file:line: reason", "file: reason" or "reason" depending on which of
+ * file (may be NULL) and line (0 = none) are given. */
+smv_status smv_err_set(smv_error *err, smv_status st, const char *file,
+                       long line, const char *fmt, ...) SMV_PRINTF(5, 6);
+
+/* Clear *err to "no error" (if not NULL). */
+void smv_err_clear(smv_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

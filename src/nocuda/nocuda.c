@@ -1,0 +1,129 @@
+/* nocuda.c — the engine's API when smv is built without CUDA (CUDA=0):
+ * everything links, and every device call answers SMV_ERR_NO_DEVICE so
+ * callers (the CLI's --backend auto) fall back to the CPU path. */
+#include "smv.h"
+
+#include <string.h>
+
+smv_status smv_context_create(int device, smv_context **ctx) {
+  (void)device;
+  if (ctx)
+    *ctx = NULL;
+  return SMV_ERR_NO_DEVICE;
+}
+void smv_context_free(smv_context *ctx) { (void)ctx; }
+const char *smv_context_error(const smv_context *ctx) {
+  (void)ctx;
+  return "smv was built without CUDA";
+}
+smv_status smv_context_set_stream(smv_context *ctx, void *s) {
+  (void)ctx, (void)s;
+  return SMV_ERR_NO_DEVICE;
+}
+void *smv_context_stream(const smv_context *ctx) {
+  (void)ctx;
+  return NULL;
+}
+smv_status smv_context_set_block_size(smv_context *ctx, int block) {
+  (void)ctx, (void)block;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_device_props_get(smv_context *ctx, smv_device_props *p) {
+  (void)ctx;
+  if (p)
+    memset(p, 0, sizeof *p);
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
+                             smv_precision prec, smv_matrix **dA) {
+  (void)ctx, (void)A, (void)prec;
+  if (dA)
+    *dA = NULL;
+  return SMV_ERR_NO_DEVICE;
+}
+void smv_matrix_free(smv_matrix *dA) { (void)dA; }
+smv_precision smv_matrix_precision(const smv_matrix *dA) {
+  (void)dA;
+  return SMV_F64;
+}
+void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
+                     int64_t *nnz) {
+  (void)dA;
+  if (rows)
+    *rows = 0;
+  if (cols)
+    *cols = 0;
+  if (nnz)
+    *nnz = 0;
+}
+smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
+                    const smv_matrix *dA, const void *x, double beta,
+                    void *y) {
+  (void)ctx, (void)alg, (void)alpha, (void)dA, (void)x, (void)beta, (void)y;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
+                         const smv_matrix *dA, const double *x, double beta,
+                         double *y) {
+  (void)ctx, (void)alg, (void)alpha, (void)dA, (void)x, (void)beta, (void)y;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_device_malloc(smv_context *ctx, size_t bytes, void **p) {
+  (void)ctx, (void)bytes;
+  if (p)
+    *p = NULL;
+  return SMV_ERR_NO_DEVICE;
+}
+void smv_device_free(smv_context *ctx, void *p) { (void)ctx, (void)p; }
+smv_status smv_memcpy_h2d(smv_context *ctx, void *dst, const void *src,
+                          size_t bytes) {
+  (void)ctx, (void)dst, (void)src, (void)bytes;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_memcpy_d2h(smv_context *ctx, void *dst, const void *src,
+                          size_t bytes) {
+  (void)ctx, (void)dst, (void)src, (void)bytes;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_synchronize(smv_context *ctx) {
+  (void)ctx;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_kernel_attributes(smv_context *ctx, smv_alg alg,
+                                 smv_precision prec, int block,
+                                 smv_kernel_attrs *out) {
+  (void)ctx, (void)alg, (void)prec, (void)block;
+  if (out)
+    memset(out, 0, sizeof *out);
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_kernel_occupancy_cuda(smv_context *ctx, smv_alg alg,
+                                     smv_precision prec, int block,
+                                     int *blocks_per_sm) {
+  (void)ctx, (void)alg, (void)prec, (void)block;
+  if (blocks_per_sm)
+    *blocks_per_sm = 0;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_kernel_default_block(smv_context *ctx, smv_alg alg,
+                                    smv_precision prec, int *block) {
+  (void)ctx, (void)alg, (void)prec;
+  if (block)
+    *block = 0;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg, const smv_matrix *dA,
+                          const void *x, void *y,
+                          const smv_bench_options *opt, smv_bench_result *r) {
+  (void)ctx, (void)alg, (void)dA, (void)x, (void)y, (void)opt;
+  if (r)
+    memset(r, 0, sizeof *r);
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_device_copy_bandwidth(smv_context *ctx, size_t bytes,
+                                     double *gbps) {
+  (void)ctx, (void)bytes;
+  if (gbps)
+    *gbps = 0;
+  return SMV_ERR_NO_DEVICE;
+}
