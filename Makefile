@@ -3,6 +3,8 @@
 #   make                  library build/libsmv.a and CLI build/smv (CUDA if nvcc found)
 #   make CUDA=0           CPU-only build (in build-cpu/), links and runs without nvcc
 #   make SAN=1            host code with address + undefined-behaviour sanitizers
+#   make run              the main job: build, then benchmark SpMV on a generated
+#                         matrix (RUN_MATRIX, default lap3d:100; GPU if there, else CPU)
 #   make test             build and run every test; last line "N passed, N failed, N skipped"
 #   make micro            the memory-hierarchy microbenchmarks (build/micro/NAME)
 #   make fuzz             libFuzzer target for the Matrix Market reader (FUZZ_TIME seconds)
@@ -66,7 +68,7 @@ MICRO_BIN := $(MICRO_SRC:micro/%.cu=$(BUILD)/micro/%)
 
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
-.PHONY: all lib cli test tests micro fuzz format format-check install clean help
+.PHONY: all lib cli run test tests micro fuzz format format-check install clean help
 all: $(BUILD)/libsmv.a $(BUILD)/smv
 
 lib: $(BUILD)/libsmv.a
@@ -103,6 +105,10 @@ $(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/libsmv.a
 $(BUILD)/tests/cxx_%: tests/cxx_%.cpp tests/test.h $(BUILD)/libsmv.a
 	@mkdir -p $(@D)
 	$(CXX) -std=c++17 -O2 -Wall -Wextra $(SANFLAGS) -Iinclude -Itests -isystem $(CUDA_HOME)/include $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
+
+RUN_MATRIX ?= lap3d:100
+run: all
+	$(BUILD)/smv bench $(RUN_MATRIX)
 
 tests: $(TEST_BIN) $(BUILD)/smv
 
