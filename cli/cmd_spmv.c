@@ -1,8 +1,407 @@
-/* cmd_spmv.c — PLACEHOLDER until its owner lands the real subcommand. */
+/* cmd_spmv.c — `smv spmv MATRIX ...`: y = alpha*A*x + beta*y once, on the
+ * CPU or a CUDA device, with vectors as Matrix Market array files. */
 #include "cli.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void spmv_help(FILE *f) {
+  fprintf(
+      f,
+      "usage: smv spmv MATRIX [--x FILE] [--y FILE] [--alpha A] [--beta B]\n"
+      "                [-o FILE] [--backend auto|cpu|cuda] [--precision "
+      "f64|f32]\n"
+      "                [--alg NAME] [-v]\n"
+      "\n"
+      "Compute y = alpha*A*x + beta*y once and write y as a Matrix Market "
+      "array\n"
+      "(n x 1, values with %%.17g). MATRIX is a .mtx/.mtx.gz file or a "
+      "generator\n"
+      "spec (see 'smv gen --help').\n"
+      "\n"
+      "  --x FILE        x, a Matrix Market vector of length cols (default: "
+      "all ones)\n"
+      "  --y FILE        the initial y, length rows; required when beta != "
+      "0\n"
+      "  --alpha A       default 1\n"
+      "  --beta B        default 0 (y is overwritten; NaN in it never "
+      "leaks).\n"
+      "                  A nonzero beta needs --y, and --y needs an explicit "
+      "--beta,\n"
+      "                  so neither is silently ignored.\n"
+      "  -o FILE         write y there (.gz compresses); default standard "
+      "output\n"
+      "  --backend B     auto (default): CUDA if a device answers, else the "
+      "CPU,\n"
+      "                  saying so in one line on stderr; cpu; cuda (an "
+      "error\n"
+      "                  without a device)\n"
+      "  --precision P   f64 (default) or f32 (values, x and y rounded to "
+      "float,\n"
+      "                  float accumulation; the result is written as "
+      "double)\n"
+      "  --alg NAME      CUDA: a rung of the kernel ladder (auto, scalar, "
+      "vector,\n"
+      "                  vector-tex, vector-ldg, vector-shfl, "
+      "vector-atomic,\n"
+      "                  cusparse-alg1, cusparse-alg2, or its number).\n"
+      "                  CPU: omp (default, OpenMP merge-path) or ref "
+      "(serial\n"
+      "                  reference, f64 only); naming a CPU one picks the "
+      "CPU.\n"
+      "  -v, --verbose   report backend, algorithm and time on stderr\n"
+      "  -h, --help      this text\n"
+      "\n"
+      "Exit status: 0 ok, 1 bad input (matrix, vector length, no device), "
+      "2 usage.\n");
+}
+
+typedef enum { BK_AUTO, BK_CPU, BK_CUDA } backend;
+typedef enum { CPU_OMP, CPU_REF, CPU_NONE } cpu_alg;
+
+typedef struct {
+  const char *matrix, *x, *y, *out, *alg_name;
+  double alpha, beta;
+  int beta_given, verbose;
+  backend bk;
+  smv_precision prec;
+  smv_alg alg; /* when the CUDA path runs */
+  cpu_alg cpu; /* when the CPU path runs */
+} spmv_args;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* "--name VALUE" or "--name=VALUE": returns 1 and sets *v when argv[*i]
+ * is that option (advancing *i past a separate value), 0 when it is not,
+ * -1 when the value is missing. */
+static int opt_value(int argc, char **argv, int *i, const char *name,
+                     const char *alias, const char **v) {
+  const char *a = argv[*i];
+  size_t n = strlen(name);
+  if (strcmp(a, name) == 0 || (alias && strcmp(a, alias) == 0)) {
+    if (*i + 1 >= argc)
+      return -1;
+    *v = argv[++*i];
+    return 1;
+  }
+  if (strncmp(a, name, n) == 0 && a[n] == '=') {
+    *v = a + n + 1;
+    return 1;
+  }
+  return 0;
+}
+
+/* Parse and cross-check every option before any work is done, so usage
+ * errors never cost a matrix load. Returns CLI_OK or CLI_USAGE. */
+static int parse_args(int argc, char **argv, spmv_args *o) {
+  memset(o, 0, sizeof *o);
+  o->alpha = 1.0;
+  o->bk = BK_AUTO;
+  o->prec = SMV_F64;
+  o->alg = SMV_ALG_AUTO;
+  o->cpu = CPU_OMP;
+  const char *alpha_s = NULL, *beta_s = NULL, *bk_s = NULL, *prec_s = NULL;
+  int opts = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!opts || a[0] != '-' || a[1] == '\0') {
+      if (o->matrix)
+        return cli_usage("spmv", "more than one MATRIX ('%s' and '%s')",
+                         o->matrix, a);
+      o->matrix = a;
+      continue;
+    }
+    if (strcmp(a, "--") == 0) {
+      opts = 0;
+      continue;
+    }
+    if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+      o->verbose = 1;
+      continue;
+    }
+    static const struct {
+      const char *name, *alias;
+    } valued[] = {{"--x", NULL},         {"--y", NULL},
+                  {"--alpha", NULL},     {"--beta", NULL},
+                  {"--output", "-o"},    {"--backend", NULL},
+                  {"--precision", NULL}, {"--alg", NULL}};
+    const char **slot[] = {&o->x,   &o->y, &alpha_s, &beta_s,
+                           &o->out, &bk_s, &prec_s,  &o->alg_name};
+    int matched = 0;
+    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
+      const char *v = NULL;
+      int r = opt_value(argc, argv, &i, valued[k].name, valued[k].alias, &v);
+      if (r < 0)
+        return cli_usage("spmv", "%s needs a value", a);
+      if (r == 0)
+        continue;
+      if (*slot[k])
+        return cli_usage("spmv", "%s given twice", valued[k].name);
+      *slot[k] = v;
+      matched = 1;
+      break;
+    }
+    if (!matched)
+      return cli_usage("spmv", "unknown option '%s'", a);
+  }
+  if (!o->matrix)
+    return cli_usage("spmv", "missing MATRIX (a .mtx file or a spec such as "
+                             "lap2d:100)");
+  if (alpha_s && cli_parse_double(alpha_s, &o->alpha) != 0)
+    return cli_usage("spmv", "--alpha: '%s' is not a number", alpha_s);
+  if (beta_s) {
+    if (cli_parse_double(beta_s, &o->beta) != 0)
+      return cli_usage("spmv", "--beta: '%s' is not a number", beta_s);
+    o->beta_given = 1;
+  }
+  if (o->beta != 0.0 && !o->y)
+    return cli_usage(
+        "spmv", "--beta %s needs --y FILE (the initial y it scales)", beta_s);
+  if (o->y && !o->beta_given)
+    return cli_usage("spmv", "--y is only read with an explicit --beta "
+                             "(the default beta = 0 ignores y)");
+  if (o->out && !*o->out)
+    return cli_usage("spmv", "-o needs a file name");
+  if (bk_s) {
+    if (strcmp(bk_s, "auto") == 0)
+      o->bk = BK_AUTO;
+    else if (strcmp(bk_s, "cpu") == 0)
+      o->bk = BK_CPU;
+    else if (strcmp(bk_s, "cuda") == 0)
+      o->bk = BK_CUDA;
+    else
+      return cli_usage("spmv", "--backend must be auto, cpu or cuda, not '%s'",
+                       bk_s);
+  }
+  if (prec_s) {
+    if (strcmp(prec_s, "f64") == 0)
+      o->prec = SMV_F64;
+    else if (strcmp(prec_s, "f32") == 0)
+      o->prec = SMV_F32;
+    else
+      return cli_usage("spmv", "--precision must be f64 or f32, not '%s'",
+                       prec_s);
+  }
+  if (o->alg_name) {
+    cpu_alg c = strcmp(o->alg_name, "omp") == 0   ? CPU_OMP
+                : strcmp(o->alg_name, "ref") == 0 ? CPU_REF
+                                                  : CPU_NONE;
+    if (c != CPU_NONE) {
+      if (o->bk == BK_CUDA)
+        return cli_usage("spmv",
+                         "--alg %s is a CPU algorithm; not with --backend "
+                         "cuda",
+                         o->alg_name);
+      o->bk = BK_CPU; /* naming a CPU algorithm picks the CPU */
+      o->cpu = c;
+    } else {
+      if (o->bk == BK_CPU && strcmp(o->alg_name, "auto") != 0)
+        return cli_usage("spmv",
+                         "--alg %s is a CUDA kernel; the CPU takes omp or "
+                         "ref",
+                         o->alg_name);
+      if (smv_alg_parse(o->alg_name, &o->alg) != SMV_OK)
+        return cli_usage("spmv",
+                         "unknown --alg '%s' (CUDA: auto, scalar, vector, "
+                         "vector-tex, vector-ldg, vector-shfl, "
+                         "vector-atomic, cusparse-alg1, cusparse-alg2; "
+                         "CPU: omp, ref)",
+                         o->alg_name);
+    }
+  }
+  if (o->cpu == CPU_REF && o->prec == SMV_F32)
+    return cli_usage("spmv", "--alg ref is the double-precision reference; "
+                             "not with --precision f32");
+  return CLI_OK;
+}
+
+/* Read a vector file and check its length against what the matrix needs. */
+static int read_vec(const char *path, int64_t want, const char *what,
+                    double **v) {
+  smv_error err;
+  int64_t n = 0;
+  *v = NULL;
+  smv_status st = smv_mm_read_vector(path, v, &n, &err);
+  if (st != SMV_OK)
+    return cli_fail(st, &err);
+  if (n != want) {
+    smv_free(*v);
+    *v = NULL;
+    cli_error("%s: vector has %lld entries, expected %lld (%s)", path,
+              (long long)n, (long long)want, what);
+    return CLI_ERR;
+  }
+  return CLI_OK;
+}
+
+static int run_cpu(const spmv_args *o, const smv_csr *A, const double *x,
+                   double *y) {
+  smv_status st;
+  if (o->prec == SMV_F64) {
+    st = o->cpu == CPU_REF ? smv_spmv_ref(A, o->alpha, x, o->beta, y)
+                           : smv_spmv_cpu(A, o->alpha, x, o->beta, y);
+  } else {
+    /* x: cols floats, y: rows floats (4 bytes each). */
+    float *xf = malloc(((size_t)A->cols + 1) * sizeof *xf);
+    float *yf = malloc(((size_t)A->rows + 1) * sizeof *yf);
+    if (!xf || !yf) {
+      free(xf);
+      free(yf);
+      cli_error("out of memory for the float vectors");
+      return CLI_ERR;
+    }
+    for (int64_t j = 0; j < A->cols; j++)
+      xf[j] = (float)x[j];
+    for (int64_t i = 0; i < A->rows; i++)
+      yf[i] = (float)y[i];
+    st = smv_spmv_cpu_f32(A, (float)o->alpha, xf, (float)o->beta, yf);
+    for (int64_t i = 0; st == SMV_OK && i < A->rows; i++)
+      y[i] = yf[i];
+    free(xf);
+    free(yf);
+  }
+  if (st != SMV_OK) {
+    smv_error err;
+    if (smv_csr_check(A, &err) != SMV_OK)
+      return cli_fail(err.status, &err);
+    cli_error("CPU SpMV failed: %s", smv_status_string(st));
+    return CLI_ERR;
+  }
+  return CLI_OK;
+}
+
+static int run_cuda(const spmv_args *o, smv_context *ctx, const smv_csr *A,
+                    const double *x, double *y) {
+  smv_matrix *dA = NULL;
+  smv_status st = smv_matrix_create(ctx, A, o->prec, &dA);
+  if (st == SMV_OK)
+    st = smv_spmv_host(ctx, o->alg, o->alpha, dA, x, o->beta, y);
+  smv_matrix_free(dA);
+  if (st != SMV_OK) {
+    const char *why = smv_context_error(ctx);
+    cli_error("CUDA SpMV failed: %s",
+              why && *why ? why : smv_status_string(st));
+    return CLI_ERR;
+  }
+  return CLI_OK;
+}
+
+/* The reason a context could not be created, without repeating "no CUDA
+ * device" in the fallback line. */
+static const char *no_device_reason(smv_status st) {
+  const char *why = smv_context_error(NULL);
+  if (!why || !*why)
+    return smv_status_string(st);
+  static const char prefix[] = "no CUDA device: ";
+  if (strncmp(why, prefix, sizeof prefix - 1) == 0)
+    why += sizeof prefix - 1;
+  return why;
+}
+
 int cmd_spmv(int argc, char **argv) {
-  (void)argc, (void)argv;
-  cli_error("'spmv' is not built yet");
-  return CLI_ERR;
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (cli_is_help(argv[i])) {
+      spmv_help(stdout);
+      return CLI_OK;
+    }
+  spmv_args o;
+  int rc = parse_args(argc, argv, &o);
+  if (rc != CLI_OK)
+    return rc;
+
+  smv_csr *A = NULL;
+  double *x = NULL, *y = NULL;
+  smv_context *ctx = NULL;
+  rc = cli_load(o.matrix, &A);
+  if (rc != CLI_OK)
+    goto done;
+  char what[96];
+  snprintf(what, sizeof what, "the matrix has %lld columns",
+           (long long)A->cols);
+  if (o.x) {
+    rc = read_vec(o.x, A->cols, what, &x);
+    if (rc != CLI_OK)
+      goto done;
+  } else {
+    x = malloc(((size_t)A->cols + 1) * sizeof *x);
+    if (!x) {
+      cli_error("out of memory for x (%lld doubles)", (long long)A->cols);
+      rc = CLI_ERR;
+      goto done;
+    }
+    for (int64_t j = 0; j < A->cols; j++)
+      x[j] = 1.0;
+  }
+  if (o.y) {
+    snprintf(what, sizeof what, "the matrix has %lld rows", (long long)A->rows);
+    rc = read_vec(o.y, A->rows, what, &y);
+    if (rc != CLI_OK)
+      goto done;
+  } else {
+    y = calloc((size_t)A->rows + 1, sizeof *y);
+    if (!y) {
+      cli_error("out of memory for y (%lld doubles)", (long long)A->rows);
+      rc = CLI_ERR;
+      goto done;
+    }
+  }
+
+  int use_cuda = 0;
+  if (o.bk != BK_CPU) {
+    smv_status st = smv_context_create(0, &ctx);
+    if (st == SMV_OK) {
+      use_cuda = 1;
+    } else if (o.bk == BK_CUDA) {
+      cli_error("--backend cuda: no CUDA device (%s)", no_device_reason(st));
+      rc = CLI_ERR;
+      goto done;
+    } else {
+      cli_error("no CUDA device (%s); using the CPU", no_device_reason(st));
+    }
+  }
+  double t0 = now_s();
+  rc = use_cuda ? run_cuda(&o, ctx, A, x, y) : run_cpu(&o, A, x, y);
+  double t1 = now_s();
+  if (rc != CLI_OK)
+    goto done;
+  if (o.verbose) {
+    const char *alg = use_cuda           ? smv_alg_name(o.alg)
+                      : o.cpu == CPU_REF ? "ref"
+                                         : "omp";
+    fprintf(stderr,
+            "smv spmv: %s, alg %s, %s: %lld x %lld, %lld entries, %.3f ms "
+            "(including %s)\n",
+            use_cuda ? "cuda" : "cpu", alg, o.prec == SMV_F64 ? "f64" : "f32",
+            (long long)A->rows, (long long)A->cols, (long long)A->nnz,
+            (t1 - t0) * 1e3,
+            use_cuda ? "upload, analysis and copies" : "argument checks");
+  }
+
+  smv_error err;
+  smv_status st;
+  if (o.out && strcmp(o.out, "-") != 0) {
+    st = smv_mm_write_vector(o.out, y, A->rows, &err);
+  } else {
+    st = smv_mm_write_vector_file(stdout, y, A->rows, &err);
+    if (st == SMV_OK && (fflush(stdout) != 0 || ferror(stdout))) {
+      cli_error("writing y to standard output failed");
+      rc = CLI_ERR;
+      goto done;
+    }
+  }
+  if (st != SMV_OK)
+    rc = cli_fail(st, &err);
+
+done:
+  smv_context_free(ctx);
+  smv_csr_free(A);
+  smv_free(x);
+  smv_free(y);
+  return rc;
 }
