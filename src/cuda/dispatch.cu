@@ -1,0 +1,491 @@
+/*
+ * dispatch.cu — smv_spmv and friends: picks the rung, checks arguments,
+ * handles the cases no kernel needs to see, launches.
+ *
+ * ==========================================================================
+ * THE LADDER (table of contents; numbers are stable, never renumbered)
+ * ==========================================================================
+ * Measured column: "not yet measured" until bench/results/ has the run.
+ *
+ * 1 scalar (spmv_1_scalar.cu)
+ *   changed:  baseline — one thread per row.
+ *   helps:    nothing to set up; rows of 1-3 entries keep every lane busy.
+ *   loses:    uncoalesced loads (a warp touches 32 rows' entries per step),
+ *             a warp waits for its longest row; hopeless on long rows.
+ *   measured: not yet measured.
+ * 2 vector (spmv_2_vector.cu)
+ *   changed:  one warp per row, partials reduced in shared memory in 5
+ *             steps with __syncwarp() between them (the seed's volatile
+ *             lock-step reduction is wrong since Volta: see the file).
+ *   helps:    coalesced loads of values and column indices along the row.
+ *   loses:    rows much shorter than 32 leave lanes idle; 5 smem round
+ *             trips per row.
+ *   measured: not yet measured.
+ * 3 vector-tex (spmv_3_tex.cu)
+ *   changed:  rung 2 with x read through a texture object (int2 +
+ *             __hiloint2double for doubles), cached per x in the context.
+ *   helps:    on Kepler a separate texture cache served the x gather.
+ *   loses:    sm_90 unifies L1 and texture cache: only the texture path's
+ *             latency remains; x longer than maxTexture1DLinear (2^28)
+ *             falls back to rung 4's load.
+ *   measured: not yet measured.
+ * 4 vector-ldg (spmv_4_ldg.cu)
+ *   changed:  rung 2 with const __restrict__ everywhere and __ldg(x):
+ *             ld.global.nc, no texture object.
+ *   helps:    read-only path without setup; the compiler can hoist loads.
+ *   loses:    same idle-lane problem as rung 2.
+ *   measured: not yet measured.
+ * 5 vector-shfl (spmv_5_shfl.cu)
+ *   changed:  rung 4 with __shfl_down_sync reduction, no shared memory
+ *             (the seed's final Kepler kernel).
+ *   helps:    no smem traffic, occupancy limited only by registers/warps.
+ *   loses:    short rows (lanes idle) and power-law rows (one warp per
+ *             huge row serialises it).
+ *   measured: not yet measured.
+ * 6 vector-atomic (spmv_6_atomic.cu)
+ *   changed:  no reduction: lane 0 scales y[row] by beta, each lane
+ *             atomicAdds alpha * its partial (native fp64 atomics, sm_60+).
+ *   helps:    the seed's experiment: shows what atomics cost vs shuffles.
+ *   loses:    up to 32 serialised L2 atomics per row; not bit-reproducible.
+ *   measured: not yet measured.
+ * 7 cusparse-alg1 (spmv_7_cusparse.cu)
+ *   changed:  cusparseSpMV, CUSPARSE_SPMV_CSR_ALG1, preprocessed at upload.
+ *   helps:    NVIDIA's tuned kernel: the yardstick.
+ *   loses:    opaque; extra buffer; its own choices per matrix.
+ *   measured: not yet measured.
+ * 8 cusparse-alg2 (spmv_7_cusparse.cu)
+ *   changed:  cusparseSpMV, CUSPARSE_SPMV_CSR_ALG2 (deterministic).
+ *   helps:    bit-reproducible results.
+ *   loses:    see measurements.
+ *   measured: not yet measured.
+ *
+ * AUTO (SMV_ALG_AUTO = 0): chosen once per matrix at upload from its
+ * statistics, by smv_auto_choose below (the rule and its reasons are
+ * there).
+ *
+ * Block sizes: every rung with a kernel gets the block size with the
+ * highest occupancy for its real registers and shared memory on the actual
+ * device (smv_occupancy on the device's smv_arch row; the runtime's
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor for a GPU the table
+ * lacks); among sizes tied at the highest occupancy the one nearest the
+ * rung's preferred_block wins (measured, see each rung's comment).
+ * smv_context_set_block_size overrides it for every rung.
+ * ==========================================================================
+ */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const struct smv_rung *smv_rung_of(smv_alg alg) {
+  switch (alg) {
+  case SMV_ALG_SCALAR:
+    return &smv_rung_scalar;
+  case SMV_ALG_VECTOR:
+    return &smv_rung_vector;
+  case SMV_ALG_VECTOR_TEX:
+    return &smv_rung_vector_tex;
+  case SMV_ALG_VECTOR_LDG:
+    return &smv_rung_vector_ldg;
+  case SMV_ALG_VECTOR_SHFL:
+    return &smv_rung_vector_shfl;
+  case SMV_ALG_VECTOR_ATOMIC:
+    return &smv_rung_vector_atomic;
+  default:
+    return NULL; /* AUTO and the cuSPARSE rungs have no kernel of ours */
+  }
+}
+
+/* ---- block sizes ----------------------------------------------------------
+ */
+
+/* Warps per SM of `k` at `block` threads, by the occupancy model when the
+ * device's architecture is in the table, else by the runtime. -1 if the
+ * size cannot launch. */
+static int warps_at(smv_context *ctx, const smv_arch *arch,
+                    const struct smv_rung *r, smv_precision prec,
+                    const cudaFuncAttributes *fa, int block) {
+  if (block > fa->maxThreadsPerBlock)
+    return -1;
+  size_t smem = fa->sharedSizeBytes + r->smem(prec, block);
+  if (arch) {
+    smv_occupancy_result o;
+    if (smv_occupancy(arch, block, fa->numRegs, smem, &o) != SMV_OK)
+      return -1;
+    return o.blocks_per_sm > 0 ? o.warps_per_sm : -1;
+  }
+  int n = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &n, r->kernel(prec), block, r->smem(prec, block)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+  (void)ctx;
+  return n > 0 ? n * (block / 32) : -1;
+}
+
+smv_status smv_blocks_init(smv_context *ctx);
+smv_status smv_blocks_init(smv_context *ctx) {
+  const smv_arch *arch = smv_arch_find(ctx->prop.major, ctx->prop.minor);
+  memset(ctx->default_block, 0, sizeof ctx->default_block);
+  for (int a = 0; a < SMV_RUNGS; a++) {
+    const struct smv_rung *r = smv_rung_of((smv_alg)a);
+    if (!r)
+      continue;
+    for (int p = 0; p < 2; p++) {
+      smv_precision prec = (smv_precision)p;
+      cudaFuncAttributes fa;
+      cudaError_t e = cudaFuncGetAttributes(&fa, r->kernel(prec));
+      if (e != cudaSuccess)
+        return smv_cu_fail(ctx, e, "cudaFuncGetAttributes(%s, %s)",
+                           smv_kernel_name((smv_alg)a),
+                           prec == SMV_F64 ? "f64" : "f32");
+      int best = 0, best_w = -1;
+      for (int b = 32; b <= 1024; b += 32) {
+        int w = warps_at(ctx, arch, r, prec, &fa, b);
+        if (w < 0)
+          continue;
+        int d = abs(b - r->preferred_block),
+            bd = abs(best - r->preferred_block);
+        if (w > best_w || (w == best_w && d < bd)) {
+          best = b;
+          best_w = w;
+        }
+      }
+      if (best == 0)
+        return smv_ctx_set(ctx, SMV_ERR_CUDA,
+                           "%s (%s): no block size can launch on this device",
+                           smv_kernel_name((smv_alg)a),
+                           prec == SMV_F64 ? "f64" : "f32");
+      ctx->default_block[a][p] = best;
+    }
+  }
+  return SMV_OK;
+}
+
+/* ---- AUTO -----------------------------------------------------------------
+ */
+
+/* The rung AUTO runs for a matrix with these statistics.
+ *
+ * Rule (provisional until measured, see the TOC): a warp per row pays off
+ * when rows are long enough to keep its 32 lanes busy and no row dwarfs
+ * the rest (a warp alone on a 100k-entry row serialises it): mean row
+ * length >= 32 and max <= 64 x mean gives rung 5 (vector-shfl, the best of
+ * our warp-per-row rungs by construction: no shared memory, read-only
+ * loads). Everything else — short rows, power-law rows — goes to cuSPARSE
+ * ALG1. */
+smv_alg smv_auto_choose(const smv_context *ctx,
+                        const struct smv_matrix_stats *s);
+smv_alg smv_auto_choose(const smv_context *ctx,
+                        const struct smv_matrix_stats *s) {
+  (void)ctx;
+  if (s->nnz == 0 || s->rows == 0)
+    return SMV_ALG_VECTOR_SHFL; /* never launched: y = beta*y */
+  if (s->row_mean >= 32.0 && (double)s->row_max <= 64.0 * s->row_mean)
+    return SMV_ALG_VECTOR_SHFL;
+  return SMV_ALG_CUSPARSE_ALG1;
+}
+
+/* ---- smv_spmv -------------------------------------------------------------
+ */
+
+static int is_zero(smv_precision prec, double v) {
+  return prec == SMV_F64 ? v == 0.0 : (float)v == 0.0f;
+}
+static int is_one(smv_precision prec, double v) {
+  return prec == SMV_F64 ? v == 1.0 : (float)v == 1.0f;
+}
+
+static smv_status check_common(smv_context *ctx, smv_alg alg,
+                               const smv_matrix *dA) {
+  if (!ctx)
+    return SMV_ERR_ARG;
+  if (!dA)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv: NULL matrix");
+  if ((int)alg < 0 || alg >= SMV_ALG_COUNT)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv: unknown alg %d", (int)alg);
+  if (dA->device != ctx->device)
+    return smv_ctx_set(ctx, SMV_ERR_ARG,
+                       "smv_spmv: matrix lives on device %d, context on %d",
+                       dA->device, ctx->device);
+  return SMV_OK;
+}
+
+static smv_status spmv_device(smv_context *ctx, smv_alg alg, double alpha,
+                              const smv_matrix *dA, const void *x, double beta,
+                              void *y) {
+  const struct smv_matrix_stats *s = &dA->st;
+  cudaError_t e;
+  /* BLAS semantics: nothing to multiply -> y = beta*y, A and x unread. */
+  if (is_zero(dA->prec, alpha) || s->nnz == 0) {
+    if (is_one(dA->prec, beta))
+      return SMV_OK;
+    e = smv_launch_scale(dA->prec, s->rows, beta, y, ctx->stream);
+    if (e != cudaSuccess)
+      return smv_cu_fail(ctx, e, "launch of the scale kernel (%lld rows)",
+                         (long long)s->rows);
+    return SMV_OK;
+  }
+  if (!x)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv: x is NULL");
+  if (alg == SMV_ALG_AUTO)
+    alg = dA->auto_alg;
+  if (alg == SMV_ALG_CUSPARSE_ALG1 || alg == SMV_ALG_CUSPARSE_ALG2)
+    return smv_sparse_run(ctx, alg, dA, alpha, x, beta, y);
+
+  const struct smv_rung *r = smv_rung_of(alg);
+  struct smv_launch L;
+  memset(&L, 0, sizeof L);
+  L.prec = dA->prec;
+  L.rows = s->rows;
+  L.cols = s->cols;
+  L.nnz = s->nnz;
+  L.row_ptr = dA->row_ptr;
+  L.col_idx = dA->col_idx;
+  L.values = dA->values;
+  L.x = x;
+  L.y = y;
+  L.alpha = alpha;
+  L.beta = beta;
+  L.stream = ctx->stream;
+  L.m = dA;
+  if (alg == SMV_ALG_VECTOR_TEX) {
+    smv_status st =
+        smv_tex_lookup(ctx, dA->prec, x, s->cols, &L.tex, &L.tex_offset);
+    if (st != SMV_OK)
+      return st;
+    if (!L.tex) /* cannot bind x: the read-only path computes the same */
+      r = &smv_rung_vector_ldg, alg = SMV_ALG_VECTOR_LDG;
+  }
+  L.block = ctx->block_override ? ctx->block_override
+                                : ctx->default_block[alg][dA->prec];
+  e = r->launch(&L);
+  if (e != cudaSuccess)
+    return smv_cu_fail(ctx, e, "launch of %s (%lld rows, block %d)",
+                       smv_kernel_name(alg), (long long)s->rows, L.block);
+  return SMV_OK;
+}
+
+extern "C" smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
+                               const smv_matrix *dA, const void *x, double beta,
+                               void *y) {
+  smv_status st = check_common(ctx, alg, dA);
+  if (st != SMV_OK)
+    return st;
+  if (dA->st.rows == 0)
+    return SMV_OK; /* y has no entries */
+  if (!y)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv: y is NULL");
+  struct smv_device_guard g;
+  if ((st = smv_device_enter(ctx, &g)) != SMV_OK)
+    return st;
+  st = spmv_device(ctx, alg, alpha, dA, x, beta, y);
+  smv_device_leave(&g);
+  return st;
+}
+
+/* ---- smv_spmv_host --------------------------------------------------------
+ */
+
+extern "C" smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
+                                    const smv_matrix *dA, const double *x,
+                                    double beta, double *y) {
+  smv_status st = check_common(ctx, alg, dA);
+  if (st != SMV_OK)
+    return st;
+  const int64_t rows = dA->st.rows, cols = dA->st.cols;
+  if (rows == 0)
+    return SMV_OK;
+  if (!y)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv_host: y is NULL");
+  const int need_x = dA->st.nnz > 0 && !is_zero(dA->prec, alpha);
+  const int need_y = !is_zero(dA->prec, beta);
+  if (need_x && !x)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv_host: x is NULL");
+  const int f32 = dA->prec == SMV_F32;
+  const size_t esize = f32 ? sizeof(float) : sizeof(double);
+
+  struct smv_device_guard g;
+  if ((st = smv_device_enter(ctx, &g)) != SMV_OK)
+    return st;
+  void *dx = NULL, *dy = NULL;
+  float *stage = NULL;
+  cudaError_t e;
+  if (need_x && (e = cudaMalloc(&dx, (size_t)cols * esize)) != cudaSuccess) {
+    dx = NULL;
+    st = smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (x)",
+                     (size_t)cols * esize);
+    goto out;
+  }
+  if ((e = cudaMalloc(&dy, (size_t)rows * esize)) != cudaSuccess) {
+    dy = NULL;
+    st = smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (y)",
+                     (size_t)rows * esize);
+    goto out;
+  }
+  if (f32) {
+    size_t n = (size_t)(rows > cols ? rows : cols);
+    stage = (float *)malloc(n * sizeof(float));
+    if (!stage) {
+      st = smv_ctx_set(ctx, SMV_ERR_NOMEM,
+                       "malloc of %zu bytes (f32 staging): out of memory",
+                       n * sizeof(float));
+      goto out;
+    }
+  }
+  if (need_x) {
+    const void *src = x;
+    if (f32) {
+      for (int64_t i = 0; i < cols; i++)
+        stage[i] = (float)x[i];
+      src = stage;
+    }
+    e = cudaMemcpyAsync(dx, src, (size_t)cols * esize, cudaMemcpyHostToDevice,
+                        ctx->stream);
+    if (e == cudaSuccess && f32) /* the stage is reused for y */
+      e = cudaStreamSynchronize(ctx->stream);
+    if (e != cudaSuccess) {
+      st = smv_cu_fail(ctx, e, "cudaMemcpy of x (%zu bytes)",
+                       (size_t)cols * esize);
+      goto out;
+    }
+  }
+  if (need_y) { /* beta = 0: y is write-only, never copied in */
+    const void *src = y;
+    if (f32) {
+      for (int64_t i = 0; i < rows; i++)
+        stage[i] = (float)y[i];
+      src = stage;
+    }
+    e = cudaMemcpyAsync(dy, src, (size_t)rows * esize, cudaMemcpyHostToDevice,
+                        ctx->stream);
+    if (e != cudaSuccess) {
+      st = smv_cu_fail(ctx, e, "cudaMemcpy of y (%zu bytes)",
+                       (size_t)rows * esize);
+      goto out;
+    }
+  }
+  if ((st = spmv_device(ctx, alg, alpha, dA, dx, beta, dy)) != SMV_OK)
+    goto out;
+  e = cudaMemcpyAsync(f32 ? (void *)stage : (void *)y, dy, (size_t)rows * esize,
+                      cudaMemcpyDeviceToHost, ctx->stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(ctx->stream);
+  if (e != cudaSuccess) {
+    st = smv_cu_fail(ctx, e, "SpMV or copy of y back (%zu bytes)",
+                     (size_t)rows * esize);
+    goto out;
+  }
+  if (f32)
+    for (int64_t i = 0; i < rows; i++)
+      y[i] = (double)stage[i];
+out:
+  if (st != SMV_OK)
+    (void)cudaStreamSynchronize(ctx->stream);
+  if (dx)
+    cudaFree(dx);
+  if (dy)
+    cudaFree(dy);
+  free(stage);
+  smv_device_leave(&g);
+  return st;
+}
+
+/* ---- kernel introspection -------------------------------------------------
+ */
+
+static smv_status kernel_of(smv_context *ctx, smv_alg alg, smv_precision prec,
+                            const struct smv_rung **r) {
+  if (!ctx)
+    return SMV_ERR_ARG;
+  if (prec != SMV_F64 && prec != SMV_F32)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "precision %d", (int)prec);
+  *r = smv_rung_of(alg);
+  if (!*r)
+    return smv_ctx_set(ctx, SMV_ERR_NOT_FOUND,
+                       "alg %d (%s) has no kernel of smv's own", (int)alg,
+                       smv_alg_name(alg) ? smv_alg_name(alg) : "unknown");
+  return SMV_OK;
+}
+
+static smv_status block_of(smv_context *ctx, smv_alg alg, smv_precision prec,
+                           int *block) {
+  if (*block == 0)
+    *block = ctx->default_block[alg][prec];
+  if (*block < 1 || *block > 1024)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "block size %d outside 1..1024",
+                       *block);
+  return SMV_OK;
+}
+
+extern "C" smv_status smv_kernel_attributes(smv_context *ctx, smv_alg alg,
+                                            smv_precision prec, int block,
+                                            smv_kernel_attrs *out) {
+  const struct smv_rung *r;
+  smv_status st = kernel_of(ctx, alg, prec, &r);
+  if (st != SMV_OK)
+    return st;
+  if (!out)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_kernel_attributes: NULL out");
+  if ((st = block_of(ctx, alg, prec, &block)) != SMV_OK)
+    return st;
+  struct smv_device_guard g;
+  if ((st = smv_device_enter(ctx, &g)) != SMV_OK)
+    return st;
+  cudaFuncAttributes fa;
+  cudaError_t e = cudaFuncGetAttributes(&fa, r->kernel(prec));
+  smv_device_leave(&g);
+  if (e != cudaSuccess)
+    return smv_cu_fail(ctx, e, "cudaFuncGetAttributes(%s)",
+                       smv_kernel_name(alg));
+  memset(out, 0, sizeof *out);
+  out->regs_per_thread = fa.numRegs;
+  out->static_smem_bytes = fa.sharedSizeBytes;
+  out->dynamic_smem_bytes = r->smem(prec, block);
+  out->local_bytes = fa.localSizeBytes;
+  out->max_threads_per_block = fa.maxThreadsPerBlock;
+  out->ptx_version = fa.ptxVersion;
+  out->binary_version = fa.binaryVersion;
+  return SMV_OK;
+}
+
+extern "C" smv_status smv_kernel_occupancy_cuda(smv_context *ctx, smv_alg alg,
+                                                smv_precision prec, int block,
+                                                int *blocks_per_sm) {
+  const struct smv_rung *r;
+  smv_status st = kernel_of(ctx, alg, prec, &r);
+  if (st != SMV_OK)
+    return st;
+  if (!blocks_per_sm)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_kernel_occupancy_cuda: NULL");
+  *blocks_per_sm = 0;
+  if ((st = block_of(ctx, alg, prec, &block)) != SMV_OK)
+    return st;
+  struct smv_device_guard g;
+  if ((st = smv_device_enter(ctx, &g)) != SMV_OK)
+    return st;
+  int n = 0;
+  cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &n, r->kernel(prec), block, r->smem(prec, block));
+  smv_device_leave(&g);
+  if (e != cudaSuccess)
+    return smv_cu_fail(ctx, e,
+                       "cudaOccupancyMaxActiveBlocksPerMultiprocessor(%s, "
+                       "block %d)",
+                       smv_kernel_name(alg), block);
+  *blocks_per_sm = n;
+  return SMV_OK;
+}
+
+extern "C" smv_status smv_kernel_default_block(smv_context *ctx, smv_alg alg,
+                                               smv_precision prec, int *block) {
+  const struct smv_rung *r;
+  smv_status st = kernel_of(ctx, alg, prec, &r);
+  if (st != SMV_OK)
+    return st;
+  if (!block)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_kernel_default_block: NULL");
+  *block = ctx->default_block[alg][prec];
+  return SMV_OK;
+}

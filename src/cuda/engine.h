@@ -1,0 +1,191 @@
+/*
+ * engine.h — private structures of the CUDA engine (src/cuda only; C++).
+ *
+ * The public API (include/smv.h, "CUDA engine") sees two opaque handles:
+ *   smv_context — one device, one stream, one cuSPARSE handle, the last
+ *                 error text, the block size of every rung and the cache of
+ *                 texture objects rung 3 reads x through;
+ *   smv_matrix  — one CSR matrix on that device (int32 row offsets, int32
+ *                 column indices, double or float values), its statistics
+ *                 (computed once, at upload: the "analysis" phase) and the
+ *                 preprocessing the rungs need (cuSPARSE descriptors and
+ *                 buffers, the adaptive rung's long-row list).
+ *
+ * Every rung file (spmv_N_name.cu) provides the functions declared at the
+ * end of this header; dispatch.cu ties them together.
+ */
+#ifndef SMV_CUDA_ENGINE_H
+#define SMV_CUDA_ENGINE_H
+
+#include "internal.h"
+#include "smv.h"
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <stdint.h>
+
+/* Rung 3 keeps one texture object per distinct (x pointer, length,
+ * precision) it has seen on this context. They are never evicted while the
+ * context lives (a CUDA graph captured with one keeps using it), so the
+ * cache is bounded: past SMV_TEX_CACHE distinct vectors rung 3 reads x
+ * through the read-only path instead (rung 4's load), see spmv_3_tex.cu. */
+#define SMV_TEX_CACHE 64
+
+struct smv_tex_entry {
+  const void *ptr;    /* x as the caller passed it                   */
+  int64_t n;          /* elements of x (the matrix's cols)           */
+  smv_precision prec; /* texel type: int2 (f64) or float (f32)       */
+  cudaTextureObject_t tex;
+  int64_t offset; /* elements between the bound base and ptr      */
+};
+
+/* Rungs with a kernel of ours, in ladder order (index = smv_alg). */
+#define SMV_RUNGS SMV_ALG_COUNT
+
+struct smv_context {
+  int device;
+  cudaStream_t own_stream; /* created here, destroyed in free          */
+  cudaStream_t stream;     /* what we launch on: own or the caller's   */
+  cusparseHandle_t sparse;
+  char err[SMV_ERROR_TEXT];
+
+  /* Device facts read once at creation. */
+  cudaDeviceProp prop;
+  int sm_count;
+  int max_tex1d_linear; /* texels, cudaDevAttrMaxTexture1DLinearWidth */
+  size_t tex_align;     /* bytes, cudaDevAttrTextureAlignment         */
+
+  int block_override;              /* 0 = per-rung default            */
+  int default_block[SMV_RUNGS][2]; /* [alg][prec], 0 if no kernel     */
+
+  struct smv_tex_entry tex[SMV_TEX_CACHE];
+  int ntex;
+};
+
+/* Per-matrix statistics, from the host CSR at upload (what AUTO and the
+ * adaptive rung decide from). */
+struct smv_matrix_stats {
+  int64_t rows, cols, nnz;
+  int64_t row_max, empty_rows;
+  double row_mean, row_stddev;
+  int64_t long_rows; /* rows longer than the adaptive rung's threshold */
+};
+
+/* cuSPARSE state of rungs 7 and 8 (index 0 = CSR_ALG1, 1 = CSR_ALG2):
+ * one sparse-matrix descriptor and one external buffer per algorithm,
+ * preprocessed at upload; the dense-vector descriptors are shared and get
+ * the caller's x and y pointers on every call (cusparseDnVecSetValues: no
+ * allocation). */
+struct smv_sparse_state {
+  int ready; /* 0 when the matrix has no entries: rungs 7/8 never call it */
+  cusparseSpMatDescr_t mat[2];
+  cusparseDnVecDescr_t vx, vy;
+  void *buffer[2];
+  size_t buffer_bytes[2];
+};
+
+struct smv_matrix {
+  int device;
+  smv_precision prec;
+  struct smv_matrix_stats st;
+  int32_t *row_ptr; /* rows + 1 */
+  int32_t *col_idx; /* nnz      */
+  void *values;     /* nnz doubles or floats */
+  smv_alg auto_alg; /* what SMV_ALG_AUTO runs for this matrix */
+  struct smv_sparse_state sp;
+
+  /* Adaptive rung (9): lanes per row chosen from the mean row length;
+   * rows longer than long_threshold are skipped by the main kernel and
+   * done by a block-per-row pass over long_rows (device, long_count). */
+  int lanes;
+  int long_threshold;
+  int32_t *long_rows;
+  int64_t long_count;
+};
+
+/* Everything one launch needs. Sizes are 64-bit so nothing overflows in
+ * grid arithmetic; the kernels index entries with 32-bit unsigned values
+ * (nnz <= INT32_MAX, so k + 32 never wraps). */
+struct smv_launch {
+  smv_precision prec;
+  int64_t rows, cols, nnz;
+  const int32_t *row_ptr, *col_idx;
+  const void *values;
+  const void *x;
+  void *y;
+  double alpha, beta;
+  int block;
+  cudaStream_t stream;
+  const struct smv_matrix *m;
+  /* rung 3 only */
+  cudaTextureObject_t tex;
+  int64_t tex_offset;
+};
+
+/* ---- error text (context.cu) ------------------------------------------- */
+
+/* Record "what: <CUDA error text>" on ctx and return the matching status
+ * (SMV_ERR_NOMEM for allocation failures, SMV_ERR_CUDA otherwise). */
+smv_status smv_cu_fail(smv_context *ctx, cudaError_t e, const char *fmt, ...)
+    SMV_PRINTF(3, 4);
+smv_status smv_sparse_fail(smv_context *ctx, cusparseStatus_t s,
+                           const char *fmt, ...) SMV_PRINTF(3, 4);
+/* Record a plain message with a given status. */
+smv_status smv_ctx_set(smv_context *ctx, smv_status st, const char *fmt, ...)
+    SMV_PRINTF(3, 4);
+
+/* Make ctx->device current for the duration of a call; restores the
+ * caller's device afterwards. */
+struct smv_device_guard {
+  int prev;
+  int changed;
+};
+smv_status smv_device_enter(smv_context *ctx, struct smv_device_guard *g);
+void smv_device_leave(struct smv_device_guard *g);
+
+/* Grid for `work` threads in blocks of `block`, capped at the device's
+ * gridDim.x limit (the kernels loop, so any row count works). */
+unsigned smv_grid_for(int64_t work, int block);
+
+/* ---- the rungs ---------------------------------------------------------- */
+
+/* One entry per rung with a kernel of ours. `kernel` gives the function
+ * for cudaFuncGetAttributes / occupancy queries; `smem` the dynamic shared
+ * memory it is launched with at a given block size; `launch` runs it on
+ * L (alpha != 0, nnz > 0, rows > 0 guaranteed by the dispatcher). */
+struct smv_rung {
+  const void *(*kernel)(smv_precision prec);
+  size_t (*smem)(smv_precision prec, int block);
+  cudaError_t (*launch)(const struct smv_launch *L);
+  int preferred_block; /* tie-break among max-occupancy sizes, measured */
+};
+
+extern const struct smv_rung smv_rung_scalar;        /* spmv_1_scalar.cu   */
+extern const struct smv_rung smv_rung_vector;        /* spmv_2_vector.cu   */
+extern const struct smv_rung smv_rung_vector_tex;    /* spmv_3_tex.cu      */
+extern const struct smv_rung smv_rung_vector_ldg;    /* spmv_4_ldg.cu      */
+extern const struct smv_rung smv_rung_vector_shfl;   /* spmv_5_shfl.cu     */
+extern const struct smv_rung smv_rung_vector_atomic; /* spmv_6_atomic.cu */
+
+/* The rung behind an alg, NULL for AUTO and the cuSPARSE rungs. */
+const struct smv_rung *smv_rung_of(smv_alg alg);
+
+/* y = beta*y (beta = 0 writes zeros, never reads y): scale.cu. */
+cudaError_t smv_launch_scale(smv_precision prec, int64_t n, double beta,
+                             void *y, cudaStream_t stream);
+
+/* Rung 3's texture object for x (texture cache in the context). On
+ * success *tex is 0 when x cannot be bound (past maxTexture1DLinear or a
+ * full cache): the caller then reads x through the read-only path. */
+smv_status smv_tex_lookup(smv_context *ctx, smv_precision prec, const void *x,
+                          int64_t n, cudaTextureObject_t *tex, int64_t *offset);
+void smv_tex_cache_clear(smv_context *ctx);
+
+/* cuSPARSE rungs (spmv_7_cusparse.cu). */
+smv_status smv_sparse_setup(smv_context *ctx, smv_matrix *m);
+void smv_sparse_release(smv_matrix *m);
+smv_status smv_sparse_run(smv_context *ctx, smv_alg alg, const smv_matrix *m,
+                          double alpha, const void *x, double beta, void *y);
+
+#endif

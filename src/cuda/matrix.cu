@@ -1,0 +1,189 @@
+/*
+ * matrix.cu — smv_matrix: the analysis phase. smv_matrix_create checks the
+ * host CSR (smv_csr_check), computes the statistics AUTO and the adaptive
+ * rung decide from, uploads the arrays once and runs every rung's
+ * preprocessing (cuSPARSE descriptors, buffers and preprocess; the
+ * adaptive rung's long-row list), so smv_spmv itself never allocates.
+ *
+ * Device footprint: (rows + 1) * 4 bytes of row offsets, nnz * 4 of column
+ * indices, nnz * 8 (f64) or nnz * 4 (f32) of values, plus cuSPARSE's two
+ * buffers (sizes from cusparseSpMV_bufferSize) and 4 bytes per long row.
+ * f32 values are rounded on the host in chunks of 1 Mi entries (4 MiB of
+ * host staging), never a full copy of the matrix.
+ */
+#include "engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* dispatch.cu: the rung AUTO picks for these statistics. */
+smv_alg smv_auto_choose(const smv_context *ctx,
+                        const struct smv_matrix_stats *s);
+
+static void compute_stats(const smv_csr *A, struct smv_matrix_stats *s) {
+  memset(s, 0, sizeof *s);
+  s->rows = A->rows;
+  s->cols = A->cols;
+  s->nnz = A->nnz;
+  double sum2 = 0;
+  for (int64_t i = 0; i < A->rows; i++) {
+    int64_t len = (int64_t)A->row_ptr[i + 1] - A->row_ptr[i];
+    if (len > s->row_max)
+      s->row_max = len;
+    if (len == 0)
+      s->empty_rows++;
+    sum2 += (double)len * (double)len;
+  }
+  if (A->rows > 0) {
+    s->row_mean = (double)A->nnz / (double)A->rows;
+    double var = sum2 / (double)A->rows - s->row_mean * s->row_mean;
+    s->row_stddev = var > 0 ? sqrt(var) : 0;
+  }
+}
+
+static smv_status upload(smv_context *ctx, void **dst, const void *src,
+                         size_t bytes, const char *what) {
+  *dst = NULL;
+  if (bytes == 0)
+    return SMV_OK;
+  cudaError_t e = cudaMalloc(dst, bytes);
+  if (e != cudaSuccess) {
+    *dst = NULL;
+    return smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (%s)", bytes, what);
+  }
+  if (!src)
+    return SMV_OK;
+  e = cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, ctx->stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(ctx->stream);
+  if (e != cudaSuccess)
+    return smv_cu_fail(ctx, e, "cudaMemcpy of %zu bytes (%s)", bytes, what);
+  return SMV_OK;
+}
+
+/* Round doubles to float on the host, a chunk at a time, into dst. */
+static smv_status upload_f32(smv_context *ctx, float *dst, const double *src,
+                             int64_t n) {
+  const int64_t chunk = (int64_t)1 << 20;
+  float *stage = (float *)malloc((size_t)(n < chunk ? n : chunk) * 4);
+  if (!stage)
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM,
+                       "malloc of %lld bytes (f32 staging): out of memory",
+                       (long long)((n < chunk ? n : chunk) * 4));
+  smv_status st = SMV_OK;
+  for (int64_t off = 0; off < n; off += chunk) {
+    int64_t c = n - off < chunk ? n - off : chunk;
+    for (int64_t i = 0; i < c; i++)
+      stage[i] = (float)src[off + i];
+    cudaError_t e = cudaMemcpyAsync(dst + off, stage, (size_t)c * 4,
+                                    cudaMemcpyHostToDevice, ctx->stream);
+    if (e == cudaSuccess) /* the stage is reused: wait before refilling */
+      e = cudaStreamSynchronize(ctx->stream);
+    if (e != cudaSuccess) {
+      st = smv_cu_fail(ctx, e, "cudaMemcpy of %lld bytes (values)",
+                       (long long)c * 4);
+      break;
+    }
+  }
+  free(stage);
+  return st;
+}
+
+static void release(smv_matrix *m) {
+  smv_sparse_release(m);
+  if (m->row_ptr)
+    cudaFree(m->row_ptr);
+  if (m->col_idx)
+    cudaFree(m->col_idx);
+  if (m->values)
+    cudaFree(m->values);
+  if (m->long_rows)
+    cudaFree(m->long_rows);
+  free(m);
+}
+
+extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
+                                        smv_precision prec, smv_matrix **out) {
+  if (!out)
+    return ctx ? smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_create: NULL dA")
+               : SMV_ERR_ARG;
+  *out = NULL;
+  if (!ctx)
+    return SMV_ERR_ARG;
+  if (!A)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_create: NULL matrix");
+  if (prec != SMV_F64 && prec != SMV_F32)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_create: precision %d",
+                       (int)prec);
+  smv_error err;
+  memset(&err, 0, sizeof err);
+  if (smv_csr_check(A, &err) != SMV_OK)
+    return smv_ctx_set(ctx, SMV_ERR_INVALID_MATRIX, "invalid CSR matrix: %s",
+                       err.message[0] ? err.message : "check failed");
+
+  smv_matrix *m = (smv_matrix *)calloc(1, sizeof *m);
+  if (!m)
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "matrix: out of host memory");
+  m->device = ctx->device;
+  m->prec = prec;
+  compute_stats(A, &m->st);
+
+  struct smv_device_guard g;
+  smv_status st = smv_device_enter(ctx, &g);
+  if (st != SMV_OK) {
+    free(m);
+    return st;
+  }
+  const size_t esize = prec == SMV_F64 ? sizeof(double) : sizeof(float);
+  const size_t nnz = (size_t)A->nnz;
+  st = upload(ctx, (void **)&m->row_ptr, A->row_ptr,
+              ((size_t)A->rows + 1) * sizeof(int32_t), "row offsets");
+  if (st == SMV_OK)
+    st = upload(ctx, (void **)&m->col_idx, A->col_idx, nnz * sizeof(int32_t),
+                "column indices");
+  if (st == SMV_OK)
+    st = upload(ctx, &m->values, prec == SMV_F64 ? A->values : NULL,
+                nnz * esize, "values");
+  if (st == SMV_OK && prec == SMV_F32 && nnz > 0)
+    st = upload_f32(ctx, (float *)m->values, A->values, A->nnz);
+  if (st == SMV_OK)
+    st = smv_sparse_setup(ctx, m);
+  if (st != SMV_OK) {
+    (void)cudaStreamSynchronize(ctx->stream);
+    release(m);
+    smv_device_leave(&g);
+    return st;
+  }
+  m->auto_alg = smv_auto_choose(ctx, &m->st);
+  smv_device_leave(&g);
+  *out = m;
+  return SMV_OK;
+}
+
+extern "C" void smv_matrix_free(smv_matrix *m) {
+  if (!m)
+    return;
+  /* The matrix remembers its device, not its context: freeing it after
+   * the context is fine. */
+  int prev = -1;
+  int changed = cudaGetDevice(&prev) == cudaSuccess && prev != m->device &&
+                cudaSetDevice(m->device) == cudaSuccess;
+  release(m);
+  if (changed)
+    (void)cudaSetDevice(prev);
+}
+
+extern "C" smv_precision smv_matrix_precision(const smv_matrix *m) {
+  return m ? m->prec : SMV_F64;
+}
+
+extern "C" void smv_matrix_dims(const smv_matrix *m, int64_t *rows,
+                                int64_t *cols, int64_t *nnz) {
+  if (rows)
+    *rows = m ? m->st.rows : 0;
+  if (cols)
+    *cols = m ? m->st.cols : 0;
+  if (nnz)
+    *nnz = m ? m->st.nnz : 0;
+}

@@ -1,0 +1,83 @@
+/*
+ * spmv_2_vector.cu — rung 2: one warp per row, shared-memory tree
+ * reduction (Bell & Garland's CSR "vector" kernel; the seed's first rung).
+ *
+ * What changed from rung 1: the 32 lanes of a warp stride through one row
+ * together, so a warp's loads of values and column indices are contiguous
+ * (coalesced: 32 x 8 bytes of values = two 128-byte lines per step in f64)
+ * instead of 32 rows apart. Each lane keeps a partial sum; the 32 partials
+ * are added in shared memory in 5 steps (16, 8, 4, 2, 1) and lane 0 writes
+ * y[row]. Loses where rows are much shorter than 32 (lanes idle: a 7-entry
+ * stencil row uses 7 of 32 lanes) and pays 5 shared-memory round trips per
+ * row.
+ *
+ * Why the seed's reduction is no longer enough: the seed declared the
+ * buffer `volatile` and relied on the 32 lanes of a warp running in lock
+ * step, so no barrier was needed between the steps. Since Volta (sm_70)
+ * threads of a warp are scheduled independently: lanes may diverge and
+ * reconverge anywhere, and nothing makes lane i + s's write of the
+ * previous step visible to lane i before lane i reads it in step s (nor
+ * keeps lane i + s from overwriting it early). `volatile` only stops the
+ * compiler from caching the value in a register; it orders nothing between
+ * lanes. So every step is followed by __syncwarp(), which both reconverges
+ * the warp and orders its shared-memory accesses (CUDA Programming Guide,
+ * "Independent Thread Scheduling" and "Warp Synchronous" notes). Within one
+ * step there is no race: lanes [0, s) write their own slots and read slots
+ * [s, 2s), which nobody writes in that step. compute-sanitizer racecheck
+ * checks exactly this (scripts/gpu-test.sh).
+ *
+ * Dynamic shared memory: one partial per thread, block * sizeof(T) bytes
+ * (2 KiB at 256 threads in f64). The row loop is warp-uniform (every lane
+ * of a warp has the same `row`), so the whole warp reaches each
+ * __syncwarp().
+ */
+#include "kernel_common.h"
+
+template <typename T>
+__global__ void spmv_vector(int64_t rows, const int32_t *row_ptr,
+                            const int32_t *col_idx, const T *val, const T *x,
+                            T alpha, T beta, T *y) {
+  extern __shared__ unsigned char smem_raw[];
+  T *partial = reinterpret_cast<T *>(smem_raw);
+  const unsigned lane = threadIdx.x & 31u;
+  const int64_t nwarps = smv_nthreads() >> 5;
+  for (int64_t row = smv_tid() >> 5; row < rows; row += nwarps) {
+    const unsigned begin = (unsigned)row_ptr[row];
+    const unsigned end = (unsigned)row_ptr[row + 1];
+    T sum = T(0);
+    for (unsigned k = begin + lane; k < end; k += 32)
+      sum += val[k] * x[col_idx[k]];
+    partial[threadIdx.x] = sum;
+    __syncwarp();
+    for (unsigned s = 16; s > 0; s >>= 1) {
+      if (lane < s)
+        partial[threadIdx.x] = sum = sum + partial[threadIdx.x + s];
+      __syncwarp();
+    }
+    if (lane == 0)
+      y[row] = smv_combine(alpha, sum, beta, &y[row]);
+  }
+}
+
+static const void *kernel(smv_precision prec) {
+  return prec == SMV_F64 ? (const void *)spmv_vector<double>
+                         : (const void *)spmv_vector<float>;
+}
+
+static size_t smem(smv_precision prec, int block) {
+  return (size_t)block * (prec == SMV_F64 ? sizeof(double) : sizeof(float));
+}
+
+template <typename T> static cudaError_t run(const struct smv_launch *L) {
+  unsigned grid = smv_grid_for(L->rows * 32, L->block);
+  spmv_vector<T><<<grid, L->block, smem(L->prec, L->block), L->stream>>>(
+      L->rows, L->row_ptr, L->col_idx, (const T *)L->values, (const T *)L->x,
+      (T)L->alpha, (T)L->beta, (T *)L->y);
+  return cudaGetLastError();
+}
+
+static cudaError_t launch(const struct smv_launch *L) {
+  return L->prec == SMV_F64 ? run<double>(L) : run<float>(L);
+}
+
+const struct smv_rung smv_rung_vector = {kernel, smem, launch, 256};

@@ -1,0 +1,69 @@
+/*
+ * spmv_4_ldg.cu — rung 4: rung 2 with the read-only data path (the seed's
+ * third rung, sm_35's `const __restrict__` + ld.global.nc).
+ *
+ * What changed: every array the kernel only reads is `const T
+ * *__restrict__`, and x is loaded with __ldg(), so the loads compile to
+ * LDG.E.CONSTANT (ld.global.nc: non-coherent, read-only cache) without a
+ * texture object, and the compiler may keep them in flight across the
+ * loop since no store can alias them. Should help the scattered x gather
+ * like the texture path did, without its setup (no object, any length of
+ * x). On sm_90 L1, texture and read-only caches are one store, so the gain
+ * over rung 2 comes mostly from the freedom `__restrict__` gives the
+ * scheduler, not from a separate cache. The reduction is still rung 2's
+ * shared-memory tree (with __syncwarp, see spmv_2_vector.cu).
+ *
+ * This kernel is also rung 3's fallback when x cannot be bound to a
+ * texture (see spmv_3_tex.cu).
+ */
+#include "kernel_common.h"
+
+template <typename T>
+__global__ void
+spmv_vector_ldg(int64_t rows, const int32_t *__restrict__ row_ptr,
+                const int32_t *__restrict__ col_idx, const T *__restrict__ val,
+                const T *__restrict__ x, T alpha, T beta, T *__restrict__ y) {
+  extern __shared__ unsigned char smem_raw[];
+  T *partial = reinterpret_cast<T *>(smem_raw);
+  const unsigned lane = threadIdx.x & 31u;
+  const int64_t nwarps = smv_nthreads() >> 5;
+  for (int64_t row = smv_tid() >> 5; row < rows; row += nwarps) {
+    const unsigned begin = (unsigned)__ldg(&row_ptr[row]);
+    const unsigned end = (unsigned)__ldg(&row_ptr[row + 1]);
+    T sum = T(0);
+    for (unsigned k = begin + lane; k < end; k += 32)
+      sum += __ldg(&val[k]) * __ldg(&x[__ldg(&col_idx[k])]);
+    partial[threadIdx.x] = sum;
+    __syncwarp();
+    for (unsigned s = 16; s > 0; s >>= 1) {
+      if (lane < s)
+        partial[threadIdx.x] = sum = sum + partial[threadIdx.x + s];
+      __syncwarp();
+    }
+    if (lane == 0)
+      y[row] = smv_combine(alpha, sum, beta, &y[row]);
+  }
+}
+
+static const void *kernel(smv_precision prec) {
+  return prec == SMV_F64 ? (const void *)spmv_vector_ldg<double>
+                         : (const void *)spmv_vector_ldg<float>;
+}
+
+static size_t smem(smv_precision prec, int block) {
+  return (size_t)block * (prec == SMV_F64 ? sizeof(double) : sizeof(float));
+}
+
+template <typename T> static cudaError_t run(const struct smv_launch *L) {
+  unsigned grid = smv_grid_for(L->rows * 32, L->block);
+  spmv_vector_ldg<T><<<grid, L->block, smem(L->prec, L->block), L->stream>>>(
+      L->rows, L->row_ptr, L->col_idx, (const T *)L->values, (const T *)L->x,
+      (T)L->alpha, (T)L->beta, (T *)L->y);
+  return cudaGetLastError();
+}
+
+static cudaError_t launch(const struct smv_launch *L) {
+  return L->prec == SMV_F64 ? run<double>(L) : run<float>(L);
+}
+
+const struct smv_rung smv_rung_vector_ldg = {kernel, smem, launch, 256};

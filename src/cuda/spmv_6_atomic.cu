@@ -1,0 +1,63 @@
+/*
+ * spmv_6_atomic.cu — rung 6: the warp's partial sums added into y with
+ * atomicAdd instead of a reduction (the seed's atomic experiment).
+ *
+ * What changed from rung 5: no reduction at all. Lane 0 first scales
+ * y[row] by beta (writing 0 when beta = 0, so NaN in y never survives),
+ * __syncwarp() orders that store before the warp's atomics (it is a memory
+ * barrier among the lanes taking part), then every lane that saw at least
+ * one entry adds alpha * its partial with atomicAdd. A row belongs to one
+ * warp only, so no other warp touches y[row] and one kernel suffices. fp64
+ * atomicAdd is native since sm_60 (Kepler emulated it with a CAS loop,
+ * which is why the seed measured 3.3 ms on K20 and 37 ms on C2075).
+ * Should help: nothing on the arithmetic, it is the experiment of the
+ * seed: it shows what 1..32 atomics per row cost against 5 shuffles.
+ * Loses: every row becomes up to 32 read-modify-writes at L2 on one
+ * address, serialised there; and the order of the additions varies from
+ * run to run, so results are not bit-reproducible (they stay within the
+ * verification bound).
+ */
+#include "kernel_common.h"
+
+template <typename T>
+__global__ void
+spmv_vector_atomic(int64_t rows, const int32_t *__restrict__ row_ptr,
+                   const int32_t *__restrict__ col_idx,
+                   const T *__restrict__ val, const T *__restrict__ x, T alpha,
+                   T beta, T *y) {
+  const unsigned lane = threadIdx.x & 31u;
+  const int64_t nwarps = smv_nthreads() >> 5;
+  for (int64_t row = smv_tid() >> 5; row < rows; row += nwarps) {
+    const unsigned begin = (unsigned)__ldg(&row_ptr[row]);
+    const unsigned end = (unsigned)__ldg(&row_ptr[row + 1]);
+    T sum = T(0);
+    for (unsigned k = begin + lane; k < end; k += 32)
+      sum += __ldg(&val[k]) * __ldg(&x[__ldg(&col_idx[k])]);
+    if (lane == 0)
+      y[row] = beta == T(0) ? T(0) : beta * y[row];
+    __syncwarp();
+    if (begin + lane < end)
+      atomicAdd(&y[row], alpha * sum);
+  }
+}
+
+static const void *kernel(smv_precision prec) {
+  return prec == SMV_F64 ? (const void *)spmv_vector_atomic<double>
+                         : (const void *)spmv_vector_atomic<float>;
+}
+
+static size_t smem(smv_precision, int) { return 0; }
+
+template <typename T> static cudaError_t run(const struct smv_launch *L) {
+  unsigned grid = smv_grid_for(L->rows * 32, L->block);
+  spmv_vector_atomic<T><<<grid, L->block, 0, L->stream>>>(
+      L->rows, L->row_ptr, L->col_idx, (const T *)L->values, (const T *)L->x,
+      (T)L->alpha, (T)L->beta, (T *)L->y);
+  return cudaGetLastError();
+}
+
+static cudaError_t launch(const struct smv_launch *L) {
+  return L->prec == SMV_F64 ? run<double>(L) : run<float>(L);
+}
+
+const struct smv_rung smv_rung_vector_atomic = {kernel, smem, launch, 256};
