@@ -1,21 +1,947 @@
-/* mm_read.c — Matrix Market reader (placeholder until the real one lands). */
-#include "internal.h"
+/*
+ * mm_read.c — Matrix Market reader: banner, size line, entries, and the
+ * assembly of a sorted, duplicate-free CSR.
+ *
+ * Flow and memory for a coordinate file claiming K entries (E stored after
+ * symmetric expansion, E <= 2K):
+ *   1. entries are parsed straight out of the input window (mm_input.c)
+ *      into triplets: row and column int32, value double = 16 bytes each
+ *      (8 for pattern). The triplet arrays grow geometrically, capped by K;
+ *      for a plain file of known size they start at min(K, bytes left / 4
+ *      or 6), the most entries the rest of the file can hold, so a size
+ *      line that lies never buys a giant allocation.
+ *   2. a counting sort by row scatters them into the CSR (12 bytes per
+ *      entry); mirrored entries of symmetric files go to the other row.
+ *      Input in column-major or row-major order comes out with sorted rows;
+ *      other rows get a stable sort (so duplicates add up in file order).
+ *   3. duplicates are summed in place; if any were, the CSR is copied into
+ *      one of the exact size.
+ * Array files: the values (8 bytes each) are collected the same way, then
+ * laid out as a dense CSR (every stored value kept, zeros included).
+ */
+#include "mm_input.h"
 
-smv_status smv_mm_read(const char *path, const smv_read_options *opt,
-                       smv_csr **A, smv_error *err) {
-  (void)opt;
+#include <errno.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define IS_DIGIT(c) ((unsigned)((c) - '0') < 10u)
+/* Blanks between tokens: space, tab, and CR (so CRLF files read as LF). */
+#define IS_BLANK(c)                                                            \
+  ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\v' || (c) == '\f')
+/* A token ends at a blank or the end of its line. */
+#define ENDS_TOKEN(c) (IS_BLANK(c) || (c) == '\n')
+
+/* Index digits are accumulated up to this, then saturate (any larger value
+ * is out of range anyway). */
+#define INDEX_SATURATE ((uint64_t)1 << 40)
+
+typedef struct {
+  mm_input in;
+  const char *name;
+  smv_error *err;
+  long line; /* lines consumed so far; the current line is line + 1 */
+  int64_t max_entries;
+  smv_format format;
+  smv_field field;
+  smv_symmetry sym;
+  int64_t rows, cols, claim; /* claim: entries the file must hold */
+  long size_line;
+  /* triplets (coordinate) or values (array) */
+  int32_t *ri, *ci;
+  double *vv;
+  int64_t n, cap;
+  int64_t offdiag; /* off-diagonal entries of a symmetric file */
+} mm_reader;
+
+static smv_status rd_err(mm_reader *r, smv_status st, long line,
+                         const char *fmt, ...) SMV_PRINTF(4, 5);
+static smv_status rd_err(mm_reader *r, smv_status st, long line,
+                         const char *fmt, ...) {
+  char why[SMV_ERROR_TEXT];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return smv_err_set(r->err, st, r->name, line, "%s", why);
+}
+
+/* The token at p as it may be shown in a message: up to its blank or end
+ * of line, at most 24 bytes, non-printable bytes as \xNN. */
+static const char *show(const char *p, char out[128]) {
+  size_t o = 0;
+  int k = 0;
+  for (; !ENDS_TOKEN(*p) && k < 24; p++, k++) {
+    unsigned char c = (unsigned char)*p;
+    if (c >= 0x20 && c < 0x7f && c != '\\')
+      out[o++] = (char)c;
+    else
+      o += (size_t)snprintf(out + o, 8, "\\x%02x", c);
+  }
+  if (!ENDS_TOKEN(*p)) {
+    memcpy(out + o, "...", 3);
+    o += 3;
+  }
+  out[o] = '\0';
+  return out;
+}
+
+static smv_status input_error(mm_reader *r, long line) {
+  return rd_err(r, r->in.st, line + 1, "%s", r->in.why);
+}
+
+/* Next line for the header phase: *lp points at it (it ends in '\n' inside
+ * the window). Returns 1, 0 at the end of the input, -1 on an error
+ * (already reported). */
+static int next_line(mm_reader *r, const char **lp) {
+  mm_input *in = &r->in;
+  int f = smv__mm_input_fill(in, &r->line);
+  if (f < 0) {
+    input_error(r, r->line);
+    return -1;
+  }
+  if (f == 0)
+    return 0;
+  const char *p = in->buf + in->pos;
+  const char *nl = memchr(p, '\n', in->lim - in->pos);
+  in->pos = (size_t)(nl + 1 - in->buf);
+  r->line++;
+  *lp = p;
+  return 1;
+}
+
+static int lower(int c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
+
+/* Case-insensitive: is the word [p, p+n) equal to lowercase w? */
+static int word_is(const char *p, size_t n, const char *w) {
+  if (strlen(w) != n)
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    if (lower((unsigned char)p[i]) != w[i])
+      return 0;
+  return 1;
+}
+
+/* The next blank-separated word of a line: *p advanced past it. */
+static size_t next_word(const char **p, const char **w) {
+  const char *q = *p;
+  while (IS_BLANK(*q))
+    q++;
+  *w = q;
+  while (!ENDS_TOKEN(*q))
+    q++;
+  *p = q;
+  return (size_t)(q - *w);
+}
+
+static smv_status parse_banner(mm_reader *r) {
+  const char *p;
+  int f = next_line(r, &p);
+  if (f < 0)
+    return r->in.st;
+  if (f == 0)
+    return rd_err(r, SMV_ERR_PARSE, 0,
+                  "empty file (no %%%%MatrixMarket banner)");
+  const long L = r->line;
+  if ((unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbb &&
+      (unsigned char)p[2] == 0xbf)
+    p += 3; /* UTF-8 byte order mark, as some editors write it */
+  const char *w, *start = p;
+  size_t n = next_word(&p, &w);
+  if (w != start || !word_is(w, n, "%%matrixmarket"))
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "missing Matrix Market banner: the first line must start "
+                  "with '%%%%MatrixMarket matrix'");
+  char tok[128];
+  n = next_word(&p, &w);
+  if (n == 0)
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "banner: missing object (expected 'matrix')");
+  if (!word_is(w, n, "matrix"))
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "banner: unknown object '%s' (expected 'matrix')",
+                  show(w, tok));
+  n = next_word(&p, &w);
+  if (n == 0)
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "banner: missing format (expected 'coordinate' or "
+                  "'array')");
+  if (word_is(w, n, "coordinate"))
+    r->format = SMV_FORMAT_COORDINATE;
+  else if (word_is(w, n, "array"))
+    r->format = SMV_FORMAT_ARRAY;
+  else
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "banner: unknown format '%s' (expected 'coordinate' or "
+                  "'array')",
+                  show(w, tok));
+  n = next_word(&p, &w);
+  int complex = 0;
+  if (n == 0)
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "banner: missing field (expected 'real', 'integer' or "
+                  "'pattern')");
+  if (word_is(w, n, "real") || word_is(w, n, "double"))
+    r->field = SMV_FIELD_REAL;
+  else if (word_is(w, n, "integer"))
+    r->field = SMV_FIELD_INTEGER;
+  else if (word_is(w, n, "pattern"))
+    r->field = SMV_FIELD_PATTERN;
+  else if (word_is(w, n, "complex"))
+    complex = 1;
+  else
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "banner: unknown field '%s' (expected 'real', 'integer', "
+                  "'pattern' or 'complex')",
+                  show(w, tok));
+  n = next_word(&p, &w);
+  int hermitian = 0;
+  if (n == 0)
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "banner: missing symmetry (expected 'general', "
+                  "'symmetric' or 'skew-symmetric')");
+  if (word_is(w, n, "general"))
+    r->sym = SMV_SYM_GENERAL;
+  else if (word_is(w, n, "symmetric"))
+    r->sym = SMV_SYM_SYMMETRIC;
+  else if (word_is(w, n, "skew-symmetric"))
+    r->sym = SMV_SYM_SKEW;
+  else if (word_is(w, n, "hermitian"))
+    hermitian = 1;
+  else
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "banner: unknown symmetry '%s' (expected 'general', "
+                  "'symmetric', 'skew-symmetric' or 'hermitian')",
+                  show(w, tok));
+  n = next_word(&p, &w);
+  if (n != 0)
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "banner: unexpected '%s' after the symmetry", show(w, tok));
+  if (complex)
+    return rd_err(r, SMV_ERR_UNSUPPORTED, L,
+                  "complex matrices are not supported (smv computes in "
+                  "real arithmetic)");
+  if (hermitian)
+    return rd_err(r, SMV_ERR_UNSUPPORTED, L,
+                  "hermitian matrices are not supported (they are complex)");
+  if (r->format == SMV_FORMAT_ARRAY && r->field == SMV_FIELD_PATTERN)
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "banner: the pattern field is not allowed with the array "
+                  "format");
+  if (r->sym == SMV_SYM_SKEW && r->field == SMV_FIELD_PATTERN)
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "banner: a pattern matrix cannot be skew-symmetric");
+  return SMV_OK;
+}
+
+/* One size-line integer: digits with an optional sign, saturating. Returns
+ * 0 and the value, or -1 if the token is not an integer. */
+static int size_int(const char **pp, int64_t *v) {
+  const char *p = *pp;
+  int neg = 0;
+  if (*p == '+' || *p == '-')
+    neg = *p++ == '-';
+  if (!IS_DIGIT(*p))
+    return -1;
+  uint64_t x = 0;
+  for (; IS_DIGIT(*p); p++)
+    if (x < INDEX_SATURATE * 1000)
+      x = x * 10 + (unsigned)(*p - '0');
+  if (!ENDS_TOKEN(*p))
+    return -1;
+  *v = neg ? -(int64_t)x : (int64_t)x;
+  *pp = p;
+  return 0;
+}
+
+static smv_status parse_size(mm_reader *r) {
+  const char *p;
+  for (;;) {
+    int f = next_line(r, &p);
+    if (f < 0)
+      return r->in.st;
+    if (f == 0)
+      return rd_err(r, SMV_ERR_PARSE, r->line,
+                    "missing size line (the file ends after the banner)");
+    while (IS_BLANK(*p))
+      p++;
+    if (*p != '\n' && *p != '%')
+      break;
+  }
+  const long L = r->size_line = r->line;
+  const int coo = r->format == SMV_FORMAT_COORDINATE;
+  const char *what = coo ? "rows columns entries" : "rows columns";
+  const char *names[3] = {"row count", "column count", "entry count"};
+  int64_t v[3] = {0, 0, 0};
+  char tok[128];
+  for (int k = 0; k < 2 + coo; k++) {
+    while (IS_BLANK(*p))
+      p++;
+    if (*p == '\n')
+      return rd_err(r, SMV_ERR_PARSE, L,
+                    "size line: missing %s (expected '%s')", names[k], what);
+    const char *t = p;
+    if (size_int(&p, &v[k]) < 0)
+      return rd_err(r, SMV_ERR_PARSE, L,
+                    "size line: '%s' is not an integer (expected '%s')",
+                    show(t, tok), what);
+    if (v[k] < 0)
+      return rd_err(r, SMV_ERR_PARSE, L, "size line: negative %s %lld",
+                    names[k], (long long)v[k]);
+  }
+  while (IS_BLANK(*p))
+    p++;
+  if (*p != '\n')
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "size line: unexpected '%s' after the %s (expected '%s')",
+                  show(p, tok), names[1 + coo], what);
+  for (int k = 0; k < 2; k++)
+    if (v[k] > SMV_INDEX_MAX)
+      return rd_err(r, SMV_ERR_OVERFLOW, L,
+                    "size line: %s %lld exceeds the int32 index limit %d",
+                    names[k], (long long)v[k], SMV_INDEX_MAX);
+  r->rows = v[0];
+  r->cols = v[1];
+  if (r->sym != SMV_SYM_GENERAL && r->rows != r->cols)
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "size line: a %s matrix must be square, not %lld x %lld",
+                  r->sym == SMV_SYM_SKEW ? "skew-symmetric" : "symmetric",
+                  (long long)r->rows, (long long)r->cols);
+  if (coo) {
+    r->claim = v[2];
+    if (r->claim > r->max_entries)
+      return rd_err(r, SMV_ERR_OVERFLOW, L,
+                    "size line: %lld entries exceed the limit of %lld "
+                    "(int32 row offsets)",
+                    (long long)r->claim, (long long)r->max_entries);
+    return SMV_OK;
+  }
+  /* Array: the count is implied, and so is the expanded one. */
+  int64_t m = r->rows, n = r->cols, stored;
+  if (r->sym == SMV_SYM_GENERAL)
+    r->claim = stored = m * n;
+  else if (r->sym == SMV_SYM_SYMMETRIC)
+    r->claim = m * (m + 1) / 2, stored = m * m;
+  else
+    r->claim = m * (m > 0 ? m - 1 : 0) / 2, stored = m * (m > 0 ? m - 1 : 0);
+  if (stored > r->max_entries)
+    return rd_err(r, SMV_ERR_OVERFLOW, L,
+                  "size line: a %lld x %lld array holds %lld entries%s, more "
+                  "than the limit of %lld (int32 row offsets)",
+                  (long long)m, (long long)n, (long long)stored,
+                  r->sym == SMV_SYM_GENERAL ? "" : " after symmetric expansion",
+                  (long long)r->max_entries);
+  return SMV_OK;
+}
+
+/* ---- entry storage ------------------------------------------------------- */
+
+/* First capacity: all claimed entries if the rest of a plain file can hold
+ * them (min_bytes per entry), else as many as it can hold; unknown size
+ * (gzip, pipes, memory streams): start small and double. */
+static int64_t first_capacity(mm_reader *r, int min_bytes) {
+  mm_input *in = &r->in;
+  int64_t cap = r->claim < 65536 ? r->claim : 65536;
+  if (!in->gz && in->total > 0) {
+    uint64_t unread = (uint64_t)(in->len - in->pos);
+    uint64_t at = in->raw_done > unread ? in->raw_done - unread : 0;
+    uint64_t left = in->total > at ? in->total - at : 0;
+    int64_t fits = (int64_t)(left / (uint64_t)min_bytes) + 1;
+    cap = r->claim < fits ? r->claim : fits;
+  }
+  return cap;
+}
+
+static int grow(mm_reader *r, int want_idx, int want_val) {
+  int64_t cap = r->cap ? 2 * r->cap : 65536;
+  if (cap > r->claim)
+    cap = r->claim;
+  if (cap <= r->n)
+    return -1; /* cannot happen: n < claim is checked first */
+  if (want_idx) {
+    int32_t *a = realloc(r->ri, (size_t)cap * sizeof *a);
+    if (!a)
+      return -1;
+    r->ri = a;
+    int32_t *b = realloc(r->ci, (size_t)cap * sizeof *b);
+    if (!b)
+      return -1;
+    r->ci = b;
+  }
+  if (want_val) {
+    double *c = realloc(r->vv, (size_t)cap * sizeof *c);
+    if (!c)
+      return -1;
+    r->vv = c;
+  }
+  r->cap = cap;
+  return 0;
+}
+
+static smv_status nomem(mm_reader *r, long line) {
+  return rd_err(r, SMV_ERR_NOMEM, line,
+                "out of memory after %lld entries (the size line says %lld)",
+                (long long)r->n, (long long)r->claim);
+}
+
+/* ---- entries ------------------------------------------------------------- */
+
+/* Value at *pp for the file's field; errors name the token. */
+static smv_status value_at(mm_reader *r, const char **pp, long L, double *v) {
+  const char *t = *pp, *e;
+  char tok[128];
+  mm_num_status s = r->field == SMV_FIELD_INTEGER
+                        ? smv__mm_scan_integer_value(t, v, &e)
+                        : smv__mm_scan_real(t, 1, v, &e);
+  if (s == MM_NUM_OK && !ENDS_TOKEN(*e))
+    s = MM_NUM_SYNTAX;
+  if (s == MM_NUM_OVERFLOW)
+    return rd_err(r, SMV_ERR_PARSE, L, "value '%s' overflows double",
+                  show(t, tok));
+  if (s != MM_NUM_OK)
+    return rd_err(r, SMV_ERR_PARSE, L, "bad %s value '%s'",
+                  r->field == SMV_FIELD_INTEGER ? "integer" : "real",
+                  show(t, tok));
+  *pp = e;
+  return SMV_OK;
+}
+
+/* An index that failed the fast path: say why. */
+static smv_status bad_index(mm_reader *r, const char *t, long L, int col) {
+  char tok[128];
+  const char *what = col ? "column" : "row";
+  if (*t == '\n')
+    return rd_err(r, SMV_ERR_PARSE, L, "missing %s index", what);
+  const char *p = t;
+  uint64_t x = 0;
+  while (IS_DIGIT(*p)) {
+    if (x < INDEX_SATURATE)
+      x = x * 10 + (unsigned)(*p - '0');
+    p++;
+  }
+  if (p == t || !ENDS_TOKEN(*p))
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "bad %s index '%s' (expected an integer from 1)", what,
+                  show(t, tok));
+  int64_t lim = col ? r->cols : r->rows;
+  if (x >= INDEX_SATURATE)
+    return rd_err(r, SMV_ERR_PARSE, L, "%s index %s out of range 1..%lld", what,
+                  show(t, tok), (long long)lim);
+  return rd_err(r, SMV_ERR_PARSE, L, "%s index %llu out of range 1..%lld", what,
+                (unsigned long long)x, (long long)lim);
+}
+
+/* Parse one index at *pp: digits then a blank or end of line, in 1..lim.
+ * Returns the zero-based index or -1 (caller reports with bad_index). */
+static inline int64_t index_at(const char **pp, int64_t lim) {
+  const char *p = *pp;
+  uint64_t x = 0;
+  if (!IS_DIGIT(*p))
+    return -1;
+  do {
+    if (x < INDEX_SATURATE)
+      x = x * 10 + (unsigned)(*p - '0');
+    p++;
+  } while (IS_DIGIT(*p));
+  if (!ENDS_TOKEN(*p) || x == 0 || x > (uint64_t)lim)
+    return -1;
+  *pp = p;
+  return (int64_t)x - 1;
+}
+
+static smv_status read_coordinate(mm_reader *r) {
+  mm_input *in = &r->in;
+  const int pattern = r->field == SMV_FIELD_PATTERN;
+  const int sym = r->sym != SMV_SYM_GENERAL;
+  const int skew = r->sym == SMV_SYM_SKEW;
+  const int64_t M = r->rows, N = r->cols, K = r->claim;
+  char tok[128];
+  smv_status st;
+
+  r->cap = first_capacity(r, pattern ? 4 : 6);
+  if (r->cap > 0) {
+    r->ri = malloc((size_t)r->cap * sizeof *r->ri);
+    r->ci = malloc((size_t)r->cap * sizeof *r->ci);
+    r->vv = pattern ? NULL : malloc((size_t)r->cap * sizeof *r->vv);
+    if (!r->ri || !r->ci || (!pattern && !r->vv))
+      return nomem(r, r->line);
+  }
+  int64_t n = 0, offdiag = 0;
+  long line = r->line;
+  const char *p = in->buf + in->pos, *lim = in->buf + in->lim;
+  for (;;) {
+    if (p >= lim) {
+      in->pos = (size_t)(p - in->buf);
+      int f = smv__mm_input_fill(in, &line);
+      if (f < 0)
+        return input_error(r, line);
+      if (f == 0)
+        break;
+      p = in->buf + in->pos;
+      lim = in->buf + in->lim;
+    }
+    line++; /* p is at the start of line `line` */
+    while (IS_BLANK(*p))
+      p++;
+    if (*p == '\n') {
+      p++;
+      continue;
+    }
+    if (*p == '%') {
+      p = (const char *)memchr(p, '\n', (size_t)(lim - p)) + 1;
+      continue;
+    }
+    const char *t = p;
+    int64_t i = index_at(&p, M);
+    if (i < 0)
+      return bad_index(r, t, line, 0);
+    while (IS_BLANK(*p))
+      p++;
+    t = p;
+    int64_t j = index_at(&p, N);
+    if (j < 0)
+      return bad_index(r, t, line, 1);
+    double v = 1.0;
+    while (IS_BLANK(*p))
+      p++;
+    if (!pattern) {
+      if (*p == '\n')
+        return rd_err(r, SMV_ERR_PARSE, line, "missing value");
+      if ((st = value_at(r, &p, line, &v)) != SMV_OK)
+        return st;
+      while (IS_BLANK(*p))
+        p++;
+    }
+    if (*p != '\n')
+      return rd_err(r, SMV_ERR_PARSE, line,
+                    pattern ? "unexpected '%s' after the column index (a "
+                              "pattern entry has no value)"
+                            : "unexpected '%s' after the value",
+                    show(p, tok));
+    p++;
+    if (n == K)
+      return rd_err(r, SMV_ERR_PARSE, line,
+                    "too many entries (the size line says %lld)", (long long)K);
+    if (sym && i == j) {
+      if (skew)
+        return rd_err(r, SMV_ERR_PARSE, line,
+                      "diagonal entry (%lld,%lld) in a skew-symmetric matrix "
+                      "(its diagonal is zero and is not stored)",
+                      (long long)i + 1, (long long)j + 1);
+    } else if (sym) {
+      offdiag++;
+    }
+    if (n == r->cap) {
+      r->n = n;
+      if (grow(r, 1, !pattern) < 0)
+        return nomem(r, line);
+    }
+    r->ri[n] = (int32_t)i;
+    r->ci[n] = (int32_t)j;
+    if (!pattern)
+      r->vv[n] = v;
+    n++;
+  }
+  r->n = n;
+  r->offdiag = offdiag;
+  r->line = line;
+  if (n < K)
+    return rd_err(r, SMV_ERR_PARSE, line,
+                  "the file ends after %lld of %lld entries (the size line "
+                  "says %lld)",
+                  (long long)n, (long long)K, (long long)K);
+  return SMV_OK;
+}
+
+static smv_status read_array(mm_reader *r) {
+  mm_input *in = &r->in;
+  const int64_t K = r->claim;
+  char tok[128];
+  smv_status st;
+  r->cap = first_capacity(r, 2);
+  if (r->cap > 0) {
+    r->vv = malloc((size_t)r->cap * sizeof *r->vv);
+    if (!r->vv)
+      return nomem(r, r->line);
+  }
+  int64_t n = 0;
+  long line = r->line;
+  const char *p = in->buf + in->pos, *lim = in->buf + in->lim;
+  for (;;) {
+    if (p >= lim) {
+      in->pos = (size_t)(p - in->buf);
+      int f = smv__mm_input_fill(in, &line);
+      if (f < 0)
+        return input_error(r, line);
+      if (f == 0)
+        break;
+      p = in->buf + in->pos;
+      lim = in->buf + in->lim;
+    }
+    line++;
+    while (IS_BLANK(*p))
+      p++;
+    if (*p == '\n') {
+      p++;
+      continue;
+    }
+    if (*p == '%') {
+      p = (const char *)memchr(p, '\n', (size_t)(lim - p)) + 1;
+      continue;
+    }
+    double v;
+    if ((st = value_at(r, &p, line, &v)) != SMV_OK)
+      return st;
+    while (IS_BLANK(*p))
+      p++;
+    if (*p != '\n')
+      return rd_err(r, SMV_ERR_PARSE, line,
+                    "unexpected '%s' after the value (an array file has one "
+                    "value per line)",
+                    show(p, tok));
+    p++;
+    if (n == K)
+      return rd_err(r, SMV_ERR_PARSE, line,
+                    "too many values (a %lld x %lld %s array holds %lld)",
+                    (long long)r->rows, (long long)r->cols,
+                    r->sym == SMV_SYM_GENERAL     ? "general"
+                    : r->sym == SMV_SYM_SYMMETRIC ? "symmetric"
+                                                  : "skew-symmetric",
+                    (long long)K);
+    if (n == r->cap) {
+      r->n = n;
+      if (grow(r, 0, 1) < 0)
+        return nomem(r, line);
+    }
+    r->vv[n++] = v;
+  }
+  r->n = n;
+  r->line = line;
+  if (n < K)
+    return rd_err(r, SMV_ERR_PARSE, line,
+                  "the file ends after %lld of %lld values", (long long)n,
+                  (long long)K);
+  return SMV_OK;
+}
+
+/* ---- assembly ------------------------------------------------------------ */
+
+/* Stable sort of (col, val) pairs by column: insertion sort for short
+ * runs, merge sort through tmp buffers above that. */
+static void sort_pairs(int32_t *c, double *v, int64_t n, int32_t *tc,
+                       double *tv) {
+  if (n <= 24) {
+    for (int64_t k = 1; k < n; k++) {
+      int32_t ck = c[k];
+      double vk = v[k];
+      int64_t m = k;
+      for (; m > 0 && c[m - 1] > ck; m--) {
+        c[m] = c[m - 1];
+        v[m] = v[m - 1];
+      }
+      c[m] = ck;
+      v[m] = vk;
+    }
+    return;
+  }
+  int64_t h = n / 2;
+  sort_pairs(c, v, h, tc, tv);
+  sort_pairs(c + h, v + h, n - h, tc, tv);
+  if (c[h - 1] <= c[h])
+    return; /* already in order */
+  memcpy(tc, c, (size_t)h * sizeof *tc);
+  memcpy(tv, v, (size_t)h * sizeof *tv);
+  int64_t a = 0, b = h, o = 0;
+  while (a < h && b < n) {
+    if (c[b] < tc[a]) { /* strict: equal keys keep the left one first */
+      c[o] = c[b];
+      v[o++] = v[b++];
+    } else {
+      c[o] = tc[a];
+      v[o++] = tv[a++];
+    }
+  }
+  while (a < h) {
+    c[o] = tc[a];
+    v[o++] = tv[a++];
+  }
+}
+
+/* Sort each row and sum duplicates in place; returns the new nnz or -1
+ * when the sort buffer cannot be allocated. */
+static int64_t sort_and_merge(smv_csr *A) {
+  int32_t *col = A->col_idx, *tc = NULL;
+  double *val = A->values, *tv = NULL;
+  int64_t tcap = 0, w = 0, start = 0;
+  for (int64_t r = 0; r < A->rows; r++) {
+    int64_t end = A->row_ptr[r + 1];
+    int ordered = 1;
+    for (int64_t k = start + 1; k < end; k++)
+      if (col[k] <= col[k - 1]) {
+        ordered = 0;
+        break;
+      }
+    if (ordered && w == start) {
+      w = end; /* the common case: nothing to do */
+    } else {
+      if (!ordered) {
+        int64_t len = end - start;
+        if (len > 24 && len / 2 > tcap) {
+          int64_t nc = len / 2 + 1;
+          int32_t *a = realloc(tc, (size_t)nc * sizeof *a);
+          double *b = a ? realloc(tv, (size_t)nc * sizeof *b) : NULL;
+          if (a)
+            tc = a;
+          if (!a || !b) {
+            free(tc);
+            free(tv);
+            return -1;
+          }
+          tv = b;
+          tcap = nc;
+        }
+        sort_pairs(col + start, val + start, len, tc, tv);
+      }
+      int64_t row_w = w;
+      for (int64_t k = start; k < end; k++) {
+        if (w > row_w && col[w - 1] == col[k]) {
+          val[w - 1] += val[k];
+        } else {
+          col[w] = col[k];
+          val[w++] = val[k];
+        }
+      }
+    }
+    A->row_ptr[r + 1] = (smv_offset)w;
+    start = end;
+  }
+  free(tc);
+  free(tv);
+  return w;
+}
+
+static smv_status build_coordinate(mm_reader *r, smv_csr **out) {
+  const int sym = r->sym != SMV_SYM_GENERAL;
+  const int skew = r->sym == SMV_SYM_SKEW;
+  const int64_t n = r->n;
+  int64_t E = n + (sym ? r->offdiag : 0);
+  if (E > r->max_entries)
+    return rd_err(r, SMV_ERR_OVERFLOW, 0,
+                  "after symmetric expansion the matrix has %lld entries, "
+                  "more than the limit of %lld (int32 row offsets)",
+                  (long long)E, (long long)r->max_entries);
+  smv_csr *A;
+  smv_status st = smv_csr_create((smv_index)r->rows, (smv_index)r->cols, E, &A);
+  if (st != SMV_OK)
+    return rd_err(r, st, 0,
+                  "cannot allocate a %lld x %lld matrix with %lld "
+                  "entries",
+                  (long long)r->rows, (long long)r->cols, (long long)E);
+  smv_offset *rp = A->row_ptr;
+  const int32_t *ri = r->ri, *ci = r->ci;
+  /* Counts in rp[row + 1], then exclusive starts in rp[row + 1]; the
+   * scatter advances each to the row's end, leaving a valid row_ptr. */
+  for (int64_t k = 0; k < n; k++) {
+    rp[ri[k] + 1]++;
+    if (sym && ri[k] != ci[k])
+      rp[ci[k] + 1]++;
+  }
+  smv_offset run = 0;
+  for (int64_t i = 0; i < r->rows; i++) {
+    smv_offset t = rp[i + 1];
+    rp[i + 1] = run;
+    run += t;
+  }
+  int32_t *col = A->col_idx;
+  double *val = A->values;
+  const double *vv = r->vv;
+  for (int64_t k = 0; k < n; k++) {
+    int32_t i = ri[k], j = ci[k];
+    double v = vv ? vv[k] : 1.0;
+    smv_offset q = rp[i + 1]++;
+    col[q] = j;
+    val[q] = v;
+    if (sym && i != j) {
+      q = rp[j + 1]++;
+      col[q] = i;
+      val[q] = skew ? -v : v;
+    }
+  }
+  free(r->ri);
+  free(r->ci);
+  free(r->vv);
+  r->ri = r->ci = NULL;
+  r->vv = NULL;
+  int64_t nnz = sort_and_merge(A);
+  if (nnz < 0) {
+    smv_csr_free(A);
+    return rd_err(r, SMV_ERR_NOMEM, 0, "out of memory sorting the rows");
+  }
+  if (nnz < E) { /* duplicates were summed: keep only what is used */
+    smv_csr *B;
+    st = smv_csr_create(A->rows, A->cols, nnz, &B);
+    if (st != SMV_OK) {
+      smv_csr_free(A);
+      return rd_err(r, st, 0, "out of memory compacting the matrix");
+    }
+    memcpy(B->row_ptr, A->row_ptr, ((size_t)A->rows + 1) * sizeof *B->row_ptr);
+    if (nnz > 0) {
+      memcpy(B->col_idx, A->col_idx, (size_t)nnz * sizeof *B->col_idx);
+      memcpy(B->values, A->values, (size_t)nnz * sizeof *B->values);
+    }
+    smv_csr_free(A);
+    A = B;
+  }
+  *out = A;
+  return SMV_OK;
+}
+
+static smv_status build_array(mm_reader *r, smv_csr **out) {
+  const int64_t M = r->rows, N = r->cols;
+  const double *vv = r->vv;
+  int64_t E = r->sym == SMV_SYM_GENERAL     ? M * N
+              : r->sym == SMV_SYM_SYMMETRIC ? M * M
+                                            : M * (M > 0 ? M - 1 : 0);
+  smv_csr *A;
+  smv_status st = smv_csr_create((smv_index)M, (smv_index)N, E, &A);
+  if (st != SMV_OK)
+    return rd_err(r, st, 0, "cannot allocate a dense %lld x %lld matrix",
+                  (long long)M, (long long)N);
+  int32_t *col = A->col_idx;
+  double *val = A->values;
+  int64_t q = 0;
+  for (int64_t i = 0; i < M; i++) {
+    for (int64_t j = 0; j < N; j++) {
+      double v;
+      if (r->sym == SMV_SYM_GENERAL) {
+        v = vv[j * M + i]; /* column-major */
+      } else if (r->sym == SMV_SYM_SYMMETRIC) {
+        /* lower triangle by columns: column c starts at c*M - c(c-1)/2 */
+        int64_t a = i >= j ? i : j, c = i >= j ? j : i;
+        v = vv[c * M - c * (c - 1) / 2 + (a - c)];
+      } else {
+        if (i == j)
+          continue; /* not stored: the diagonal of a skew matrix */
+        /* strictly lower by columns: column c starts at c(M-1) - c(c-1)/2 */
+        int64_t a = i > j ? i : j, c = i > j ? j : i;
+        v = vv[c * (M - 1) - c * (c - 1) / 2 + (a - c - 1)];
+        if (i < j)
+          v = -v;
+      }
+      col[q] = (int32_t)j;
+      val[q++] = v;
+    }
+    A->row_ptr[i + 1] = (smv_offset)q;
+  }
+  *out = A;
+  return SMV_OK;
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+static smv_status read_stream(FILE *f, const char *name, uint64_t total,
+                              const smv_read_options *opt, int64_t max_entries,
+                              smv_csr **A, smv_error *err) {
+  mm_reader r;
+  memset(&r, 0, sizeof r);
+  r.name = name;
+  r.err = err;
+  r.max_entries = max_entries;
+  /* strtod (the exact fallback) reads '.' only in the "C" locale. If the
+   * locale cannot be made, a ',' locale makes strtod stop early, which the
+   * scanner reports as a bad value: never a wrong one. */
+  locale_t cloc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+  locale_t old = cloc ? uselocale(cloc) : (locale_t)0;
+  smv_status st = smv__mm_input_open(&r.in, f, name, total, opt);
+  if (st != SMV_OK)
+    rd_err(&r, st, 0, "%s", r.in.why);
+  if (st == SMV_OK)
+    st = parse_banner(&r);
+  if (st == SMV_OK)
+    st = parse_size(&r);
+  if (st == SMV_OK)
+    st = r.format == SMV_FORMAT_COORDINATE ? read_coordinate(&r)
+                                           : read_array(&r);
+  smv_csr *M = NULL;
+  if (st == SMV_OK) {
+    smv__mm_input_finish(&r.in);
+    st = r.format == SMV_FORMAT_COORDINATE ? build_coordinate(&r, &M)
+                                           : build_array(&r, &M);
+  }
+  smv__mm_input_close(&r.in);
+  free(r.ri);
+  free(r.ci);
+  free(r.vv);
+  if (cloc) {
+    uselocale(old);
+    freelocale(cloc);
+  }
+  if (st != SMV_OK)
+    return st;
+  M->sorted = 1;
+  M->field = r.field;
+  M->symmetry = r.sym;
+  M->format = r.format;
+  *A = M;
+  smv_err_clear(err);
+  return SMV_OK;
+}
+
+/* Bytes left in f from its position, 0 if it is not a regular file. */
+static uint64_t bytes_left(FILE *f) {
+  int fd = fileno(f);
+  struct stat sb;
+  if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+    return 0;
+  off_t at = ftello(f);
+  if (at < 0 || at > sb.st_size)
+    return 0;
+  return (uint64_t)(sb.st_size - at);
+}
+
+smv_status smv__mm_read_stream(FILE *f, const char *name,
+                               const smv_read_options *opt, int64_t max_entries,
+                               smv_csr **A, smv_error *err) {
   if (A)
     *A = NULL;
-  return smv_err_set(err, SMV_ERR_UNSUPPORTED, path, 0,
-                     "Matrix Market reader not built yet");
+  if (!name)
+    name = "(stream)";
+  if (!f || !A)
+    return smv_err_set(err, SMV_ERR_ARG, name, 0, "smv_mm_read_file: NULL %s",
+                       f ? "result pointer" : "stream");
+  if (max_entries < 0 || max_entries > SMV_OFFSET_MAX)
+    max_entries = SMV_OFFSET_MAX;
+  return read_stream(f, name, bytes_left(f), opt, max_entries, A, err);
 }
 
 smv_status smv_mm_read_file(FILE *f, const char *name,
                             const smv_read_options *opt, smv_csr **A,
                             smv_error *err) {
-  (void)f, (void)opt;
+  return smv__mm_read_stream(f, name, opt, SMV_OFFSET_MAX, A, err);
+}
+
+smv_status smv_mm_read(const char *path, const smv_read_options *opt,
+                       smv_csr **A, smv_error *err) {
   if (A)
     *A = NULL;
-  return smv_err_set(err, SMV_ERR_UNSUPPORTED, name, 0,
-                     "Matrix Market reader not built yet");
+  if (!path || !A)
+    return smv_err_set(err, SMV_ERR_ARG, path, 0, "smv_mm_read: NULL %s",
+                       path ? "result pointer" : "path");
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return smv_err_set(err, SMV_ERR_IO, path, 0, "cannot open: %s",
+                       strerror(errno));
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fclose(f);
+    return smv_err_set(err, SMV_ERR_IO, path, 0,
+                       "cannot read: it is a directory");
+  }
+  smv_status st =
+      read_stream(f, path, bytes_left(f), opt, SMV_OFFSET_MAX, A, err);
+  fclose(f);
+  return st;
 }

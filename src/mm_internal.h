@@ -1,0 +1,76 @@
+/*
+ * mm_internal.h — pieces shared by the Matrix Market sources (mm_*.c), the
+ * tests and the fuzz target. Not installed, not part of the API.
+ *
+ *   mm_number.c  hand-written decimal scanner (exact: equals strtod)
+ *   mm_input.c   buffered plain/gzip input cut into whole lines
+ *   mm_read.c    banner, size line, entries, CSR assembly
+ *   mm_vector.c  dense vectors
+ *   mm_write.c   writer (coordinate real general, %.17g)
+ */
+#ifndef SMV_MM_INTERNAL_H
+#define SMV_MM_INTERNAL_H
+
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- numbers (mm_number.c) ---------------------------------------------- */
+
+/* Outcome of scanning one number. */
+typedef enum {
+  MM_NUM_OK = 0,
+  MM_NUM_SYNTAX,   /* not a number of the accepted grammar */
+  MM_NUM_OVERFLOW, /* finite decimal beyond the range of double */
+  MM_NUM_SLOW      /* (internal) needs the strtod fallback */
+} mm_num_status;
+
+/* Scan a real number at p. Grammar (the whole token, sign optional):
+ *   [+-] ( D+ [. D*] | . D+ ) [ (e|E) [+-] D+ ]   decimal
+ *   [+-] ( inf | infinity | nan )                  case-insensitive,
+ *                                                   only if allow_special
+ * The scan stops at the first character that cannot continue the token;
+ * the caller checks that it is a delimiter. The value is the correctly
+ * rounded double (exactly what strtod returns in the C locale); underflow
+ * gives zero or a subnormal, overflow is MM_NUM_OVERFLOW. *end is set to
+ * the first character after the token (on MM_NUM_SYNTAX: where it broke).
+ * Needs a byte that ends the token (a blank, '\n' or NUL) somewhere after
+ * it: callers scan inside NUL- or newline-terminated text. */
+mm_num_status smv__mm_scan_real(const char *p, int allow_special, double *v,
+                                const char **end);
+
+/* Same for the integer field: [+-] D+, value rounded to double like
+ * strtod would. */
+mm_num_status smv__mm_scan_integer_value(const char *p, double *v,
+                                         const char **end);
+
+/* Number of strtod fallbacks taken by this thread (for tests that make
+ * sure the fast paths are the ones exercised). */
+uint64_t smv__mm_slow_count(void);
+
+/* ---- reader entry points used by the tests and the fuzz target ---------- */
+
+/* smv_mm_read_file with an explicit cap on stored entries (after
+ * symmetric expansion) instead of SMV_OFFSET_MAX, so the overflow path can
+ * be tested on small files. */
+smv_status smv__mm_read_stream(FILE *f, const char *name,
+                               const smv_read_options *opt, int64_t max_entries,
+                               smv_csr **A, smv_error *err);
+
+/* The vector reader on an open stream. */
+smv_status smv__mm_read_vector_stream(FILE *f, const char *name, double **v,
+                                      int64_t *n, smv_error *err);
+
+/* Size of the input window: the longest line that is not a comment or
+ * leading blanks (data lines are a few dozen bytes). */
+#define SMV_MM_LINE_MAX ((size_t)4 << 20)
+
+#ifdef __cplusplus
+}
+#endif
+#endif
