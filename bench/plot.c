@@ -1,0 +1,363 @@
+/*
+ * plot.c — PNG plots of bench records through gnuplot.
+ *
+ * For every image we write NAME.dat (the numbers) and NAME.gp (a gnuplot
+ * script reading NAME.dat and writing NAME.png), then run gnuplot if it is
+ * installed. Without gnuplot the .dat/.gp stay, and one line says how to
+ * get it; `gnuplot NAME.gp` later makes the PNG.
+ *   sweep:  one image per (matrix, precision): top, warm median time
+ *           against block size per rung; bottom, calculated occupancy.
+ *   ladder: one image per precision: top, effective GB/s (warm) per matrix
+ *           and rung; bottom, speedup over cuSPARSE ALG1 (warm, log scale).
+ */
+#define _DEFAULT_SOURCE
+#include "bench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXN 64
+
+/* Distinct values of a string member among records matching `keep`. */
+static int distinct(const bench_records *rs, size_t off, int sweep,
+                    const char *matrix, const char *prec, const char **out,
+                    int max) {
+  int n = 0;
+  for (size_t i = 0; i < rs->n; i++) {
+    const bench_record *r = &rs->v[i];
+    if (r->sweep != sweep || (matrix && strcmp(r->matrix, matrix) != 0) ||
+        (prec && strcmp(r->precision, prec) != 0))
+      continue;
+    const char *s = (const char *)r + off;
+    int seen = 0;
+    for (int k = 0; k < n && !seen; k++)
+      seen = strcmp(out[k], s) == 0;
+    if (!seen && n < max)
+      out[n++] = s;
+  }
+  return n;
+}
+
+/* path.png -> path<suffix>.<ext>; suffix made of [A-Za-z0-9._-]. */
+static void derive_path(const char *png, const char *suffix, const char *ext,
+                        char *out, size_t n) {
+  size_t len = strlen(png);
+  if (len > 4 && strcmp(png + len - 4, ".png") == 0)
+    len -= 4;
+  char clean[160];
+  size_t k = 0;
+  for (const char *s = suffix; *s && k + 1 < sizeof clean; s++)
+    clean[k++] = (char)((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                                (*s >= '0' && *s <= '9') || *s == '.' ||
+                                *s == '-' || *s == '_'
+                            ? *s
+                            : '_');
+  clean[k] = '\0';
+  snprintf(out, n, "%.*s%s%s.%s", (int)len, png, k ? "-" : "", clean, ext);
+}
+
+/* gnuplot string literal in single quotes ('' escapes a quote). */
+static void gp_str(FILE *f, const char *s) {
+  fputc('\'', f);
+  for (; *s; s++) {
+    if (*s == '\'')
+      fputc('\'', f);
+    fputc(*s, f);
+  }
+  fputc('\'', f);
+}
+
+static void gp_terminal(FILE *f, const char *png, int w, int h) {
+  fprintf(f,
+          "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+          "  set terminal pngcairo size %d,%d font ',10'\n"
+          "} else {\n"
+          "  set terminal png size %d,%d\n"
+          "}\n"
+          "set output ",
+          w, h, w, h);
+  gp_str(f, png);
+  fputc('\n', f);
+}
+
+static int have_gnuplot(void) {
+  return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+/* Run gnuplot on gp (quoted for sh). Returns 0 on success. */
+static int run_gnuplot(const char *gp) {
+  char cmd[4096];
+  size_t k = 0;
+  k += (size_t)snprintf(cmd, sizeof cmd, "gnuplot '");
+  for (const char *s = gp; *s && k + 8 < sizeof cmd; s++) {
+    if (*s == '\'') {
+      memcpy(cmd + k, "'\\''", 4);
+      k += 4;
+    } else {
+      cmd[k++] = *s;
+    }
+  }
+  snprintf(cmd + k, sizeof cmd - k, "'");
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static FILE *open_w(const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    fprintf(stderr, "smv: %s: %s\n", path, strerror(errno));
+  return f;
+}
+
+static int finish(FILE *f, const char *path) {
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    fprintf(stderr, "smv: %s: write error\n", path);
+    return -1;
+  }
+  return 0;
+}
+
+static const bench_record *find(const bench_records *rs, int sweep,
+                                const char *matrix, const char *prec,
+                                const char *alg, int block) {
+  for (size_t i = 0; i < rs->n; i++) {
+    const bench_record *r = &rs->v[i];
+    if (r->sweep == sweep && strcmp(r->matrix, matrix) == 0 &&
+        strcmp(r->precision, prec) == 0 && strcmp(r->alg, alg) == 0 &&
+        (block < 0 || r->block == block))
+      return r;
+  }
+  return NULL;
+}
+
+static int plot_sweep(const bench_records *rs, const char *matrix,
+                      const char *prec, const char *png, const char *dat,
+                      const char *gp) {
+  const char *algs[MAXN];
+  int nalg =
+      distinct(rs, offsetof(bench_record, alg), 1, matrix, prec, algs, MAXN);
+  FILE *f = open_w(dat);
+  if (!f)
+    return -1;
+  fprintf(f, "# smv bench block sweep: %s %s\n", matrix, prec);
+  fprintf(f, "# one block per rung: block, warm median us, calculated "
+             "occupancy %%, runtime occupancy %%\n");
+  for (int k = 0; k < nalg; k++) {
+    fprintf(f, "# %s\n", algs[k]);
+    for (int b = 32; b <= 1024; b += 32) {
+      const bench_record *r = find(rs, 1, matrix, prec, algs[k], b);
+      if (!r || strcmp(r->verify, "PASS") != 0 || r->warm.runs <= 0)
+        continue;
+      double rt = NAN;
+      if (r->cuda_blocks_per_sm >= 0 && r->occ_max_warps > 0)
+        rt = 100.0 * r->cuda_blocks_per_sm * ((b + 31) / 32) / r->occ_max_warps;
+      fprintf(f, "%d %.6g ", b, r->warm.median_ms * 1e3);
+      if (isfinite(r->occupancy))
+        fprintf(f, "%.4g ", 100 * r->occupancy);
+      else
+        fprintf(f, "- ");
+      if (isfinite(rt))
+        fprintf(f, "%.4g\n", rt);
+      else
+        fprintf(f, "-\n");
+    }
+    fprintf(f, "\n\n");
+  }
+  if (finish(f, dat))
+    return -1;
+
+  const bench_record *h = find(rs, 1, matrix, prec, algs[0], -1);
+  if (!(f = open_w(gp)))
+    return -1;
+  fprintf(f, "# gnuplot script written by smv bench; data in the .dat\n");
+  gp_terminal(f, png, 1200, 900);
+  fprintf(f, "set datafile missing '-'\nset multiplot layout 2,1 title ");
+  char title[512];
+  snprintf(title, sizeof title,
+           "block sweep: %s (%s), %lld x %lld, nnz %lld\\n%s, %s, commit %s",
+           matrix, prec, (long long)h->rows, (long long)h->cols,
+           (long long)h->nnz, h->device, h->date, h->commit);
+  fputc('"', f);
+  for (const char *s = title; *s; s++)
+    if (*s != '"')
+      fputc(*s, f);
+  fputs("\"\n", f);
+  fprintf(f, "set key outside right noenhanced\nset grid\n"
+             "set xrange [0:1056]\n"
+             "set xtics 0,64,1024\n"
+             "set ylabel 'warm median time (us)'\n"
+             "set xlabel ''\n");
+  fprintf(f, "plot ");
+  for (int k = 0; k < nalg; k++) {
+    fprintf(f, "%s", k ? ", \\\n     " : "");
+    gp_str(f, dat);
+    fprintf(f, " index %d using 1:2 with linespoints pt 7 ps 0.6 title ", k);
+    gp_str(f, algs[k]);
+  }
+  fprintf(f, "\nset ylabel 'calculated occupancy (%%)'\n"
+             "set xlabel 'threads per block'\nset yrange [0:105]\nplot ");
+  for (int k = 0; k < nalg; k++) {
+    fprintf(f, "%s", k ? ", \\\n     " : "");
+    gp_str(f, dat);
+    fprintf(f, " index %d using 1:3 with linespoints pt 7 ps 0.6 title ", k);
+    gp_str(f, algs[k]);
+  }
+  fprintf(f, "\nunset multiplot\n");
+  return finish(f, gp);
+}
+
+static int plot_ladder(const bench_records *rs, const char *prec,
+                       const char *png, const char *dat, const char *gp) {
+  const char *mats[1024], *algs[MAXN];
+  int nm =
+      distinct(rs, offsetof(bench_record, matrix), 0, NULL, prec, mats, 1024);
+  int na = distinct(rs, offsetof(bench_record, alg), 0, NULL, prec, algs, MAXN);
+  FILE *f = open_w(dat);
+  if (!f)
+    return -1;
+  /* Table: matrix, then per rung warm GB/s, then per rung speedup. */
+  fprintf(f, "matrix");
+  for (int k = 0; k < na; k++)
+    fprintf(f, " %s", algs[k]);
+  for (int k = 0; k < na; k++)
+    fprintf(f, " x_%s", algs[k]);
+  fputc('\n', f);
+  for (int m = 0; m < nm; m++) {
+    const char *slash = strrchr(mats[m], '/');
+    fputc('"', f);
+    for (const char *s = slash ? slash + 1 : mats[m]; *s; s++)
+      if (*s != '"' && *s != ' ')
+        fputc(*s, f);
+    fputc('"', f);
+    for (int pass = 0; pass < 2; pass++)
+      for (int k = 0; k < na; k++) {
+        const bench_record *r = find(rs, 0, mats[m], prec, algs[k], -1);
+        double v = !r ? NAN : pass ? r->warm_speedup_alg1 : r->warm_gbps;
+        if (isfinite(v))
+          fprintf(f, " %.5g", v);
+        else
+          fprintf(f, " -");
+      }
+    fputc('\n', f);
+  }
+  if (finish(f, dat))
+    return -1;
+  const bench_record *h = NULL;
+  for (size_t i = 0; i < rs->n && !h; i++)
+    if (!rs->v[i].sweep && strcmp(rs->v[i].precision, prec) == 0)
+      h = &rs->v[i];
+  if (!(f = open_w(gp)))
+    return -1;
+  fprintf(f, "# gnuplot script written by smv bench; data in the .dat\n");
+  int w = 400 + 60 * nm;
+  gp_terminal(f, png, w < 1200 ? 1200 : w > 4000 ? 4000 : w, 1000);
+  char title[512];
+  snprintf(title, sizeof title, "smv ladder (%s): %s, %s, commit %s", prec,
+           h->device, h->date, h->commit);
+  int speedups = 0;
+  for (size_t i = 0; i < rs->n; i++)
+    speedups += !rs->v[i].sweep && strcmp(rs->v[i].precision, prec) == 0 &&
+                isfinite(rs->v[i].warm_speedup_alg1);
+  fprintf(f, "set datafile missing '-'\nset multiplot layout %d,1 title ",
+          speedups ? 2 : 1);
+  gp_str(f, title);
+  fprintf(f,
+          "\nset style data histogram\n"
+          "set style histogram clustered gap 1\n"
+          "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
+          "set key outside right noenhanced\nset grid ytics\n"
+          "set xtics rotate by -40 noenhanced\n"
+          "set yrange [0:*]\n"
+          "set ylabel 'effective GB/s (warm median, minimal bytes)'\n"
+          "plot for [k=2:%d] ",
+          na + 1);
+  gp_str(f, dat);
+  fprintf(f, " using k:xtic(1) title columnheader(k)\n");
+  if (speedups) { /* none on the CPU path or without cusparse-alg1 */
+    fprintf(f,
+            "set logscale y\n"
+            "set ylabel 'speedup over cusparse-alg1 (warm)'\n"
+            "plot for [k=%d:%d] ",
+            na + 2, 2 * na + 1);
+    gp_str(f, dat);
+    fprintf(f, " using k:xtic(1) title columnheader(k)\n");
+  }
+  fprintf(f, "unset multiplot\n");
+  return finish(f, gp);
+}
+
+int bench_plot(const bench_records *rs, const char *png) {
+  int have_sweep = 0;
+  for (size_t i = 0; i < rs->n; i++)
+    have_sweep |= rs->v[i].sweep;
+  struct image {
+    char png[1024], dat[1024], gp[1024];
+  } img;
+  const char *precs[4];
+  int np = distinct(rs, offsetof(bench_record, precision), have_sweep, NULL,
+                    NULL, precs, 4);
+  int made = 0, rc = 0, gnuplot = have_gnuplot();
+  char first_gp[1024] = "";
+  if (np == 0) {
+    fprintf(stderr, "smv: --plot: no results to plot\n");
+    return -1;
+  }
+  if (have_sweep) {
+    const char *mats[1024];
+    int nm =
+        distinct(rs, offsetof(bench_record, matrix), 1, NULL, NULL, mats, 1024);
+    for (int m = 0; m < nm && rc == 0; m++)
+      for (int p = 0; p < np && rc == 0; p++) {
+        const char *any[1];
+        if (distinct(rs, offsetof(bench_record, alg), 1, mats[m], precs[p], any,
+                     1) == 0)
+          continue;
+        char suffix[300];
+        const char *slash = strrchr(mats[m], '/');
+        snprintf(suffix, sizeof suffix, "%s-%s", slash ? slash + 1 : mats[m],
+                 precs[p]);
+        int single = nm == 1 && np == 1;
+        derive_path(png, single ? "" : suffix, "png", img.png, sizeof img.png);
+        derive_path(png, single ? "" : suffix, "dat", img.dat, sizeof img.dat);
+        derive_path(png, single ? "" : suffix, "gp", img.gp, sizeof img.gp);
+        rc = plot_sweep(rs, mats[m], precs[p], img.png, img.dat, img.gp);
+        if (rc == 0 && gnuplot && run_gnuplot(img.gp) != 0) {
+          fprintf(stderr, "smv: gnuplot failed on %s\n", img.gp);
+          rc = -1;
+        }
+        if (rc == 0) {
+          made++;
+          if (gnuplot)
+            printf("plot: %s\n", img.png);
+          if (!first_gp[0])
+            snprintf(first_gp, sizeof first_gp, "%s", img.gp);
+        }
+      }
+  } else {
+    for (int p = 0; p < np && rc == 0; p++) {
+      derive_path(png, np == 1 ? "" : precs[p], "png", img.png, sizeof img.png);
+      derive_path(png, np == 1 ? "" : precs[p], "dat", img.dat, sizeof img.dat);
+      derive_path(png, np == 1 ? "" : precs[p], "gp", img.gp, sizeof img.gp);
+      rc = plot_ladder(rs, precs[p], img.png, img.dat, img.gp);
+      if (rc == 0 && gnuplot && run_gnuplot(img.gp) != 0) {
+        fprintf(stderr, "smv: gnuplot failed on %s\n", img.gp);
+        rc = -1;
+      }
+      if (rc == 0) {
+        made++;
+        if (gnuplot)
+          printf("plot: %s\n", img.png);
+        if (!first_gp[0])
+          snprintf(first_gp, sizeof first_gp, "%s", img.gp);
+      }
+    }
+  }
+  if (rc == 0 && !gnuplot && made)
+    printf("plot: gnuplot not found: wrote %d gnuplot script(s) (e.g. %s); "
+           "install it (apt-get install gnuplot-nox) and run gnuplot on "
+           "them\n",
+           made, first_gp);
+  return rc;
+}
