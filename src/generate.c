@@ -225,6 +225,28 @@ static int64_t band_len(int64_t i, int64_t w, int64_t cols) {
   return hi >= lo ? hi - lo + 1 : 0;
 }
 
+/* Sum of i over [lo, hi), without overflow for hi <= 2^32: halve the even
+ * factor first, so the product stays below 2^62. */
+static int64_t sum_range(int64_t lo, int64_t hi) {
+  if (hi <= lo)
+    return 0;
+  int64_t n = hi - lo, s = lo + hi - 1;
+  return n % 2 == 0 ? (n / 2) * s : n * (s / 2);
+}
+
+/* Total of band_len over rows 0..R-1 in O(1): rows i >= C + W are empty;
+ * for the others len = min(C-1, i+W) - max(0, i-W) + 1, summed piecewise
+ * (rows below C-W reach i+W, the rest stop at C-1; rows from W on start at
+ * i-W, the ones before at 0). A loop would take seconds for 2^31 rows. */
+static int64_t band_nnz(int64_t rows, int64_t w, int64_t cols) {
+  int64_t m = rows < cols + w ? rows : cols + w;
+  int64_t t = cols - w < 0 ? 0 : (cols - w > m ? m : cols - w);
+  int64_t hi_sum = sum_range(0, t) + t * w + (m - t) * (cols - 1);
+  int64_t s = w < m ? w : m;
+  int64_t lo_sum = sum_range(s, m) - (m - s) * w;
+  return hi_sum - lo_sum + m;
+}
+
 static smv_status parse_spec(const char *spec, gspec *g, smv_error *err) {
   memset(g, 0, sizeof *g);
   g->seed = 1;
@@ -376,9 +398,7 @@ static smv_status parse_spec(const char *spec, gspec *g, smv_error *err) {
     g->cols = have_cols ? cols_opt : a;
     if (a < 1)
       return spec_error(err, SMV_ERR_PARSE, spec, k, "ROWS must be at least 1");
-    g->nnz = 0;
-    for (int64_t i = 0; i < a; i++)
-      g->nnz += band_len(i, b, g->cols);
+    g->nnz = band_nnz(a, b, g->cols);
     break;
   case G_DIAG:
     if (a < 1)
