@@ -165,7 +165,6 @@ smv_status smv__mm_input_open(mm_input *in, FILE *f, const char *name,
       return in->st;
     }
     in->z_init = 1;
-    in->z_new_member = 1;
     in->zs.next_in = in->zbuf;
     in->zs.avail_in = (uInt)got;
   } else {
@@ -184,6 +183,7 @@ static int long_line(mm_input *in, long line) {
   if (line == 0) {
     snprintf(msg, sizeof msg, "line 1 is longer than %zu bytes",
              (size_t)SMV_MM_LINE_MAX);
+    in->why_line = 1;
     return fail(in, SMV_ERR_PARSE, msg);
   }
   size_t k = 0;
@@ -205,6 +205,7 @@ static int long_line(mm_input *in, long line) {
   }
   snprintf(msg, sizeof msg, "line longer than %zu bytes",
            (size_t)SMV_MM_LINE_MAX);
+  in->why_line = 1;
   return fail(in, SMV_ERR_PARSE, msg);
 }
 

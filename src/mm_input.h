@@ -34,7 +34,7 @@ typedef struct {
   int gz;
   int z_init;
   int z_member_done; /* last inflate returned Z_STREAM_END */
-  int z_new_member;  /* no output yet since the member started */
+  int z_new_member;  /* a member after the first, no output from it yet */
   z_stream zs;
   unsigned char *zbuf; /* compressed input, ZBUF bytes */
   /* progress: raw (compressed) bytes read from f */
@@ -44,6 +44,8 @@ typedef struct {
   /* error from the input layer: status and reason (no file/line) */
   smv_status st;
   char why[160];
+  int why_line; /* the error is about the current line (too long); else it
+                   is about the input as a whole (gzip data, read error) */
 } mm_input;
 
 /* Start reading f (whose remaining size is `total` bytes, 0 if unknown).

@@ -89,8 +89,11 @@ static const char *show(const char *p, char out[128]) {
   return out;
 }
 
+/* An error of the input layer: a line too long is reported at its line;
+ * gzip and read errors concern the input as a whole (decoding runs ahead
+ * of the parser), so they carry no line. */
 static smv_status input_error(mm_reader *r, long line) {
-  return rd_err(r, r->in.st, line + 1, "%s", r->in.why);
+  return rd_err(r, r->in.st, r->in.why_line ? line + 1 : 0, "%s", r->in.why);
 }
 
 /* Next line for the header phase: *lp points at it (it ends in '\n' inside
