@@ -117,7 +117,7 @@ extern "C" smv_status smv_context_create(int device, smv_context **out) {
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
     (void)cudaGetLastError(); /* not sticky, but leave no trace */
-    smv_cu_fail(NULL, e, "no CUDA device: cudaGetDeviceCount failed");
+    smv_cu_fail(NULL, e, "cudaGetDeviceCount failed");
     return SMV_ERR_NO_DEVICE;
   }
   if (count == 0)

@@ -1,0 +1,98 @@
+#!/bin/bash
+# scripts/gpu-test.sh — the engine's device tests, in one call on the GPU
+# machine: build for sm_90, run every test binary (the device tests need
+# the GPU; the real matrices come from SMV_MATRICES, default
+# .shared/matrices, carried by the device tool), then compute-sanitizer
+# memcheck (with leak check), racecheck and synccheck on the small set
+# (tests/test_cuda_sanitize.c) and racecheck on the graph test. Full logs
+# under $OUT (default /tmp/smv-gpu-test); a summary is printed last.
+#
+#   scripts/gpu-test.sh             build + tests + sanitizers
+#   SMV_GPU_TEST_NOSAN=1 scripts/gpu-test.sh    skip the sanitizers
+#
+# Exit status 0 only if the build, every test and every sanitizer run pass.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/smv-gpu-test}
+mkdir -p "$OUT"
+export SMV_MATRICES=${SMV_MATRICES:-.shared/matrices}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+# The graph test calls the CUDA runtime directly: give gcc its header.
+export C_INCLUDE_PATH="$CUDA_HOME/include${C_INCLUDE_PATH:+:$C_INCLUDE_PATH}"
+summary=$OUT/gpu-test-summary.txt
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+status=0
+
+note "gpu-test: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)"
+note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)"
+[ -d "$SMV_MATRICES" ] || note "note: $SMV_MATRICES missing: the real-matrix test will SKIP"
+
+t=$SECONDS
+# Rebuild the test binaries so the graph test sees the runtime header.
+rm -f build/tests/test_cuda_graph
+make -j16 SM=90 all tests >"$OUT/build.log" 2>&1
+rc=$?
+note "build (sm_90): rc=$rc, $((SECONDS - t)) s, $(grep -c 'warning' "$OUT/build.log") warnings"
+if [ $rc -ne 0 ]; then
+  tail -30 "$OUT/build.log"
+  exit 1
+fi
+
+# Every device test (tests/test_cuda_*.c and other *gpu* tests), each with
+# its full log; the rest of the suite is `make test` (CPU, runs in CI).
+t=$SECONDS
+pass=0 fail=0 skip=0
+for b in build/tests/test_cuda_* build/tests/test_*gpu*; do
+  [ -x "$b" ] || continue
+  name=$(basename "$b")
+  "$b" >"$OUT/$name.log" 2>&1
+  rc=$?
+  res=$(grep '^RESULT ' "$OUT/$name.log" | tail -n 1)
+  if [ -z "$res" ]; then
+    note "FAIL $name: no RESULT line (exit $rc)"
+    tail -20 "$OUT/$name.log"
+    fail=$((fail + 1)) status=1
+    continue
+  fi
+  set -- $res
+  pass=$((pass + $2)) fail=$((fail + $3)) skip=$((skip + $4))
+  if [ "$3" -ne 0 ] || [ $rc -ne 0 ]; then
+    status=1
+    note "FAIL $name ($2 passed, $3 failed, $4 skipped, exit $rc)"
+    grep -v '^RESULT ' "$OUT/$name.log" | grep -vE '^(device:|spmv_|skip:)' | head -30
+  else
+    note "ok   $name ($2 passed, $4 skipped)"
+  fi
+done
+note "device tests: $pass passed, $fail failed, $skip skipped ($((SECONDS - t)) s)"
+grep -hE '^(device:|spmv_|[0-9]+ of [0-9]+ matrices)' "$OUT"/test_*.log |
+  tee -a "$summary"
+skips=$(grep -h '^skip:' "$OUT"/test_*.log | sort | uniq)
+[ -z "$skips" ] || { note "device-test skips:"; echo "$skips" | tee -a "$summary"; }
+
+if [ "${SMV_GPU_TEST_NOSAN:-0}" != 1 ]; then
+  SAN=$(command -v compute-sanitizer || echo "$CUDA_HOME/bin/compute-sanitizer")
+  if [ ! -x "$SAN" ]; then
+    note "compute-sanitizer not found: sanitizers NOT run"
+    status=1
+  else
+    san() { # name tool binary [options...]
+      local name=$1 tool=$2 bin=$3
+      shift 3
+      local t=$SECONDS
+      "$SAN" --tool "$tool" --error-exitcode 99 "$@" "$bin" \
+        >"$OUT/san-$name.log" 2>&1
+      local r=$?
+      [ $r -eq 0 ] || status=1
+      note "compute-sanitizer $tool $(basename "$bin"): rc=$r, $((SECONDS - t)) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^RESULT' "$OUT/san-$name.log" | tr '\n' ' ')"
+    }
+    san memcheck memcheck build/tests/test_cuda_sanitize --leak-check full
+    san racecheck racecheck build/tests/test_cuda_sanitize
+    san synccheck synccheck build/tests/test_cuda_sanitize
+    san graph-memcheck memcheck build/tests/test_cuda_graph
+  fi
+fi
+
+note "gpu-test: $([ $status -eq 0 ] && echo PASS || echo FAIL)"
+exit $status

@@ -1,0 +1,218 @@
+/*
+ * test_cuda_spmv.c — every rung of the ladder (and AUTO), fp64 and fp32,
+ * on generated matrices of every awkward kind, against the serial
+ * reference (bound in test_cuda_common.h). SKIPs without a device.
+ *
+ * Alpha/beta cases: (1, 0) with y poisoned by NaN; (-1.75, 0.5); (0, -2)
+ * with x all NaN (must not be read); (0, 0) with y NaN (must become 0);
+ * (2.5, 1). Odd cases go through smv_spmv_host, even ones through device
+ * pointers with x three elements into its buffer (rung 3's offset binding).
+ */
+#include "test_cuda_common.h"
+
+typedef struct {
+  double alpha, beta;
+} ab_case;
+static const ab_case cases[] = {
+    {1.0, 0.0}, {-1.75, 0.5}, {0.0, -2.0}, {0.0, 0.0}, {2.5, 1.0}};
+#define NCASES ((int)(sizeof cases / sizeof cases[0]))
+
+/* Run every alg x precision x case on A (A's values get float-rounded in
+ * place for the f32 half, so A is consumed). */
+static void ladder(smv_csr *A, const char *label, int ncases) {
+  smv_context *ctx = tc_context();
+  for (int p = 0; p < 2; p++) {
+    smv_precision prec = p ? SMV_F32 : SMV_F64;
+    if (prec == SMV_F32)
+      tc_round_values(A);
+    smv_matrix *dA = NULL;
+    smv_status st = smv_matrix_create(ctx, A, prec, &dA);
+    CHECKF(st == SMV_OK, "%s: smv_matrix_create: %s: %s", label,
+           smv_status_string(st), smv_context_error(ctx));
+    if (st != SMV_OK)
+      continue;
+    int64_t r, c, z;
+    smv_matrix_dims(dA, &r, &c, &z);
+    CHECK_INT(r, A->rows);
+    CHECK_INT(c, A->cols);
+    CHECK_INT(z, A->nnz);
+    CHECK_INT(smv_matrix_precision(dA), prec);
+    for (int a = 0; a < SMV_ALG_COUNT; a++) {
+      for (int k = 0; k < ncases; k++) {
+        int64_t bad = tc_case(ctx, dA, A, (smv_alg)a, cases[k].alpha,
+                              cases[k].beta, k % 2, (k % 2) ? 0 : 3, label);
+        CHECKF(bad == 0, "%s alg %s %s case %d: %lld bad rows", label,
+               smv_alg_name((smv_alg)a), p ? "f32" : "f64", k, (long long)bad);
+      }
+    }
+    smv_matrix_free(dA);
+  }
+}
+
+static void gen_ladder(const char *spec, int ncases) {
+  smv_csr *A = NULL;
+  smv_error err;
+  smv_status st = smv_generate(spec, &A, &err);
+  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
+  if (st != SMV_OK)
+    return;
+  ladder(A, spec, ncases);
+  smv_csr_free(A);
+}
+
+/* rows x cols with row i holding (i % period == 0 ? 0 : len) entries:
+ * lots of empty rows between short ones. */
+static smv_csr *with_empty_rows(int rows, int cols, int period, int len) {
+  int64_t nnz = 0;
+  for (int i = 0; i < rows; i++)
+    nnz += (i % period == 0) ? 0 : (len < cols ? len : cols);
+  smv_csr *A = NULL;
+  if (smv_csr_create(rows, cols, nnz, &A) != SMV_OK)
+    return NULL;
+  int64_t k = 0;
+  A->row_ptr[0] = 0;
+  for (int i = 0; i < rows; i++) {
+    int l = (i % period == 0) ? 0 : (len < cols ? len : cols);
+    int start = cols > l ? (int)(tc_next() % (uint64_t)(cols - l + 1)) : 0;
+    for (int j = 0; j < l; j++, k++) {
+      A->col_idx[k] = start + j;
+      A->values[k] = tc_uniform() * 4.0;
+    }
+    A->row_ptr[i + 1] = (smv_offset)k;
+  }
+  A->sorted = 1;
+  return A;
+}
+
+static void test_empty_rows(void) {
+  TC_NEED_DEVICE();
+  smv_csr *A = with_empty_rows(3000, 700, 3, 40);
+  CHECK(A != NULL);
+  if (A) {
+    ladder(A, "empty-rows 3000x700", NCASES);
+    smv_csr_free(A);
+  }
+  A = with_empty_rows(500, 64, 2, 1);
+  CHECK(A != NULL);
+  if (A) {
+    ladder(A, "empty-rows 500x64 len 1", NCASES);
+    smv_csr_free(A);
+  }
+}
+
+static void test_degenerate_shapes(void) {
+  TC_NEED_DEVICE();
+  /* 0 x 5, 5 x 0, 0 x 0: nothing to compute, but every rung must accept
+   * them (and 5 x 0 must still give y = beta*y). */
+  const int shapes[][2] = {{0, 5}, {5, 0}, {0, 0}};
+  for (int s = 0; s < 3; s++) {
+    smv_csr *A = NULL;
+    CHECK_OK(smv_csr_create(shapes[s][0], shapes[s][1], 0, &A));
+    if (!A)
+      continue;
+    A->sorted = 1;
+    char label[64];
+    snprintf(label, sizeof label, "%dx%d", shapes[s][0], shapes[s][1]);
+    ladder(A, label, NCASES);
+    smv_csr_free(A);
+  }
+}
+
+static void test_small_kinds(void) {
+  TC_NEED_DEVICE();
+  gen_ladder("diag:1", NCASES);    /* 1 x 1 */
+  gen_ladder("empty:5:7", NCASES); /* nnz = 0: y = beta*y */
+  gen_ladder("empty:1:1", NCASES);
+  gen_ladder("diag:300,cols=1000", NCASES);
+  gen_ladder("band:2000:3", NCASES);
+  gen_ladder("lap2d:60", NCASES);
+  gen_ladder("lap3d:14", NCASES);
+  gen_ladder("rand:5000:33", NCASES); /* rows just over a warp */
+  gen_ladder("rand:2000:100", NCASES);
+  gen_ladder("plaw:20000:8", NCASES); /* a few very long rows */
+}
+
+static void test_rectangular(void) {
+  TC_NEED_DEVICE();
+  gen_ladder("rand:3000:10,cols=500", NCASES);  /* tall */
+  gen_ladder("rand:300:40,cols=20000", NCASES); /* wide */
+  gen_ladder("band:1000:4,cols=1300", NCASES);
+  gen_ladder("plaw:4000:12,cols=900", NCASES);
+}
+
+static void test_long_row(void) {
+  TC_NEED_DEVICE();
+  /* One row of 150000 entries among rows of 4. */
+  gen_ladder("denserow:1000:4,cols=150000", NCASES);
+}
+
+static void test_large(void) {
+  TC_NEED_DEVICE();
+  /* 3.2M rows x 16 = 51.2M nonzeros: int32 offsets near 2^26 entries,
+   * grids of 100k+ blocks; two cases per rung to keep the CPU reference's
+   * time reasonable. */
+  gen_ladder("rand:3200000:16", 2);
+}
+
+/* The same matrix on many vectors: results must not depend on which
+ * buffers the previous call used (cuSPARSE descriptors, texture cache). */
+static void test_vector_reuse(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *A = NULL;
+  smv_error err;
+  CHECK_OK(smv_generate("rand:4000:20,cols=3000", &A, &err));
+  if (!A)
+    return;
+  smv_matrix *dA = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  for (int a = 1; dA && a < SMV_ALG_COUNT; a++)
+    for (int rep = 0; rep < 4; rep++) {
+      int64_t bad = tc_case(ctx, dA, A, (smv_alg)a, 1.5, rep % 2 ? 0.0 : -1.0,
+                            0, rep, "reuse");
+      CHECKF(bad == 0, "reuse alg %s rep %d: %lld bad rows",
+             smv_alg_name((smv_alg)a), rep, (long long)bad);
+    }
+  smv_matrix_free(dA);
+  smv_csr_free(A);
+}
+
+/* Block-size override: every multiple of 32 works for every rung. */
+static void test_block_override(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *A = NULL;
+  smv_error err;
+  CHECK_OK(smv_generate("plaw:3000:9", &A, &err));
+  if (!A)
+    return;
+  smv_matrix *dA = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  const int blocks[] = {32, 96, 128, 480, 1024};
+  for (int b = 0; dA && b < 5; b++) {
+    CHECK_OK(smv_context_set_block_size(ctx, blocks[b]));
+    for (int a = 1; a < SMV_ALG_COUNT; a++) {
+      char label[64];
+      snprintf(label, sizeof label, "block %d", blocks[b]);
+      int64_t bad = tc_case(ctx, dA, A, (smv_alg)a, 0.75, 0.25, 0, 0, label);
+      CHECKF(bad == 0, "block %d alg %s: %lld bad rows", blocks[b],
+             smv_alg_name((smv_alg)a), (long long)bad);
+    }
+  }
+  CHECK_OK(smv_context_set_block_size(ctx, 0));
+  smv_matrix_free(dA);
+  smv_csr_free(A);
+}
+
+int main(void) {
+  RUN(test_degenerate_shapes);
+  RUN(test_small_kinds);
+  RUN(test_empty_rows);
+  RUN(test_rectangular);
+  RUN(test_long_row);
+  RUN(test_vector_reuse);
+  RUN(test_block_override);
+  RUN(test_large);
+  smv_context_free(tc_ctx);
+  return TEST_END();
+}
