@@ -239,6 +239,14 @@ struct Session {
       g[0] = 1; // release: the batch runs back to back from here
       if ((e = cudaStreamSynchronize(stream)) != cudaSuccess)
         return cuda_fail(e, "cudaStreamSynchronize after a timed batch");
+      if (g[1] != 0) { // the host blocked while queueing: times are suspect
+        set_text(err, err_n,
+                 "the hold kernel timed out (%.1f s): a call in the timed "
+                 "loop blocked the host while runs were queued (smv_spmv "
+                 "must not synchronise)",
+                 HOLD_TIMEOUT_NS * 1e-9);
+        return SMV_ERR_CUDA;
+      }
       for (int i = 0; i < m; i++) {
         float t = 0;
         if ((e = cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1])) !=
