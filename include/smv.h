@@ -183,8 +183,11 @@ smv_status smv_mm_write_vector_file(FILE *f, const double *v, int64_t n,
 /* Build a matrix from a generator spec, e.g. "lap2d:100", "lap3d:160",
  * "rand:2000000:16", "plaw:2000000:16", "band:1000:5", "denserow:1000:4",
  * "diag:10", "empty:5:7", with options after commas: "rand:1000:8,seed=3",
- * "rand:1000:8,cols=500". Deterministic for a given spec. The grammar is in
- * the README (and smv_generate_help()). */
+ * "rand:1000:8,cols=500". Deterministic for a given spec (same matrix on
+ * every machine and thread count). The grammar is in the README (and
+ * smv_generate_help()). Malformed specs give SMV_ERR_PARSE, an unknown
+ * generator name SMV_ERR_NOT_FOUND, sizes beyond int32 SMV_ERR_OVERFLOW;
+ * err says what was expected. */
 smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err);
 /* Multi-line help text describing the grammar (static string). */
 const char *smv_generate_help(void);
@@ -225,13 +228,18 @@ smv_status smv_csr_stats(const smv_csr *A, smv_stats *s);
 /* Serial reference: the oracle every other kernel is checked against. */
 smv_status smv_spmv_ref(const smv_csr *A, double alpha, const double *x,
                         double beta, double *y);
-/* Fast path: OpenMP over rows (falls back to serial without OpenMP). */
+/* Fast path: OpenMP, static schedule over equal shares of rows + entries
+ * (merge path), so one huge row is split across threads (serial without
+ * OpenMP). Checks pointers and row_ptr[rows] == nnz (SMV_ERR_INVALID_MATRIX)
+ * but trusts column indices: validate untrusted input once with
+ * smv_csr_check. The reference above checks everything. */
 smv_status smv_spmv_cpu(const smv_csr *A, double alpha, const double *x,
                         double beta, double *y);
 /* Single precision: values rounded to float, float accumulation. */
 smv_status smv_spmv_cpu_f32(const smv_csr *A, float alpha, const float *x,
                             float beta, float *y);
-/* Also returns |A|*|x| per row (for error bounds); absax may be NULL. */
+/* Also returns |A|*|x| per row (for error bounds); absax may be NULL
+ * (then it only validates A and x). */
 smv_status smv_spmv_ref_abs(const smv_csr *A, const double *x,
                             double *absax);
 
