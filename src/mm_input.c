@@ -2,10 +2,11 @@
  * mm_input.c — buffered plain/gzip input cut into whole lines (see
  * mm_input.h for the window's layout).
  *
- * Sizes: the window is SMV_MM_LINE_MAX (4 MiB) + 1 spare byte; decoded
- * input is appended 1 MiB at a time (fits in L2 next to the parser's
- * arrays); compressed input is read 256 KiB at a time. Progress is
- * reported every 4 MiB of raw (for gzip: compressed) input.
+ * Sizes: the window is 64 KiB + 1 spare byte at first, and SMV_MM_LINE_MAX
+ * (4 MiB) + 1 once the input needs a second read or a line outgrows it;
+ * decoded input is appended 1 MiB at a time (fits in L2 next to the
+ * parser's arrays); compressed input is read 256 KiB at a time. Progress
+ * is reported every 4 MiB of raw (for gzip: compressed) input.
  */
 #include "mm_input.h"
 
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define WINDOW0 ((size_t)64 << 10)
 #define CHUNK ((size_t)1 << 20)
 #define ZBUF ((size_t)256 << 10)
 #define REPORT_STEP ((uint64_t)4 << 20)
@@ -148,27 +150,35 @@ smv_status smv__mm_input_open(mm_input *in, FILE *f, const char *name,
     in->progress = opt->progress;
     in->progress_user = opt->progress_user;
   }
-  in->buf = malloc(SMV_MM_LINE_MAX + 1);
-  in->zbuf = malloc(ZBUF);
-  if (!in->buf || !in->zbuf) {
+  in->cap = WINDOW0;
+  in->buf = malloc(in->cap + 1);
+  if (!in->buf) {
     fail(in, SMV_ERR_NOMEM, "out of memory for the input buffer");
     return in->st;
   }
   /* The first bytes decide: gzip magic 1f 8b, else plain text. */
-  size_t got = raw_read(in, in->zbuf, ZBUF);
+  size_t got = raw_read(in, in->buf, in->cap);
   if (got == (size_t)-1)
     return in->st;
-  if (got >= 2 && in->zbuf[0] == 0x1f && in->zbuf[1] == 0x8b) {
+  in->reads = 1;
+  if (got >= 2 && (unsigned char)in->buf[0] == 0x1f &&
+      (unsigned char)in->buf[1] == 0x8b) {
     in->gz = 1;
+    in->reads = 0;
+    in->zbuf = malloc(ZBUF);
+    if (!in->zbuf) {
+      fail(in, SMV_ERR_NOMEM, "out of memory for the gzip buffer");
+      return in->st;
+    }
     if (inflateInit2(&in->zs, 16 + MAX_WBITS) != Z_OK) {
       fail(in, SMV_ERR_NOMEM, "cannot initialise zlib");
       return in->st;
     }
     in->z_init = 1;
+    memcpy(in->zbuf, in->buf, got);
     in->zs.next_in = in->zbuf;
     in->zs.avail_in = (uInt)got;
   } else {
-    memcpy(in->buf, in->zbuf, got);
     in->len = got;
     in->eof = in->raw_eof;
     const char *nl = last_newline(in->buf, got);
@@ -177,7 +187,7 @@ smv_status smv__mm_input_open(mm_input *in, FILE *f, const char *name,
   return SMV_OK;
 }
 
-/* The window holds SMV_MM_LINE_MAX bytes of one unfinished line. */
+/* The full window holds one unfinished line. */
 static int long_line(mm_input *in, long line) {
   char msg[128];
   if (line == 0) {
@@ -232,18 +242,28 @@ int smv__mm_input_fill(mm_input *in, long *line) {
       in->lim = in->len;
       return 1;
     }
-    if (in->len == SMV_MM_LINE_MAX) {
+    /* Past the first read, or a line longer than the window: the full
+     * window. */
+    if (in->cap < SMV_MM_LINE_MAX && (in->reads > 0 || in->len == in->cap)) {
+      char *b = realloc(in->buf, SMV_MM_LINE_MAX + 1);
+      if (!b)
+        return fail(in, SMV_ERR_NOMEM, "out of memory for the input buffer");
+      in->buf = b;
+      in->cap = SMV_MM_LINE_MAX;
+    }
+    if (in->len == in->cap) {
       if (long_line(in, *line) < 0)
         return -1;
       continue;
     }
-    size_t want = SMV_MM_LINE_MAX - in->len;
+    size_t want = in->cap - in->len;
     if (want > CHUNK)
       want = CHUNK;
     char *dst = in->buf + in->len;
     size_t got = decoded_read(in, dst, want);
     if (got == (size_t)-1)
       return -1;
+    in->reads++;
     if (in->skipping) {
       const char *nl = memchr(dst, '\n', got);
       if (!nl)

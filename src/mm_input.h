@@ -8,7 +8,8 @@
  * start of a line whose end has not been read yet. At the end of the input
  * a final line without '\n' gets one appended (the buffer keeps a spare
  * byte for it), so the parser can always scan up to a '\n' without bounds
- * checks. The window is SMV_MM_LINE_MAX bytes; reads are 1 MiB.
+ * checks. The window starts at 64 KiB (a small file never costs more) and
+ * grows to SMV_MM_LINE_MAX once the input outlasts it; reads are 1 MiB.
  *
  * Lines longer than the window: a comment ('%' after optional blanks) is
  * skipped as it streams by, whatever its length; leading blanks are
@@ -25,7 +26,9 @@
 typedef struct {
   FILE *f;
   const char *name; /* for messages */
-  char *buf;        /* SMV_MM_LINE_MAX + 1 bytes */
+  char *buf;        /* cap + 1 bytes */
+  size_t cap;       /* 64 KiB .. SMV_MM_LINE_MAX */
+  int reads;        /* decoded reads so far */
   size_t pos, lim, len;
   int eof;      /* the decoded input has ended (all of it is in buf) */
   int raw_eof;  /* fread said end of file */
@@ -36,7 +39,7 @@ typedef struct {
   int z_member_done; /* last inflate returned Z_STREAM_END */
   int z_new_member;  /* a member after the first, no output from it yet */
   z_stream zs;
-  unsigned char *zbuf; /* compressed input, ZBUF bytes */
+  unsigned char *zbuf; /* compressed input, ZBUF bytes (gzip only) */
   /* progress: raw (compressed) bytes read from f */
   uint64_t raw_done, total, next_report;
   smv_progress_fn progress;

@@ -55,12 +55,15 @@ uint64_t smv__mm_slow_count(void);
 
 /* ---- reader entry points used by the tests and the fuzz target ---------- */
 
-/* smv_mm_read_file with an explicit cap on stored entries (after
- * symmetric expansion) instead of SMV_OFFSET_MAX, so the overflow path can
- * be tested on small files. */
+/* smv_mm_read_file with explicit caps on stored entries (after symmetric
+ * expansion; SMV_OFFSET_MAX in the API) and on each dimension
+ * (SMV_INDEX_MAX), both refused with SMV_ERR_OVERFLOW: lets the tests
+ * reach the overflow paths with small files, and the fuzzer keep legal
+ * but huge shapes (a 2e9-row empty matrix needs an 8 GB row_ptr) out of
+ * its memory limit. */
 smv_status smv__mm_read_stream(FILE *f, const char *name,
                                const smv_read_options *opt, int64_t max_entries,
-                               smv_csr **A, smv_error *err);
+                               int64_t max_dim, smv_csr **A, smv_error *err);
 
 /* The vector reader on an open stream. */
 smv_status smv__mm_read_vector_stream(FILE *f, const char *name, double **v,

@@ -44,7 +44,7 @@ typedef struct {
   const char *name;
   smv_error *err;
   long line; /* lines consumed so far; the current line is line + 1 */
-  int64_t max_entries;
+  int64_t max_entries, max_dim;
   smv_format format;
   smv_field field;
   smv_symmetry sym;
@@ -302,10 +302,12 @@ static smv_status parse_size(mm_reader *r) {
                   "size line: unexpected '%s' after the %s (expected '%s')",
                   show(p, tok), names[1 + coo], what);
   for (int k = 0; k < 2; k++)
-    if (v[k] > SMV_INDEX_MAX)
+    if (v[k] > r->max_dim)
       return rd_err(r, SMV_ERR_OVERFLOW, L,
-                    "size line: %s %lld exceeds the int32 index limit %d",
-                    names[k], (long long)v[k], SMV_INDEX_MAX);
+                    "size line: %s %lld exceeds the %s limit %lld", names[k],
+                    (long long)v[k],
+                    r->max_dim == SMV_INDEX_MAX ? "int32 index" : "set",
+                    (long long)r->max_dim);
   r->rows = v[0];
   r->cols = v[1];
   if (r->sym != SMV_SYM_GENERAL && r->rows != r->cols)
@@ -347,7 +349,7 @@ static smv_status parse_size(mm_reader *r) {
  * (gzip, pipes, memory streams): start small and double. */
 static int64_t first_capacity(mm_reader *r, int min_bytes) {
   mm_input *in = &r->in;
-  int64_t cap = r->claim < 65536 ? r->claim : 65536;
+  int64_t cap = r->claim < 4096 ? r->claim : 4096;
   if (!in->gz && in->total > 0) {
     uint64_t unread = (uint64_t)(in->len - in->pos);
     uint64_t at = in->raw_done > unread ? in->raw_done - unread : 0;
@@ -359,7 +361,7 @@ static int64_t first_capacity(mm_reader *r, int min_bytes) {
 }
 
 static int grow(mm_reader *r, int want_idx, int want_val) {
-  int64_t cap = r->cap ? 2 * r->cap : 65536;
+  int64_t cap = r->cap ? 2 * r->cap : 4096;
   if (cap > r->claim)
     cap = r->claim;
   if (cap <= r->n)
@@ -847,12 +849,13 @@ static smv_status build_array(mm_reader *r, smv_csr **out) {
 
 static smv_status read_stream(FILE *f, const char *name, uint64_t total,
                               const smv_read_options *opt, int64_t max_entries,
-                              smv_csr **A, smv_error *err) {
+                              int64_t max_dim, smv_csr **A, smv_error *err) {
   mm_reader r;
   memset(&r, 0, sizeof r);
   r.name = name;
   r.err = err;
   r.max_entries = max_entries;
+  r.max_dim = max_dim;
   /* strtod (the exact fallback) reads '.' only in the "C" locale. If the
    * locale cannot be made, a ',' locale makes strtod stop early, which the
    * scanner reports as a bad value: never a wrong one. */
@@ -907,7 +910,7 @@ static uint64_t bytes_left(FILE *f) {
 
 smv_status smv__mm_read_stream(FILE *f, const char *name,
                                const smv_read_options *opt, int64_t max_entries,
-                               smv_csr **A, smv_error *err) {
+                               int64_t max_dim, smv_csr **A, smv_error *err) {
   if (A)
     *A = NULL;
   if (!name)
@@ -917,13 +920,16 @@ smv_status smv__mm_read_stream(FILE *f, const char *name,
                        f ? "result pointer" : "stream");
   if (max_entries < 0 || max_entries > SMV_OFFSET_MAX)
     max_entries = SMV_OFFSET_MAX;
-  return read_stream(f, name, bytes_left(f), opt, max_entries, A, err);
+  if (max_dim < 0 || max_dim > SMV_INDEX_MAX)
+    max_dim = SMV_INDEX_MAX;
+  return read_stream(f, name, bytes_left(f), opt, max_entries, max_dim, A, err);
 }
 
 smv_status smv_mm_read_file(FILE *f, const char *name,
                             const smv_read_options *opt, smv_csr **A,
                             smv_error *err) {
-  return smv__mm_read_stream(f, name, opt, SMV_OFFSET_MAX, A, err);
+  return smv__mm_read_stream(f, name, opt, SMV_OFFSET_MAX, SMV_INDEX_MAX, A,
+                             err);
 }
 
 smv_status smv_mm_read(const char *path, const smv_read_options *opt,
@@ -943,8 +949,8 @@ smv_status smv_mm_read(const char *path, const smv_read_options *opt,
     return smv_err_set(err, SMV_ERR_IO, path, 0,
                        "cannot read: it is a directory");
   }
-  smv_status st =
-      read_stream(f, path, bytes_left(f), opt, SMV_OFFSET_MAX, A, err);
+  smv_status st = read_stream(f, path, bytes_left(f), opt, SMV_OFFSET_MAX,
+                              SMV_INDEX_MAX, A, err);
   fclose(f);
   return st;
 }

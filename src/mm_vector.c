@@ -27,7 +27,8 @@ smv_status smv__mm_read_vector_stream(FILE *f, const char *name, double **v,
     return smv_err_set(err, SMV_ERR_ARG, name, 0,
                        "smv_mm_read_vector: NULL result pointer");
   smv_csr *A;
-  smv_status st = smv__mm_read_stream(f, name, NULL, SMV_OFFSET_MAX, &A, err);
+  smv_status st = smv__mm_read_stream(f, name, NULL, SMV_OFFSET_MAX,
+                                      SMV_INDEX_MAX, &A, err);
   if (st != SMV_OK)
     return st;
   int64_t len;
