@@ -1,0 +1,517 @@
+/*
+ * common.h — what every micro experiment shares: option parsing, the device
+ * banner, CUDA error checks, event timing with medians, verification
+ * counters, and the fixed-width table that is also written as CSV.
+ *
+ * Each micro/NAME.cu is a program (it may print and exit; the library may
+ * not). It includes this header once, calls micro_init() first and
+ * micro_finish() last. Exit codes, which `smv micro` relies on:
+ *   0  every check passed
+ *   1  a check or a CUDA call failed
+ *   2  usage error
+ *   3  no CUDA device (no driver, no GPU, CUDA_VISIBLE_DEVICES hides it)
+ *
+ * Ratios: every table that puts our number beside the seed's prints
+ * ratio = ours / seed, so for times < 1 means faster than the seed.
+ */
+#ifndef SMV_MICRO_COMMON_H
+#define SMV_MICRO_COMMON_H
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#include "smv.h"
+
+#define MICRO_EXIT_FAIL 1
+#define MICRO_EXIT_USAGE 2
+#define MICRO_EXIT_NO_DEVICE 3
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static const char *g_micro_name = "micro";
+
+static inline void micro_die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", g_micro_name);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(MICRO_EXIT_FAIL);
+}
+
+static inline void micro_cuda_check(cudaError_t e, const char *what,
+                                    const char *file, int line) {
+  if (e != cudaSuccess)
+    micro_die("%s:%d: %s: %s (%s)", file, line, what, cudaGetErrorString(e),
+              cudaGetErrorName(e));
+}
+/* Every CUDA call goes through CK; every launch is followed by CK_LAUNCH. */
+#define CK(call) micro_cuda_check((call), #call, __FILE__, __LINE__)
+#define CK_LAUNCH() CK(cudaGetLastError())
+
+static inline void *micro_malloc_host(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p)
+    micro_die("out of host memory (%zu bytes)", bytes);
+  return p;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Options and device                                                       */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+  const char *csv_dir; /* --csv DIR: also write each table as DIR/NAME_ID.csv */
+  int device;          /* --device N */
+  unsigned flags;      /* bit i set: extra flag i was given */
+} micro_args;
+
+typedef struct {
+  cudaDeviceProp prop;
+  int sm_clock_khz, mem_clock_khz, bus_bits;
+  double peak_dram_gbps; /* 2 (DDR) * memory clock * bus width / 8 */
+  char dir_name[128];    /* results folder: "h100-80gb-hbm3" */
+  char date[32];         /* UTC, ISO 8601 */
+} micro_device;
+
+static micro_args g_micro_args;
+static micro_device g_dev;
+static int g_dev_open; /* micro_open_device() succeeded */
+static int g_checks, g_failed;
+
+/* Lower-case device name without "NVIDIA ", spaces to '-'. */
+static inline void micro_dir_name(const char *name, char *out, size_t n) {
+  if (strncmp(name, "NVIDIA ", 7) == 0)
+    name += 7;
+  size_t j = 0;
+  for (size_t i = 0; name[i] && j + 1 < n; i++) {
+    char c = name[i];
+    if (c >= 'A' && c <= 'Z')
+      c = (char)(c - 'A' + 'a');
+    else if (c == ' ')
+      c = '-';
+    out[j++] = c;
+  }
+  out[j] = '\0';
+}
+
+/*
+ * Parse the common options (--csv DIR, --device N, --help) plus the
+ * experiment's own boolean flags (extra[] = {"--static", NULL}: bit i of
+ * flags is set when extra[i] was given). `help` is printed by --help.
+ */
+static inline micro_args micro_parse(int argc, char **argv, const char *name,
+                                     const char *help,
+                                     const char *const *extra) {
+  g_micro_name = name;
+  micro_args a;
+  a.csv_dir = NULL;
+  a.device = 0;
+  a.flags = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+      printf("usage: %s [--csv DIR] [--device N]", name);
+      for (int k = 0; extra && extra[k]; k++)
+        printf(" [%s]", extra[k]);
+      printf("\n\n%s\n", help);
+      exit(0);
+    } else if (!strcmp(s, "--csv") && i + 1 < argc) {
+      a.csv_dir = argv[++i];
+    } else if (!strcmp(s, "--device") && i + 1 < argc) {
+      char *end;
+      errno = 0;
+      long d = strtol(argv[++i], &end, 10);
+      if (*end || errno || d < 0 || d > 64) {
+        fprintf(stderr, "%s: bad device number '%s'\n", name, argv[i]);
+        exit(MICRO_EXIT_USAGE);
+      }
+      a.device = (int)d;
+    } else {
+      int k = 0;
+      for (; extra && extra[k]; k++)
+        if (!strcmp(s, extra[k]))
+          break;
+      if (!extra || !extra[k]) {
+        fprintf(stderr, "%s: unknown option '%s' (try --help)\n", name, s);
+        exit(MICRO_EXIT_USAGE);
+      }
+      a.flags |= 1u << k;
+    }
+  }
+  time_t t = time(NULL);
+  struct tm tmv;
+  gmtime_r(&t, &tmv);
+  strftime(g_dev.date, sizeof g_dev.date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+  snprintf(g_dev.prop.name, sizeof g_dev.prop.name, "none (no device opened)");
+  if (a.csv_dir && mkdir(a.csv_dir, 0777) != 0 && errno != EEXIST)
+    micro_die("cannot create CSV folder '%s': %s", a.csv_dir, strerror(errno));
+  g_micro_args = a;
+  return a;
+}
+
+/* Find the device or exit 3 with a clear message; then print the banner. */
+static inline void micro_open_device(void) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    fprintf(stderr,
+            "%s: no CUDA GPU available (%s); the micro benchmarks need one\n",
+            g_micro_name,
+            e != cudaSuccess ? cudaGetErrorString(e) : "no devices found");
+    exit(MICRO_EXIT_NO_DEVICE);
+  }
+  if (g_micro_args.device >= n) {
+    fprintf(stderr, "%s: device %d does not exist (%d found)\n", g_micro_name,
+            g_micro_args.device, n);
+    exit(MICRO_EXIT_USAGE);
+  }
+  int d = g_micro_args.device;
+  CK(cudaSetDevice(d));
+  CK(cudaGetDeviceProperties(&g_dev.prop, d));
+  CK(cudaDeviceGetAttribute(&g_dev.sm_clock_khz, cudaDevAttrClockRate, d));
+  CK(cudaDeviceGetAttribute(&g_dev.mem_clock_khz, cudaDevAttrMemoryClockRate,
+                            d));
+  CK(cudaDeviceGetAttribute(&g_dev.bus_bits, cudaDevAttrGlobalMemoryBusWidth,
+                            d));
+  g_dev_open = 1;
+  g_dev.peak_dram_gbps =
+      2.0 * g_dev.mem_clock_khz * 1e3 * (g_dev.bus_bits / 8.0) / 1e9;
+  micro_dir_name(g_dev.prop.name, g_dev.dir_name, sizeof g_dev.dir_name);
+  int drv = 0, rt = 0;
+  CK(cudaDriverGetVersion(&drv));
+  CK(cudaRuntimeGetVersion(&rt));
+  const cudaDeviceProp *p = &g_dev.prop;
+  printf("device  : %s (sm_%d%d, %d SMs, SM clock %d MHz, memory clock %d "
+         "MHz, %d-bit bus, peak DRAM %.0f GB/s)\n",
+         p->name, p->major, p->minor, p->multiProcessorCount,
+         g_dev.sm_clock_khz / 1000, g_dev.mem_clock_khz / 1000, g_dev.bus_bits,
+         g_dev.peak_dram_gbps);
+  printf("memory  : %.1f GiB, L2 %.1f MiB, shared memory %zu KiB/SM (%zu KiB "
+         "per block opt-in), %d registers/SM, ECC %s\n",
+         p->totalGlobalMem / 1073741824.0, p->l2CacheSize / 1048576.0,
+         p->sharedMemPerMultiprocessor / 1024, p->sharedMemPerBlockOptin / 1024,
+         p->regsPerMultiprocessor, p->ECCEnabled ? "on" : "off");
+  printf("software: driver %d.%d, runtime %d.%d, smv %s (commit %s)\n",
+         drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10,
+         smv_version(), smv_git_commit());
+  printf("date    : %s   results folder: micro/results/%s/\n\n", g_dev.date,
+         g_dev.dir_name);
+}
+
+/* The usual start: parse, print the title, open the device. */
+static inline micro_args micro_init(int argc, char **argv, const char *name,
+                                    const char *title, const char *help,
+                                    const char *const *extra) {
+  micro_args a = micro_parse(argc, argv, name, help, extra);
+  printf("== smv micro %s — %s\n", name, title);
+  micro_open_device();
+  return a;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Verification                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Record one check; print the reason when it fails. Returns ok. */
+static inline int micro_check(int ok, const char *fmt, ...) {
+  g_checks++;
+  if (!ok) {
+    g_failed++;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: CHECK FAILED: ", g_micro_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+  }
+  return ok;
+}
+
+/* Last call of main: the verdict line and the exit code. */
+static inline int micro_finish(void) {
+  if (g_dev_open)
+    CK(cudaDeviceSynchronize());
+  printf("\n%s: %d checks, %d failed: %s\n", g_micro_name, g_checks, g_failed,
+         g_failed ? "FAILED" : "all results verified");
+  return g_failed ? MICRO_EXIT_FAIL : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Random numbers (splitmix64: fast, deterministic, good enough to fill)    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+  uint64_t s;
+} micro_rng;
+
+static inline uint64_t micro_rand(micro_rng *r) {
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+/* Uniform in [0, 1). */
+static inline double micro_rand01(micro_rng *r) {
+  return (double)(micro_rand(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+/* A seed that differs from run to run (fresh inputs each run), printed by
+ * the experiment so a failure can be replayed. */
+static inline uint64_t micro_fresh_seed(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000007ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Timing                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static inline double micro_median(std::vector<double> v) {
+  if (v.empty())
+    return NAN;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static inline double micro_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/*
+ * Median over `runs` of the time of one call of launch() (CUDA events
+ * around each call, on the default stream), after `warmup` untimed calls.
+ * launch() must only enqueue work; CK_LAUNCH is checked after each call.
+ */
+template <class F> static double micro_time_ms(F launch, int warmup, int runs) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < warmup; i++) {
+    launch();
+    CK_LAUNCH();
+  }
+  std::vector<double> t;
+  t.reserve((size_t)runs);
+  for (int i = 0; i < runs; i++) {
+    CK(cudaEventRecord(a));
+    launch();
+    CK_LAUNCH();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return micro_median(t);
+}
+
+/* Mean time per call of `reps` back-to-back calls between one event pair
+ * (launch overhead overlaps; what a stream of launches costs). */
+template <class F> static double micro_time_batch_ms(F launch, int reps) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  launch();
+  CK_LAUNCH();
+  CK(cudaEventRecord(a));
+  for (int i = 0; i < reps; i++)
+    launch();
+  CK_LAUNCH();
+  CK(cudaEventRecord(b));
+  CK(cudaEventSynchronize(b));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, a, b));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return ms / reps;
+}
+
+/* Evict the L2 by writing a buffer twice its size (for DRAM-resident
+ * numbers). The buffer is kept for the life of the program. */
+static inline void micro_flush_l2(void) {
+  static void *buf = NULL;
+  static size_t bytes = 0;
+  if (!buf) {
+    bytes = 2 * (size_t)g_dev.prop.l2CacheSize;
+    CK(cudaMalloc(&buf, bytes));
+  }
+  CK(cudaMemsetAsync(buf, 0x5a, bytes));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tables: fixed width on stdout, CSV under --csv DIR                        */
+/* ------------------------------------------------------------------------ */
+
+/* printf into a std::string (table cells). */
+static inline std::string micro_fmt(const char *fmt, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return std::string(buf);
+}
+/* A number with `prec` decimals, or "-" when it is not a number (no seed
+ * figure, say). */
+static inline std::string micro_num(double v, int prec) {
+  if (!std::isfinite(v))
+    return "-";
+  return micro_fmt("%.*f", prec, v);
+}
+/* ours / seed, or "-" without a seed figure. */
+static inline std::string micro_ratio(double ours, double seed) {
+  if (!std::isfinite(ours) || !std::isfinite(seed) || seed == 0)
+    return "-";
+  return micro_fmt("%.3g", ours / seed);
+}
+
+struct micro_table {
+  std::string id, title;
+  std::vector<std::string> cols;
+  std::vector<std::vector<std::string>> rows;
+};
+
+static inline micro_table micro_table_new(const char *id, const char *title,
+                                          std::vector<std::string> cols) {
+  micro_table t;
+  t.id = id;
+  t.title = title;
+  t.cols = cols;
+  return t;
+}
+
+static inline void micro_table_add(micro_table &t,
+                                   std::vector<std::string> row) {
+  if (row.size() != t.cols.size())
+    micro_die("table %s: row has %zu cells, want %zu", t.id.c_str(), row.size(),
+              t.cols.size());
+  t.rows.push_back(row);
+}
+
+/* CSV cell: quoted when it holds a comma or a quote. */
+static inline void micro_csv_cell(FILE *f, const std::string &s) {
+  if (s.find_first_of(",\"") == std::string::npos) {
+    fputs(s.c_str(), f);
+    return;
+  }
+  fputc('"', f);
+  for (char c : s) {
+    if (c == '"')
+      fputc('"', f);
+    fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+/* Print the table (columns as wide as their widest cell, first column left
+ * aligned, the others right aligned) and write the CSV, whose '#' lines
+ * carry the device, date and commit (gnuplot skips them). */
+static inline void micro_table_print(const micro_table &t) {
+  size_t nc = t.cols.size();
+  std::vector<size_t> w(nc);
+  for (size_t c = 0; c < nc; c++) {
+    w[c] = t.cols[c].size();
+    for (auto &r : t.rows)
+      w[c] = std::max(w[c], r[c].size());
+  }
+  printf("\n-- %s [%s]\n", t.title.c_str(), t.id.c_str());
+  for (size_t c = 0; c < nc; c++)
+    printf(c ? "  %*s" : "%-*s", (int)w[c], t.cols[c].c_str());
+  printf("\n");
+  size_t total = 0;
+  for (size_t c = 0; c < nc; c++)
+    total += w[c] + (c ? 2 : 0);
+  printf("%s\n", std::string(total, '-').c_str());
+  for (auto &r : t.rows) {
+    for (size_t c = 0; c < nc; c++)
+      printf(c ? "  %*s" : "%-*s", (int)w[c], r[c].c_str());
+    printf("\n");
+  }
+  fflush(stdout);
+  if (!g_micro_args.csv_dir)
+    return;
+  std::string path = std::string(g_micro_args.csv_dir) + "/" + g_micro_name +
+                     "_" + t.id + ".csv";
+  FILE *f = fopen(path.c_str(), "w");
+  if (!f)
+    micro_die("cannot write %s: %s", path.c_str(), strerror(errno));
+  fprintf(f, "# smv micro %s: %s\n# device: %s (%d SMs, SM clock %d MHz)\n",
+          g_micro_name, t.title.c_str(), g_dev.prop.name,
+          g_dev.prop.multiProcessorCount, g_dev.sm_clock_khz / 1000);
+  fprintf(f, "# date: %s, smv commit %s\n", g_dev.date, smv_git_commit());
+  for (size_t c = 0; c < nc; c++) {
+    if (c)
+      fputc(',', f);
+    micro_csv_cell(f, t.cols[c]);
+  }
+  fputc('\n', f);
+  for (auto &r : t.rows) {
+    for (size_t c = 0; c < nc; c++) {
+      if (c)
+        fputc(',', f);
+      micro_csv_cell(f, r[c]);
+    }
+    fputc('\n', f);
+  }
+  if (fclose(f) != 0)
+    micro_die("cannot write %s: %s", path.c_str(), strerror(errno));
+}
+
+/* A note under a table: printed, not part of the CSV. */
+static inline void micro_note(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("   ", stdout);
+  vprintf(fmt, ap);
+  fputc('\n', stdout);
+  va_end(ap);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Device buffers that free themselves                                      */
+/* ------------------------------------------------------------------------ */
+
+template <class T> struct micro_dbuf {
+  T *p = nullptr;
+  size_t n = 0;
+  explicit micro_dbuf(size_t count) : n(count) {
+    CK(cudaMalloc((void **)&p, (count ? count : 1) * sizeof(T)));
+  }
+  ~micro_dbuf() { cudaFree(p); }
+  micro_dbuf(const micro_dbuf &) = delete;
+  micro_dbuf &operator=(const micro_dbuf &) = delete;
+  size_t bytes() const { return n * sizeof(T); }
+  void upload(const T *h) {
+    CK(cudaMemcpy(p, h, bytes(), cudaMemcpyHostToDevice));
+  }
+  void download(T *h) const {
+    CK(cudaMemcpy(h, p, bytes(), cudaMemcpyDeviceToHost));
+  }
+  /* Fill every byte with `byte` (poison before a run). */
+  void poison(int byte = 0xff) { CK(cudaMemset(p, byte, bytes())); }
+  /* Zero an accumulator before the run whose result is checked. */
+  void zero() { CK(cudaMemset(p, 0, bytes())); }
+};
+
+#endif
