@@ -987,7 +987,9 @@ static int do_sweep(const struct opts *o, const smv_arch *a, smv_context *ctx,
       printf("%-28s", lim);
     else
       printf("%s", lim);
-    printf("%s\n", w->threads == best ? "<- best" : "");
+    printf("%s\n", w->threads != best       ? ""
+                   : w->runtime_blocks >= 0 ? "  <- best"
+                                            : "<- best");
   }
   printf("\nbest: %d threads per block, %d blocks, %d of %d warps per SM "
          "(%.1f%%): the smallest block at the highest occupancy\n",
