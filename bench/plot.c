@@ -193,7 +193,9 @@ static int plot_sweep(const bench_records *rs, const char *matrix,
   for (int k = 0; k < nalg; k++) {
     fprintf(f, "%s", k ? ", \\\n     " : "");
     gp_str(f, dat);
-    fprintf(f, " index %d using 1:2 with linespoints pt 7 ps 0.6 title ", k);
+    /* distinct markers and dashes: rungs often share a curve */
+    fprintf(f, " index %d using 1:2 with linespoints pt %d ps 0.7 dt %d title ",
+            k, 4 + k, 1 + k % 5);
     gp_str(f, algs[k]);
   }
   fprintf(f, "\nset ylabel 'calculated occupancy (%%)'\n"
@@ -201,7 +203,8 @@ static int plot_sweep(const bench_records *rs, const char *matrix,
   for (int k = 0; k < nalg; k++) {
     fprintf(f, "%s", k ? ", \\\n     " : "");
     gp_str(f, dat);
-    fprintf(f, " index %d using 1:3 with linespoints pt 7 ps 0.6 title ", k);
+    fprintf(f, " index %d using 1:3 with linespoints pt %d ps 0.7 dt %d title ",
+            k, 4 + k, 1 + k % 5);
     gp_str(f, algs[k]);
   }
   fprintf(f, "\nunset multiplot\n");

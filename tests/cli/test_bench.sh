@@ -134,6 +134,34 @@ else
 fi
 if [ -s "$D/ladder-f64.dat" ]; then ok; else bad "plot data not written"; fi
 
+# 4b. sweep rendering from a hand-made CSV (a subset of the columns is
+# enough for the reader): table, the '*' where the runtime's occupancy
+# differs, the per-rung summary, the plot.
+{
+  echo "matrix,precision,alg,block,sweep,verify,warm_runs,warm_median_ms,occupancy,occ_blocks_per_sm,cuda_blocks_per_sm,occ_max_warps,device,date,commit,rows,cols,nnz"
+  for a in scalar vector-shfl; do
+    b=32
+    while [ $b -le 1024 ]; do
+      bps=$((2048 / b)); [ $bps -gt 32 ] && bps=32
+      rt=$bps; [ $b -eq 96 ] && rt=$((bps + 1))
+      occ=$(awk -v b=$b -v n=$bps 'BEGIN { print n * b / 32 / 64 }')
+      ms=$(awk -v b=$b 'BEGIN { print 0.1 + (b - 512) * (b - 512) / 1e7 }')
+      echo "fixture:1,f64,$a,$b,1,PASS,50,$ms,$occ,$bps,$rt,64,fixture device,2026-01-01T00:00:00Z,none,100,100,1000"
+      b=$((b + 32))
+    done
+  done
+} >"$D/sweep.csv"
+expect_rc 0 "sweep from csv" $SMV bench --from-csv "$D/sweep.csv" --plot "$D/sweep.png"
+expect_out "block sweep: fixture:1 f64" "sweep table title"
+expect_out "  512     100.00 100%" "sweep row: time and occupancy"
+if grep -E '^   96 .*%\*' "$OUT" >/dev/null; then ok; else bad "sweep: runtime mismatch not starred"; fi
+expect_out "best  512 threads" "sweep: best block"
+if command -v gnuplot >/dev/null 2>&1; then
+  if [ -s "$D/sweep.png" ]; then ok; else bad "sweep PNG not written"; fi
+else
+  if [ -s "$D/sweep.gp" ]; then ok; else bad "sweep gnuplot script not written"; fi
+fi
+
 # 5. usage errors: exit 2
 expect_rc 2 "no matrix" $SMV bench
 expect_err 2 "unknown rung" "bad --alg" $SMV bench lap2d:4 --alg nosuch
