@@ -12,6 +12,7 @@
  *             no GPU, with wall-clock timing;
  *   report.c  banner and fixed-width tables;
  *   plot.c    gnuplot data and script, PNG when gnuplot is installed;
+ *   markdown.c  Markdown tables for bench/results/;
  *   main.c    bench_main: backend choice, the loop over matrices, outputs.
  */
 #ifndef SMV_BENCH_H
@@ -50,6 +51,7 @@ typedef struct {
   const char *csv;      /* may be NULL */
   const char *json;     /* may be NULL */
   const char *plot;     /* PNG path, may be NULL */
+  const char *markdown; /* Markdown tables, may be NULL */
   const char *from_csv; /* re-report a saved CSV instead of running */
   const char *label;    /* free text stored with every record */
   int quiet;            /* no per-matrix tables (banner and summary only) */
@@ -231,5 +233,11 @@ extern const char bench_model_text[];
  * PATH.gp beside each PNG and runs gnuplot when installed; otherwise says
  * how to get it. Returns 0, or -1 on a write error (printed). */
 int bench_plot(const bench_records *rs, const char *png);
+
+/* Markdown tables of every result: per precision and mode (warm, flushed,
+ * graph) median us per matrix and rung with our best rung's speedup over
+ * cuSPARSE ALG1, % of copy bandwidth; per sweep matrix and precision, time
+ * and calculated occupancy per block size. */
+void bench_markdown(FILE *f, const bench_records *rs);
 
 #endif

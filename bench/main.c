@@ -165,6 +165,16 @@ static void print_tables(const bench_config *cfg, const bench_records *rs,
   fflush(stdout);
 }
 
+static int write_markdown(const bench_config *cfg, const bench_records *rs) {
+  if (!cfg->markdown)
+    return 0;
+  FILE *f = open_out(cfg->markdown);
+  if (!f)
+    return -1;
+  bench_markdown(f, rs);
+  return close_out(f, cfg->markdown);
+}
+
 /* Re-report a saved CSV: tables, and CSV/JSON/plot if asked. */
 static int from_csv(const bench_config *cfg) {
   bench_records rs = {0};
@@ -211,6 +221,8 @@ static int from_csv(const bench_config *cfg) {
     }
   }
   if (cfg->plot && rs.n && bench_plot(&rs, cfg->plot) != 0)
+    rc = CLI_ERR;
+  if (write_markdown(cfg, &rs) != 0)
     rc = CLI_ERR;
   bench_records_free(&rs);
   return rc;
@@ -363,6 +375,8 @@ int bench_main(const bench_config *cfg) {
   if (cfg->json && rc == CLI_OK)
     printf("json: %s\n", cfg->json);
   if (cfg->plot && rs.n && bench_plot(&rs, cfg->plot) != 0)
+    rc = CLI_ERR;
+  if (write_markdown(cfg, &rs) != 0)
     rc = CLI_ERR;
   if (fail || error || matrices_failed) {
     cli_error("%zu result(s) failed verification or could not run, %d "

@@ -51,6 +51,8 @@ static const char usage_text[] =
     "otherwise\n"
     "                        GB/s and speedup over cuSPARSE ALG1 per matrix "
     "(gnuplot)\n"
+    "  --markdown FILE       Markdown tables (per precision and mode; sweep "
+    "tables)\n"
     "  --label TEXT          stored with every result\n"
     "  --from-csv FILE       re-print tables (and --plot) from a saved CSV; "
     "runs nothing\n"
@@ -232,6 +234,10 @@ int cmd_bench(int argc, char **argv) {
       if (!v || !*v)
         rc = cli_usage("bench", "--plot needs a file name (FILE.png)");
       cfg.plot = v;
+    } else if ((v = opt_value(argc, argv, &i, "--markdown", &m)), m) {
+      if (!v || !*v)
+        rc = cli_usage("bench", "--markdown needs a file name");
+      cfg.markdown = v;
     } else if ((v = opt_value(argc, argv, &i, "--label", &m)), m) {
       if (!v)
         rc = cli_usage("bench", "--label needs a value");

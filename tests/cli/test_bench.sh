@@ -120,6 +120,15 @@ expect_rc 0 "from-csv" $SMV bench --from-csv "$D/cpu.csv" --csv "$D/again.csv" \
 expect_out "lap3d:6" "from-csv prints the tables"
 if cmp -s "$D/cpu.csv" "$D/again.csv"; then ok; else bad "from-csv CSV differs"; fi
 
+# 3b. Markdown tables
+expect_rc 0 "markdown" $SMV bench --from-csv "$D/cpu.csv" --quiet --markdown "$D/t.md"
+if grep -q '^| matrix | nnz | cpu | cpu-serial |' "$D/t.md" &&
+  grep -q '^| lap3d:6 | ' "$D/t.md" && grep -q '^#### f32 ' "$D/t.md"; then
+  ok
+else
+  bad "markdown tables: $(head -c 300 "$D/t.md")"
+fi
+
 # 4. plots
 expect_rc 0 "plot" $SMV bench --from-csv "$D/cpu.csv" --plot "$D/ladder.png" --quiet
 if command -v gnuplot >/dev/null 2>&1; then
@@ -156,6 +165,12 @@ expect_out "block sweep: fixture:1 f64" "sweep table title"
 expect_out "  512     100.00 100%" "sweep row: time and occupancy"
 if grep -E '^   96 .*%\*' "$OUT" >/dev/null; then ok; else bad "sweep: runtime mismatch not starred"; fi
 expect_out "best  512 threads" "sweep: best block"
+expect_rc 0 "sweep markdown" $SMV bench --from-csv "$D/sweep.csv" --quiet --markdown "$D/sweep.md"
+if grep -q '^| 96 | .*%\*)' "$D/sweep.md" && grep -q '^| block | scalar | vector-shfl |' "$D/sweep.md"; then
+  ok
+else
+  bad "sweep markdown table"
+fi
 if command -v gnuplot >/dev/null 2>&1; then
   if [ -s "$D/sweep.png" ]; then ok; else bad "sweep PNG not written"; fi
 else
