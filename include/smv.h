@@ -413,7 +413,9 @@ typedef enum {
   SMV_ALG_VECTOR_ATOMIC = 6, /* reduction by atomicAdd into y             */
   SMV_ALG_CUSPARSE_ALG1 = 7, /* cusparseSpMV CSR ALG1 (+ preprocess)      */
   SMV_ALG_CUSPARSE_ALG2 = 8, /* cusparseSpMV CSR ALG2 (+ preprocess)      */
-  SMV_ALG_COUNT = 9
+  SMV_ALG_ADAPTIVE = 9,      /* lanes per row from the matrix, long rows
+                                split in chunks (past the seed)           */
+  SMV_ALG_COUNT = 10
 } smv_alg;
 
 /* "auto", "scalar", "vector", "vector-tex", ... ; NULL if out of range. */

@@ -88,7 +88,15 @@ if [ "${SMV_GPU_TEST_NOSAN:-0}" != 1 ]; then
       note "compute-sanitizer $tool $(basename "$bin"): rc=$r, $((SECONDS - t)) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^RESULT' "$OUT/san-$name.log" | tr '\n' ' ')"
     }
     san memcheck memcheck build/tests/test_cuda_sanitize --leak-check full
-    san racecheck racecheck build/tests/test_cuda_sanitize
+    # racecheck gates on smv's own kernels. cuSPARSE 12.6's csrmv_v3_kernel
+    # reports shared-memory write-write hazards of its own (first run,
+    # 2026-11-22, H100), which we can neither fix nor suppress inside it:
+    # they are counted in a separate, informational run.
+    san racecheck racecheck build/tests/test_cuda_sanitize \
+      --kernel-name-exclude kns=cusparse
+    "$SAN" --tool racecheck build/tests/test_cuda_sanitize \
+      >"$OUT/san-racecheck-all.log" 2>&1
+    note "compute-sanitizer racecheck incl. cuSPARSE (informational): $(grep -E 'RACECHECK SUMMARY' "$OUT/san-racecheck-all.log"); kernels with hazards: $(grep -oE 'Race reported between [A-Za-z]+ access at [^(<]*' "$OUT/san-racecheck-all.log" | sed 's/.* at //' | sort -u | tr '\n' ' ')"
     san synccheck synccheck build/tests/test_cuda_sanitize
     san graph-memcheck memcheck build/tests/test_cuda_graph
   fi

@@ -8,15 +8,21 @@
 #include <strings.h>
 
 static const char *const alg_names[SMV_ALG_COUNT] = {
-    "auto",        "scalar",      "vector",
-    "vector-tex",  "vector-ldg",  "vector-shfl",
-    "vector-atomic", "cusparse-alg1", "cusparse-alg2"};
+    "auto",          "scalar",      "vector",        "vector-tex",
+    "vector-ldg",    "vector-shfl", "vector-atomic", "cusparse-alg1",
+    "cusparse-alg2", "adaptive"};
 
 /* The CUDA kernel behind each rung (cuSPARSE rungs have none of ours). */
-static const char *const kernel_names[SMV_ALG_COUNT] = {
-    NULL,           "spmv_scalar",      "spmv_vector",
-    "spmv_vector_tex", "spmv_vector_ldg", "spmv_vector_shfl",
-    "spmv_vector_atomic", NULL,         NULL};
+static const char *const kernel_names[SMV_ALG_COUNT] = {NULL,
+                                                        "spmv_scalar",
+                                                        "spmv_vector",
+                                                        "spmv_vector_tex",
+                                                        "spmv_vector_ldg",
+                                                        "spmv_vector_shfl",
+                                                        "spmv_vector_atomic",
+                                                        NULL,
+                                                        NULL,
+                                                        "spmv_adaptive"};
 
 const char *smv_alg_name(smv_alg alg) {
   if ((int)alg < 0 || alg >= SMV_ALG_COUNT)

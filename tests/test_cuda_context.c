@@ -215,6 +215,10 @@ static void test_matrix_validation(void) {
   CHECK_STR_HAS(smv_context_error(ctx), "unknown alg 99");
   CHECK_STATUS(smv_spmv(ctx, SMV_ALG_AUTO, 1, dA, NULL, 0, dy), SMV_ERR_ARG);
   CHECK_STATUS(smv_spmv(ctx, SMV_ALG_AUTO, 1, dA, dx, 0, NULL), SMV_ERR_ARG);
+  /* A refused allocation just before must not make the next SpMV look
+   * failed (a stale cudaGetLastError would). */
+  void *huge = NULL;
+  CHECK_STATUS(smv_device_malloc(ctx, (size_t)1 << 60, &huge), SMV_ERR_NOMEM);
   /* alpha = 0 never needs x. */
   CHECK_OK(smv_spmv(ctx, SMV_ALG_AUTO, 0, dA, NULL, 0, dy));
   CHECK_OK(smv_synchronize(ctx));

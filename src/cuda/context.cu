@@ -29,6 +29,9 @@ smv_status smv_cu_fail(smv_context *ctx, cudaError_t e, const char *fmt, ...) {
   va_start(ap, fmt);
   vset(ctx ? ctx->err : create_err, fmt, ap, cudaGetErrorString(e));
   va_end(ap);
+  /* Leave no stale error behind for the caller's next cudaGetLastError
+   * (sticky errors stay, which is what they are for). */
+  (void)cudaGetLastError();
   return e == cudaErrorMemoryAllocation ? SMV_ERR_NOMEM : SMV_ERR_CUDA;
 }
 

@@ -91,6 +91,8 @@ const struct smv_rung *smv_rung_of(smv_alg alg) {
     return &smv_rung_vector_shfl;
   case SMV_ALG_VECTOR_ATOMIC:
     return &smv_rung_vector_atomic;
+  case SMV_ALG_ADAPTIVE:
+    return &smv_rung_adaptive;
   default:
     return NULL; /* AUTO and the cuSPARSE rungs have no kernel of ours */
   }

@@ -95,13 +95,15 @@ struct smv_matrix {
   smv_alg auto_alg; /* what SMV_ALG_AUTO runs for this matrix */
   struct smv_sparse_state sp;
 
-  /* Adaptive rung (9): lanes per row chosen from the mean row length;
-   * rows longer than long_threshold are skipped by the main kernel and
-   * done by a block-per-row pass over long_rows (device, long_count). */
+  /* Adaptive rung (9, spmv_9_adaptive.cu): `lanes` threads per row,
+   * chosen from the mean row length at upload; rows longer than
+   * long_threshold are only scaled by beta in the main kernel and summed
+   * by a second kernel, one warp per chunk of SMV_CHUNK entries, listed in
+   * `chunks` (device, nchunks entries of {row, first entry}). */
   int lanes;
-  int long_threshold;
-  int32_t *long_rows;
-  int64_t long_count;
+  int64_t long_threshold;
+  int2 *chunks;
+  int64_t nchunks;
 };
 
 /* Everything one launch needs. Sizes are 64-bit so nothing overflows in
@@ -167,9 +169,16 @@ extern const struct smv_rung smv_rung_vector_tex;    /* spmv_3_tex.cu      */
 extern const struct smv_rung smv_rung_vector_ldg;    /* spmv_4_ldg.cu      */
 extern const struct smv_rung smv_rung_vector_shfl;   /* spmv_5_shfl.cu     */
 extern const struct smv_rung smv_rung_vector_atomic; /* spmv_6_atomic.cu */
+extern const struct smv_rung smv_rung_adaptive;      /* spmv_9_adaptive.cu */
 
 /* The rung behind an alg, NULL for AUTO and the cuSPARSE rungs. */
 const struct smv_rung *smv_rung_of(smv_alg alg);
+
+/* Adaptive rung's analysis (spmv_9_adaptive.cu): choose the lanes per
+ * row (`lanes` = 0: from the statistics; else forced to 1, 2, 4, 8, 16 or
+ * 32), list and upload the long rows' chunks. Replaces a previous plan. */
+smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
+                              int lanes);
 
 /* y = beta*y (beta = 0 writes zeros, never reads y): scale.cu. */
 cudaError_t smv_launch_scale(smv_precision prec, int64_t n, double beta,

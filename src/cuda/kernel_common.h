@@ -13,6 +13,8 @@
 
 #include "engine.h"
 
+#include <utility>
+
 #define SMV_FULL_MASK 0xffffffffu
 
 /* BLAS semantics for the final write: beta = 0 overwrites y without
@@ -39,5 +41,22 @@ template <> struct smv_prec_of<double> {
 template <> struct smv_prec_of<float> {
   static constexpr smv_precision value = SMV_F32;
 };
+
+/* Launch `k` and return THIS launch's status. cudaLaunchKernelEx reports
+ * the launch's own error, unlike a <<<>>> launch followed by
+ * cudaGetLastError(), which would also return a stale, unrelated error left
+ * by an earlier failed call (a refused cudaMalloc, say) and make a good
+ * SpMV look failed. */
+template <typename... Exp, typename... Act>
+static inline cudaError_t smv_launch_k(void (*k)(Exp...), unsigned grid,
+                                       int block, size_t smem,
+                                       cudaStream_t stream, Act &&...args) {
+  cudaLaunchConfig_t cfg = {}; /* no attributes */
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3((unsigned)block);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  return cudaLaunchKernelEx(&cfg, k, std::forward<Act>(args)...);
+}
 
 #endif

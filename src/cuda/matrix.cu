@@ -7,7 +7,8 @@
  *
  * Device footprint: (rows + 1) * 4 bytes of row offsets, nnz * 4 of column
  * indices, nnz * 8 (f64) or nnz * 4 (f32) of values, plus cuSPARSE's two
- * buffers (sizes from cusparseSpMV_bufferSize) and 4 bytes per long row.
+ * buffers (sizes from cusparseSpMV_bufferSize) and 8 bytes per 512-entry
+ * chunk of the adaptive rung's long rows.
  * f32 values are rounded on the host in chunks of 1 Mi entries (4 MiB of
  * host staging), never a full copy of the matrix.
  */
@@ -98,8 +99,8 @@ static void release(smv_matrix *m) {
     cudaFree(m->col_idx);
   if (m->values)
     cudaFree(m->values);
-  if (m->long_rows)
-    cudaFree(m->long_rows);
+  if (m->chunks)
+    cudaFree(m->chunks);
   free(m);
 }
 
@@ -149,6 +150,8 @@ extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
     st = upload_f32(ctx, (float *)m->values, A->values, A->nnz);
   if (st == SMV_OK)
     st = smv_sparse_setup(ctx, m);
+  if (st == SMV_OK)
+    st = smv_adaptive_setup(ctx, m, A, 0);
   if (st != SMV_OK) {
     (void)cudaStreamSynchronize(ctx->stream);
     release(m);

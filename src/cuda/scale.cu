@@ -17,15 +17,14 @@ cudaError_t smv_launch_scale(smv_precision prec, int64_t n, double beta,
   if (n <= 0)
     return cudaSuccess;
   const int block = 256;
-  /* A bounded grid that loops: 8 waves of 2048-thread SMs is plenty for a
-   * streaming kernel and keeps gridDim small for any n. */
+  /* A bounded grid that loops: 65536 blocks of 256 threads is 64 waves of
+   * an H100 (132 SMs x 2048 threads) and keeps gridDim small for any n. */
   unsigned grid = smv_grid_for(n, block);
   if (grid > 65536)
     grid = 65536;
   if (prec == SMV_F64)
-    smv_scale_kernel<double><<<grid, block, 0, stream>>>(n, beta, (double *)y);
-  else
-    smv_scale_kernel<float>
-        <<<grid, block, 0, stream>>>(n, (float)beta, (float *)y);
-  return cudaGetLastError();
+    return smv_launch_k(smv_scale_kernel<double>, grid, block, 0, stream, n,
+                        beta, (double *)y);
+  return smv_launch_k(smv_scale_kernel<float>, grid, block, 0, stream, n,
+                      (float)beta, (float *)y);
 }

@@ -85,10 +85,10 @@ static size_t smem(smv_precision prec, int block) {
 
 template <typename T> static cudaError_t run(const struct smv_launch *L) {
   unsigned grid = smv_grid_for(L->rows * 32, L->block);
-  spmv_vector_tex<T><<<grid, L->block, smem(L->prec, L->block), L->stream>>>(
-      L->rows, L->row_ptr, L->col_idx, (const T *)L->values, L->tex,
-      (int)L->tex_offset, (T)L->alpha, (T)L->beta, (T *)L->y);
-  return cudaGetLastError();
+  return smv_launch_k(spmv_vector_tex<T>, grid, L->block,
+                      smem(L->prec, L->block), L->stream, L->rows, L->row_ptr,
+                      L->col_idx, (const T *)L->values, L->tex,
+                      (int)L->tex_offset, (T)L->alpha, (T)L->beta, (T *)L->y);
 }
 
 static cudaError_t launch(const struct smv_launch *L) {
