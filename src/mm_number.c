@@ -17,11 +17,19 @@
  *     round/sticky bits is then exact. This covers the 17-digit values that
  *     %.17g writers produce (e.g. 0.12345678901234567 -> m = 12345678901234567,
  *     e = -17) in the range 1e-27 .. 1e45 or so.
- *  3. anything else (more than 19 significant digits, far exponents,
- *     results near the subnormal or overflow range): strtod on the token,
- *     which the caller runs in the "C" locale. Its grammar is a superset of
- *     ours (hex floats, nan(...)) but the token was validated here first
- *     and the delimiter after it stops strtod where we stopped.
+ *  3. other exponents (x86-64): m times or divided by 10^27 (exact in the
+ *     x87 80-bit long double, 64-bit significand) as often as needed, then
+ *     10^rest. Each of the n operations rounds once, so the long double x
+ *     is within n units in its last place (ulp) of the true value. The
+ *     decision to round x to 53 bits only depends on its 11 extra bits; if
+ *     they sit more than n + 1 ulps away from the midpoint pattern 1024,
+ *     the true value rounds the same way and (double)x is exact.
+ *     Otherwise (about (2n+5) in 2048 cases) fall through to 4.
+ *  4. anything else (more than 19 significant digits, results near a
+ *     rounding midpoint, subnormal or near overflow, other platforms):
+ *     strtod on the token, which the caller runs in the "C" locale. Its grammar
+ * is a superset of ours (hex floats, nan(...)) but the token was validated here
+ * first and the delimiter after it stops strtod where we stopped.
  */
 #include "mm_internal.h"
 
@@ -113,6 +121,41 @@ static int round_u128(mm_u128 q, int sticky, int b, int neg, double *out) {
 }
 #endif
 
+#if defined(__x86_64__) && LDBL_MANT_DIG == 64 && FLT_EVAL_METHOD == 0
+#define MM_HAVE_X87 1
+/* 10^k, k = 0..27: exact in a 64-bit significand (5^27 < 2^64). */
+static const long double pow10_ld[28] = {
+    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+
+/* Path 3 (see the top of the file); 0 when undecided. */
+static int x87_value(uint64_t m, int e, int neg, double *v) {
+  long double x = (long double)m; /* exact: m < 2^64 */
+  int k = e < 0 ? -e : e, n = 0;
+  while (k > 0) {
+    int step = k > 27 ? 27 : k;
+    x = e < 0 ? x / pow10_ld[step] : x * pow10_ld[step];
+    k -= step;
+    n++;
+  }
+  /* Normal doubles only (subnormals round at another bit), with a margin
+   * for the error: 2^-1021 .. just below DBL_MAX. */
+  if (!(x >= 0x1p-1021L && x <= 0x1.ffffffffffffp+1023L))
+    return 0;
+  uint64_t bits; /* x87 layout: the 64-bit significand comes first */
+  memcpy(&bits, &x, sizeof bits);
+  int d = (int)(bits & 0x7ff) - 1024;
+  if (d < 0)
+    d = -d;
+  if (d <= n + 1)
+    return 0;
+  double r = (double)x;
+  *v = neg ? -r : r;
+  return 1;
+}
+#endif
+
 /* m * 10^e exactly rounded without strtod, if one of the fast paths
  * applies. */
 static int fast_value(uint64_t m, int e, int neg, double *v) {
@@ -135,7 +178,11 @@ static int fast_value(uint64_t m, int e, int neg, double *v) {
     return round_u128(q, sticky, -s + e, neg, v);
   }
 #endif
+#ifdef MM_HAVE_X87
+  return x87_value(m, e, neg, v);
+#else
   return 0;
+#endif
 }
 
 static int lower(int c) { return c | 0x20; }
