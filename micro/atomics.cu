@@ -9,7 +9,7 @@
  * against the CAS loop, and how does the cost depend on contention?
  *
  * Variants:
- *   A. The seed's setup: <<<1,1024>>>, 2^18 elements, every thread adds its
+ *   A. The seed's setup: <<<1,1024>>>, 2^16 elements, every thread adds its
  *      elements (stride 1024) into one sum: int, float, double native,
  *      double CAS loop.
  *   B. Contention sweep on a full grid (8 blocks of 256 per SM, 16 adds per
@@ -63,7 +63,7 @@ __global__ void sum_1x1024(const T *a, int n, T *sum) {
 template <typename T, int CAS>
 static void seed_case(micro_table &t, const char *name, double (*gen)(uint64_t),
                       double *ns_out) {
-  const int n = 1 << 18;
+  const int n = 1 << 16;
   micro_rng rng = {micro_fresh_seed()};
   std::vector<T> h(n);
   double want = 0; /* exact: see gen() */
@@ -97,7 +97,7 @@ static double gen_d256(uint64_t r) { return (double)(r % 256) / 256.0; }
 
 static void run_seed(void) {
   micro_table t = micro_table_new(
-      "seed", "seed 000 setup: atomicAdd sum of 2^18 elements, <<<1,1024>>>",
+      "seed", "seed 000 setup: atomicAdd sum of 2^16 elements, <<<1,1024>>>",
       {"type", "elements", "ms", "ns per add", "Gadds/s"});
   double ns[4];
   seed_case<int, 0>(t, "int", gen_int, &ns[0]);

@@ -1,0 +1,65 @@
+#!/bin/bash
+# scripts/gpu-micro.sh — on the GPU machine: build the micro programs
+# (nvcc -arch=sm_90, as the Makefile does) and run `smv micro`, writing
+# everything under $OUT:
+#   $OUT/micro.log            the full output of `smv micro`
+#   $OUT/micro-results.tgz    csv/*.csv, micro.log, build.log, env.txt and
+#                             the SASS of restrict (one file, so the device
+#                             tool's 8-file limit never bites)
+# A short summary is printed last. Usage:
+#   scripts/gpu-micro.sh [NAME...]        (default: all)
+# Then, on the development machine: scripts/plot-micro.sh DIR (see there).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/smv-gpu-micro}
+mkdir -p "$OUT"
+WORK=$(mktemp -d)
+names=${*:-all}
+J=$(nproc 2>/dev/null || echo 8)
+
+{
+  date -u +"%Y-%m-%dT%H:%M:%SZ"
+  echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+  git status --short 2>/dev/null | head -30
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,ecc.mode.current \
+    --format=csv 2>&1
+  nvcc --version 2>&1 | tail -2
+} >"$WORK/env.txt" 2>&1
+
+# The micro programs use only host functions of libsmv (version,
+# occupancy). If the CUDA library does not build right now (another part
+# of the tree mid-edit), the CPU-only library serves them just as well.
+t0=$SECONDS
+BUILD=build
+if ! make -j"$J" micro cli >"$WORK/build.log" 2>&1; then
+  echo "gpu-micro: the CUDA build failed (below); using the CPU-only library"
+  grep -E 'error' "$WORK/build.log" | head -10
+  BUILD=build-cpu
+  if ! make -j"$J" CUDA=0 micro cli >>"$WORK/build.log" 2>&1; then
+    tail -40 "$WORK/build.log"
+    cp "$WORK/build.log" "$OUT/"
+    exit 1
+  fi
+fi
+nwarn=$(grep -ci 'warning' "$WORK/build.log")
+echo "gpu-micro: built in $((SECONDS - t0)) s ($BUILD), $nwarn warning lines"
+
+if command -v cuobjdump >/dev/null 2>&1; then
+  cuobjdump -sass "$BUILD/micro/restrict" >"$WORK/restrict.sass" 2>&1
+fi
+
+t1=$SECONDS
+# shellcheck disable=SC2086
+"$BUILD/smv" micro $names --csv "$WORK/csv" 2>&1 | tee "$WORK/micro.log"
+rc=${PIPESTATUS[0]}
+echo "gpu-micro: smv micro $names: exit $rc in $((SECONDS - t1)) s" |
+  tee -a "$WORK/micro.log"
+
+cp "$WORK/micro.log" "$OUT/micro.log"
+tar czf "$OUT/micro-results.tgz" -C "$WORK" .
+echo "==== gpu-micro summary"
+grep -E '^(device  :|date    :)' "$WORK/micro.log" | sort -u
+grep -E 'checks, [0-9]+ failed' "$WORK/micro.log"
+grep -E 'CHECK FAILED' "$WORK/micro.log" | head -20
+echo "exit $rc; $(ls "$WORK/csv" 2>/dev/null | wc -l) CSV files"
+exit "$rc"
