@@ -168,25 +168,14 @@ smv_status smv_blocks_init(smv_context *ctx) {
 /* ---- AUTO -----------------------------------------------------------------
  */
 
-/* The rung AUTO runs for a matrix with these statistics.
- *
- * Rule (provisional until measured, see the TOC): a warp per row pays off
- * when rows are long enough to keep its 32 lanes busy and no row dwarfs
- * the rest (a warp alone on a 100k-entry row serialises it): mean row
- * length >= 32 and max <= 64 x mean gives rung 5 (vector-shfl, the best of
- * our warp-per-row rungs by construction: no shared memory, read-only
- * loads). Everything else — short rows, power-law rows — goes to cuSPARSE
- * ALG1. */
+/* The rung AUTO runs for a matrix with these statistics: the adaptive
+ * rung (provisional until its final measurement, see the TOC). */
 smv_alg smv_auto_choose(const smv_context *ctx,
                         const struct smv_matrix_stats *s);
 smv_alg smv_auto_choose(const smv_context *ctx,
                         const struct smv_matrix_stats *s) {
-  (void)ctx;
-  if (s->nnz == 0 || s->rows == 0)
-    return SMV_ALG_VECTOR_SHFL; /* never launched: y = beta*y */
-  if (s->row_mean >= 32.0 && (double)s->row_max <= 64.0 * s->row_mean)
-    return SMV_ALG_VECTOR_SHFL;
-  return SMV_ALG_CUSPARSE_ALG1;
+  (void)ctx, (void)s;
+  return SMV_ALG_ADAPTIVE;
 }
 
 /* ---- smv_spmv -------------------------------------------------------------

@@ -9,9 +9,12 @@
  * very short (1-3 entries: a diagonal, lap-like stencils on very thin
  * matrices), where a warp per row would leave most lanes idle.
  *
- * Block size: no shared memory and few registers, so every multiple of 32
- * from 64 up reaches full occupancy on sm_90; the tie goes to 256
- * (preferred_block below, see dispatch.cu for how ties are settled).
+ * Block size: 32 registers in f64 (40 in f32, where the compiler unrolls
+ * the row loop 4x) and no shared memory: 64, 128, 256, 512 and 1024
+ * threads all reach the highest occupancy on sm_90 (64 of 64 warps in
+ * f64). Tie settled by measurement (H100, 2026-11-22, block sweep): on
+ * lap3d:160 f64 128 threads took 152.4 us, 64: 153.1, 256: 154.5, 512:
+ * 157.5 — within 3%, 128 kept for consistency with the vector rungs.
  */
 #include "kernel_common.h"
 
@@ -47,4 +50,4 @@ static cudaError_t launch(const struct smv_launch *L) {
   return L->prec == SMV_F64 ? run<double>(L) : run<float>(L);
 }
 
-const struct smv_rung smv_rung_scalar = {kernel, smem, launch, 256};
+const struct smv_rung smv_rung_scalar = {kernel, smem, launch, 128};

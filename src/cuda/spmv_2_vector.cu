@@ -30,6 +30,14 @@
  * (2 KiB at 256 threads in f64). The row loop is warp-uniform (every lane
  * of a warp has the same `row`), so the whole warp reaches each
  * __syncwarp().
+ *
+ * Block size: 32 registers and block * sizeof(T) bytes of shared memory: 64,
+ * 128, 256, 512 and 1024 threads all reach 64 of 64 warps per SM on sm_90. Tie
+ * settled by measurement (H100, 2026-11-22, block sweep on lap3d:160 f64, one
+ * warp per row): 128 threads 827.8 us, 256: 850.8, 512: 904.5, 1024: 984.9; 64
+ * threads also reach full occupancy but were 50% slower (2M blocks of two
+ * warps: block launch rate, not occupancy, limits). On the small cage10
+ * every size from 128 up is within 5%. So 128.
  */
 #include "kernel_common.h"
 
@@ -80,4 +88,4 @@ static cudaError_t launch(const struct smv_launch *L) {
   return L->prec == SMV_F64 ? run<double>(L) : run<float>(L);
 }
 
-const struct smv_rung smv_rung_vector = {kernel, smem, launch, 256};
+const struct smv_rung smv_rung_vector = {kernel, smem, launch, 128};

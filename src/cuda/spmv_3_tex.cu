@@ -29,6 +29,14 @@
  * kernel adds the offset. When x is longer than the limit, not aligned to
  * its element size, or the cache is full, rung 3 reads x through the
  * read-only path instead (rung 4's kernel) and the result is the same.
+ *
+ * Block size: 32 registers and block * sizeof(T) bytes of shared memory: 64,
+ * 128, 256, 512 and 1024 threads all reach 64 of 64 warps per SM on sm_90. Tie
+ * settled by measurement (H100, 2026-11-22, block sweep on lap3d:160 f64, one
+ * warp per row): 128 threads 875.7 us, 256: 899.0, 512: 946.5, 1024: 1020.0; 64
+ * threads also reach full occupancy but were 50% slower (2M blocks of two
+ * warps: block launch rate, not occupancy, limits). On the small cage10
+ * every size from 128 up is within 5%. So 128.
  */
 #include "kernel_common.h"
 
@@ -95,7 +103,7 @@ static cudaError_t launch(const struct smv_launch *L) {
   return L->prec == SMV_F64 ? run<double>(L) : run<float>(L);
 }
 
-const struct smv_rung smv_rung_vector_tex = {kernel, smem, launch, 256};
+const struct smv_rung smv_rung_vector_tex = {kernel, smem, launch, 128};
 
 /* ---- the texture cache --------------------------------------------------- */
 

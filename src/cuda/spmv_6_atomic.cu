@@ -16,6 +16,14 @@
  * address, serialised there; and the order of the additions varies from
  * run to run, so results are not bit-reproducible (they stay within the
  * verification bound).
+ *
+ * Block size: 32 registers, no shared memory: 64, 128, 256, 512 and 1024
+ * threads all reach 64 of 64 warps per SM on sm_90. Tie settled by measurement
+ * (H100, 2026-11-22, block sweep on lap3d:160 f64, one warp per row): 128
+ * threads 905.0 us, 256: 915.2, 512: 955.1, 1024: 1055.6; 64 threads also reach
+ * full occupancy but were 50% slower (2M blocks of two warps: block launch
+ * rate, not occupancy, limits). On the small cage10 every size from 128 up is
+ * within 5%. So 128.
  */
 #include "kernel_common.h"
 
@@ -59,4 +67,4 @@ static cudaError_t launch(const struct smv_launch *L) {
   return L->prec == SMV_F64 ? run<double>(L) : run<float>(L);
 }
 
-const struct smv_rung smv_rung_vector_atomic = {kernel, smem, launch, 256};
+const struct smv_rung smv_rung_vector_atomic = {kernel, smem, launch, 128};

@@ -4,34 +4,34 @@
  *
  * What changed from rung 5 (warp per row, shuffle reduction):
  *   1. L lanes per row instead of 32, L in {1, 2, 4, 8, 16, 32} chosen
- *      once per matrix at upload from its mean row length (rule in
- *      choose_lanes below). A warp then works on 32 / L rows at once, so
- *      short rows no longer leave most lanes idle, and the reduction takes
- *      log2(L) shuffles within the group (__shfl_xor_sync on the group's
- *      own lane mask: groups of one warp may run different numbers of
- *      rows, so the mask names only the lanes that share the row).
- *   2. Every lane issues four independent loads of values, column indices
- *      and then x before the first multiply (4-way unroll), so each thread
- *      keeps several gathers in flight; the measurements of rungs 1-5
- *      showed these kernels are latency-bound, not bandwidth-bound, when a
- *      thread has one load in flight (rung 1 in f64 vs f32 on rand).
- *   3. Rows longer than long_threshold (64 L entries, at least 256) would
- *      hold their warp for a long time (a power-law matrix has rows of
- *      10^4 entries): the main kernel only writes beta * y for them, and a
- *      second kernel adds their entries in chunks of SMV_CHUNK (512), one
- *      warp per chunk, each adding alpha * its partial sum with atomicAdd.
- *      The chunk list ({row, first entry}, 8 bytes per chunk) is built at
- *      upload. Only those rows' sums are order-dependent (not
- *      bit-reproducible); every other row is.
+ *      once per matrix at upload from its mean row length (choose_lanes
+ *      below, with the measurements behind it). A warp works on 32 / L
+ *      rows at once, so short rows no longer leave most lanes idle, and
+ *      the reduction takes log2(L) shuffles within the group
+ *      (__shfl_xor_sync on the group's own lane mask: groups of one warp
+ *      may run different numbers of rows, so the mask names only the lanes
+ *      that share the row).
+ *   2. Rounds of four: each lane issues four index loads, four value loads,
+ *      then four x gathers before its first multiply (slots past the row's
+ *      end predicated off), so a thread keeps several gathers in flight.
+ *      Rungs 1-5 are latency-bound with one load in flight per thread
+ *      (rung 1 on rand:2000000:16: 1253 us in f64, where the compiler did
+ *      not unroll, against 313 us in f32, where it did).
+ *   3. Rows longer than 16 L entries (four rounds) would stretch the
+ *      kernel's critical path: the main kernel only writes beta * y for
+ *      them, and a second kernel adds their entries in chunks of
+ *      SMV_CHUNK (128 = one round of a warp), one warp per chunk, each
+ *      adding alpha * its partial with atomicAdd. The chunk list ({row,
+ *      first entry}, 8 bytes per chunk) is built at upload. Only those
+ *      rows' sums are order-dependent (not bit-reproducible).
  * Why it should help: lanes match the rows' work, more loads in flight,
- * and no warp stuck on one huge row.
- * Where it loses: matrices whose row lengths vary a lot around the mean
- * (one L for all rows); rows just under the threshold still take 16
- * rounds of their group; the second launch costs a few microseconds on
- * matrices with long rows.
+ * and no warp waits on one long row.
+ * Where it loses: one L for all rows, so rows far from the mean are
+ * served less well; matrices with long rows pay a second launch (a few
+ * microseconds, which small matrices notice) and atomics on those rows.
  *
- * Attributes and default block: the rung reports its L = 8 instance (all
- * instances use the same registers within a few, see gpu-test logs); the
+ * Attributes and default block: the rung reports its L = 8 instance (the
+ * instances use 32 registers, 40-48 for float at L = 1 and 32); the
  * long-row kernel runs with the same block size.
  */
 #include "kernel_common.h"
@@ -39,31 +39,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SMV_CHUNK 512
+#define SMV_CHUNK 128 /* one round of a warp: 32 lanes x 4 entries */
 
-/* Sum of val[k] * x[col[k]] for k = first, first + step, ... < end, four
- * independent loads at a time. */
+/* Sum of val[k] * x[col[k]] for k = first, first + STEP, ... < end, in
+ * rounds of four: every round issues its four column-index loads, four
+ * value loads and then four x gathers before the first multiply (slots
+ * past the end are predicated off), so a thread has up to four gathers in
+ * flight even on rows shorter than 4 * STEP. */
 template <typename T, int STEP>
 __device__ __forceinline__ T strided_dot(unsigned k, unsigned end,
                                          const int32_t *__restrict__ col,
                                          const T *__restrict__ val,
                                          const T *__restrict__ x) {
   T sum = T(0);
-  for (; k + 3 * STEP < end; k += 4 * STEP) {
-    const int32_t c0 = __ldg(&col[k]), c1 = __ldg(&col[k + STEP]),
-                  c2 = __ldg(&col[k + 2 * STEP]),
-                  c3 = __ldg(&col[k + 3 * STEP]);
-    const T v0 = __ldg(&val[k]), v1 = __ldg(&val[k + STEP]),
-            v2 = __ldg(&val[k + 2 * STEP]), v3 = __ldg(&val[k + 3 * STEP]);
-    const T x0 = __ldg(&x[c0]), x1 = __ldg(&x[c1]), x2 = __ldg(&x[c2]),
-            x3 = __ldg(&x[c3]);
+  for (; k < end; k += 4 * STEP) {
+    const bool p1 = k + STEP < end, p2 = k + 2 * STEP < end,
+               p3 = k + 3 * STEP < end;
+    const int32_t c0 = __ldg(&col[k]);
+    const int32_t c1 = p1 ? __ldg(&col[k + STEP]) : 0;
+    const int32_t c2 = p2 ? __ldg(&col[k + 2 * STEP]) : 0;
+    const int32_t c3 = p3 ? __ldg(&col[k + 3 * STEP]) : 0;
+    const T v0 = __ldg(&val[k]);
+    const T v1 = p1 ? __ldg(&val[k + STEP]) : T(0);
+    const T v2 = p2 ? __ldg(&val[k + 2 * STEP]) : T(0);
+    const T v3 = p3 ? __ldg(&val[k + 3 * STEP]) : T(0);
+    const T x0 = __ldg(&x[c0]);
+    const T x1 = p1 ? __ldg(&x[c1]) : T(0);
+    const T x2 = p2 ? __ldg(&x[c2]) : T(0);
+    const T x3 = p3 ? __ldg(&x[c3]) : T(0);
     sum += v0 * x0;
     sum += v1 * x1;
     sum += v2 * x2;
     sum += v3 * x3;
   }
-  for (; k < end; k += STEP)
-    sum += __ldg(&val[k]) * __ldg(&x[__ldg(&col[k])]);
   return sum;
 }
 
@@ -176,12 +184,20 @@ const struct smv_rung smv_rung_adaptive = {kernel, smem, launch, 128};
 /* ---- analysis --------------------------------------------------------------
  */
 
-/* Lanes per row from the mean row length (provisional rule, see the TOC in
- * dispatch.cu for the measurements behind it): about four entries per
- * lane, i.e. the smallest power of two >= mean / 4, in 1..32. */
+/* Lanes per row from the mean row length. Measured on the H100
+ * (2026-11-22, every L on 3 large generated and 12 real matrices, see the
+ * TOC in dispatch.cu): rows shorter than 8 on average go fastest with one
+ * thread per row (a thread's unrolled loads cover its row, neighbouring
+ * rows share cache lines: lap3d:160 150 us at L = 1 against 161, 171 and
+ * 247 us at 2, 4, 8); longer rows want about two entries per lane (rand
+ * and plaw with 16 per row: L = 8 best; bcsstk33, 68 per row: 16-32). So
+ * L = 1 below a mean of 8, else the largest power of two <= mean / 2, at
+ * most 32. */
 static int choose_lanes(const struct smv_matrix_stats *s) {
+  if (s->row_mean < 8.0)
+    return 1;
   int L = 1;
-  while (L < 32 && 4.0 * L < s->row_mean)
+  while (L < 32 && 2.0 * (2 * L) <= s->row_mean)
     L *= 2;
   return L;
 }
@@ -194,9 +210,12 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   m->nchunks = 0;
   m->st.long_rows = 0;
   m->lanes = lanes ? lanes : choose_lanes(&m->st);
-  m->long_threshold = 64 * (int64_t)m->lanes;
-  if (m->long_threshold < 256)
-    m->long_threshold = 256;
+  /* At most four rounds (16 L entries) per row in the main kernel: the
+   * longest row it keeps is the kernel's critical path, which is what
+   * small matrices with a few long rows are made of (memplus, rajat01,
+   * wiki-Vote ran 2-3x faster at L = 32 than at their mean's L with a
+   * 64 L threshold). Longer rows go to the chunk kernel: one round each. */
+  m->long_threshold = 16 * (int64_t)m->lanes;
   if (m->st.row_max <= m->long_threshold)
     return SMV_OK;
 
