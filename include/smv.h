@@ -138,8 +138,8 @@ smv_status smv_csr_check(const smv_csr *A, smv_error *err);
 /* ======================================================================== */
 
 /* Progress callback for long reads: bytes consumed of the input (for .gz,
- * compressed bytes) and the total (0 if unknown). Called at most a few
- * times per second's worth of input; never by the library on its own. */
+ * compressed bytes) and the total (0 if unknown). Called about every 4 MB
+ * of input and once at the end with done == total; only when set. */
 typedef void (*smv_progress_fn)(void *user, uint64_t done, uint64_t total);
 
 typedef struct {
@@ -148,8 +148,10 @@ typedef struct {
 } smv_read_options;
 
 /* Read a Matrix Market matrix (coordinate or array; real, integer or
- * pattern; general, symmetric or skew-symmetric). A path ending in .gz (or a
- * file starting with the gzip magic) is decompressed transparently.
+ * pattern; general, symmetric or skew-symmetric). gzip input (.mtx.gz) is
+ * recognised by its magic bytes, whatever the name, and decompressed
+ * transparently. Values are exactly what strtod gives (docs/matrix-market.md
+ * lists what is accepted and refused).
  * Duplicates are summed, columns sorted within each row, explicit zeros
  * kept, symmetric halves mirrored. On error *A is NULL and err says file,
  * line and reason. opt may be NULL. */
@@ -167,8 +169,8 @@ smv_status smv_mm_write(const char *path, const smv_csr *A, smv_error *err);
 smv_status smv_mm_write_file(FILE *f, const smv_csr *A, smv_error *err);
 
 /* Dense vectors as Matrix Market array files (n x 1; a 1 x n array and an
- * n x 1 coordinate file are accepted on reading). *v is allocated by the
- * library: release with smv_free. */
+ * n x 1 or 1 x n coordinate file are accepted on reading, other shapes are
+ * SMV_ERR_DIM). *v is allocated by the library: release with smv_free. */
 smv_status smv_mm_read_vector(const char *path, double **v, int64_t *n,
                               smv_error *err);
 smv_status smv_mm_write_vector(const char *path, const double *v, int64_t n,
