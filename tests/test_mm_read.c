@@ -20,7 +20,9 @@
 #include <float.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -689,6 +691,49 @@ static void test_overflow_after_expansion(void) {
   fclose(f);
 }
 
+/* A size line that claims far more than the file holds must fail at the
+ * end of the file without allocating for the claim: in a child process
+ * limited to 512 MB of address space, files claiming 2e9 entries (32 GB
+ * if believed) must give their parse error, not SMV_ERR_NOMEM. Skipped
+ * under AddressSanitizer, whose shadow memory needs the address space. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MM_ASAN 1
+#endif
+#endif
+static void test_no_giant_allocation(void) {
+#ifdef MM_ASAN
+  SKIP("address-space limit cannot be used with AddressSanitizer");
+#else
+  static const char *files[] = {"tests/data/bad/huge_claim.mtx",
+                                "tests/data/bad/huge_claim.mtx.gz",
+                                "tests/data/bad/array_too_few.mtx"};
+  fflush(NULL);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    struct rlimit rl = {(rlim_t)512 << 20, (rlim_t)512 << 20};
+    if (setrlimit(RLIMIT_AS, &rl) != 0)
+      _exit(3);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+      smv_csr *A = NULL;
+      smv_error err;
+      if (smv_mm_read(files[i], NULL, &A, &err) != SMV_ERR_PARSE) {
+        fprintf(stderr, "%s\n", err.message);
+        _exit(1);
+      }
+    }
+    _exit(0);
+  }
+  int status = 0;
+  CHECK(waitpid(pid, &status, 0) == pid);
+  CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+         "child status %d (1: wrong error, 3: setrlimit failed)", status);
+#endif
+}
+
 /* Long lines in a plain file (the gzip corpus file decompressed): a 5 MiB
  * comment straddling several 1 MiB reads and the 4 MiB window, and 5 MiB
  * of blanks before an entry. */
@@ -899,6 +944,7 @@ int main(void) {
   RUN(test_round_trips);
   RUN(test_progress);
   RUN(test_overflow_after_expansion);
+  RUN(test_no_giant_allocation);
   RUN(test_long_lines_plain);
   RUN(test_vectors);
   RUN(test_open_errors);

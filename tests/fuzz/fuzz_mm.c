@@ -70,8 +70,8 @@ static smv_status read_mem(const void *data, size_t size, smv_csr **A,
   if (!f)
     return SMV_ERR_NOMEM;
   *A = (smv_csr *)f; /* must be replaced (NULL on error) */
-  smv_status st = smv__mm_read_stream(f, NAME, NULL, SMV_OFFSET_MAX,
-                                      FUZZ_MAX_DIM, A, err);
+  smv_status st =
+      smv__mm_read_stream(f, NAME, NULL, SMV_OFFSET_MAX, FUZZ_MAX_DIM, A, err);
   fclose(f);
   if (st != SMV_OK) {
     if (*A != NULL)
@@ -100,12 +100,11 @@ static smv_status read_mem(const void *data, size_t size, smv_csr **A,
 }
 
 /* gzip the input in memory (level 1: this is about framing, not size). */
-static unsigned char *gzip_mem(const uint8_t *data, size_t size,
-                               size_t *out) {
+static unsigned char *gzip_mem(const uint8_t *data, size_t size, size_t *out) {
   z_stream zs;
   memset(&zs, 0, sizeof zs);
-  if (deflateInit2(&zs, 1, Z_DEFLATED, 16 + MAX_WBITS, 8,
-                   Z_DEFAULT_STRATEGY) != Z_OK)
+  if (deflateInit2(&zs, 1, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) !=
+      Z_OK)
     return NULL;
   size_t cap = deflateBound(&zs, (uLong)size) + 32;
   unsigned char *buf = malloc(cap);
@@ -160,8 +159,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
    * already, or empty: fmemopen of zero bytes reads a NUL above). */
   int was_gzip = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
   size_t zlen;
-  unsigned char *z = (!was_gzip && size > 0) ? gzip_mem(data, size, &zlen)
-                                             : NULL;
+  unsigned char *z =
+      (!was_gzip && size > 0) ? gzip_mem(data, size, &zlen) : NULL;
   if (z) {
     smv_csr *G;
     smv_error gerr;
