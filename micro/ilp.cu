@@ -283,8 +283,9 @@ int main(int argc, char **argv) {
   }
   micro_table_print(fix);
   micro_note("KiB in flight/SM = resident threads x bytes each thread has "
-             "loaded before its first store; at ~%.0f GB/s and ~600-800 ns "
-             "DRAM latency the GPU needs ~%.0f-%.0f KiB in flight per SM.",
+             "loaded before its first store. Little's law: ~%.0f GB/s of "
+             "reads x 600-800 ns (unloaded DRAM latency; it grows under "
+             "load) = %.0f-%.0f KiB in flight per SM at the least.",
              copy_bw / 2, copy_bw / 2 * 600e-9 * 1e9 / sms / 1024,
              copy_bw / 2 * 800e-9 * 1e9 / sms / 1024);
   return micro_finish();

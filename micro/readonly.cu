@@ -50,16 +50,18 @@ __constant__ unsigned c_data[A_WORDS];
 enum { PATH_CONST = 0, PATH_GLOBAL, PATH_LDG };
 static const char *const k_path_name[] = {"constant", "global", "__ldg"};
 
-/* Word that `lane` of warp `w` reads at iteration `it`. d = distinct
- * addresses per warp, spread = words between them; d = 0: scattered. The
- * base moves by whole 128-byte lines so the pattern within a warp stays the
- * same at every iteration. */
+/* Word that `lane` of warp `w` reads at iteration `it`, in a working set
+ * of mask + 1 words (a power of two). d = distinct addresses per warp,
+ * spread = words between them; d = 0: scattered. The base moves by whole
+ * 128-byte lines so the pattern within a warp is the same at every
+ * iteration. */
 __host__ __device__ inline unsigned a_index(unsigned w, unsigned it,
-                                            unsigned lane, int d, int spread) {
+                                            unsigned lane, int d, int spread,
+                                            unsigned mask) {
   if (d == 0)
-    return mix32(w * 7919u + it * 104729u + lane) & (A_WORDS - 1);
+    return mix32(w * 7919u + it * 104729u + lane) & mask;
   unsigned base = (w * 7u + it * 13u) * 32u;
-  return (base + (lane % (unsigned)d) * (unsigned)spread) & (A_WORDS - 1);
+  return (base + (lane % (unsigned)d) * (unsigned)spread) & mask;
 }
 
 __host__ __device__ inline unsigned a_value(unsigned i) {
@@ -68,13 +70,13 @@ __host__ __device__ inline unsigned a_value(unsigned i) {
 
 template <int PATH>
 __global__ void a_kernel(const unsigned *g_data, int d, int spread,
-                         unsigned *out) {
+                         unsigned mask, unsigned *out) {
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned w = t >> 5, lane = t & 31;
   unsigned acc = 0;
 #pragma unroll 8
   for (unsigned it = 0; it < A_ITERS; it++) {
-    unsigned i = a_index(w, it, lane, d, spread);
+    unsigned i = a_index(w, it, lane, d, spread, mask);
     if (PATH == PATH_CONST)
       acc += c_data[i];
     else if (PATH == PATH_GLOBAL)
@@ -98,39 +100,41 @@ static void run_distinct(void) {
   std::vector<unsigned> back(threads);
 
   struct pattern {
-    const char *name;
+    std::string name;
     int d, spread;
+    unsigned words; /* working set */
   };
   std::vector<pattern> pats;
-  static char names[16][32];
-  int np = 0;
-  for (int d = 1; d <= 32; d *= 2) {
-    snprintf(names[np], sizeof names[np], "%d x 128 B apart", d);
-    pats.push_back({names[np++], d, 32});
-  }
-  for (int d = 2; d <= 32; d *= 4) {
-    snprintf(names[np], sizeof names[np], "%d x 4 B apart", d);
-    pats.push_back({names[np++], d, 1});
-  }
-  pats.push_back({"scattered", 0, 0});
+  /* 32 KiB: more than the constant caches close to the SM hold */
+  for (int d = 1; d <= 32; d *= 2)
+    pats.push_back({micro_fmt("32K: %d x 128 B apart", d), d, 32, A_WORDS});
+  for (int d = 2; d <= 32; d *= 4)
+    pats.push_back({micro_fmt("32K: %d x 4 B apart", d), d, 1, A_WORDS});
+  pats.push_back({"32K: scattered", 0, 0, A_WORDS});
+  /* 2 KiB: 16 lines of 128 B, small enough for any constant cache */
+  for (int d = 1; d <= 16; d *= 2)
+    pats.push_back({micro_fmt("2K: %d x 128 B apart", d), d, 32, 512});
+  pats.push_back({"2K: 32 x 64 B apart", 32, 16, 512});
+  pats.push_back({"2K: scattered", 0, 0, 512});
 
   micro_table t = micro_table_new(
       "distinct",
-      "distinct addresses per warp, 32 KiB working set: ns per warp-wide load "
-      "(SM average) and slowdown vs 1 address",
-      {"pattern", "const ns", "global ns", "ldg ns", "const x", "seed const x",
-       "ratio", "ldg x", "seed ldg x", "ratio"});
+      "distinct addresses per warp, 32 KiB and 2 KiB working sets: ns per "
+      "warp-wide load (SM average) and slowdown vs 1 address",
+      {"pattern", "D", "set KiB", "const ns", "global ns", "ldg ns", "const x",
+       "seed const x", "ratio", "ldg x", "seed ldg x", "ratio"});
   double base[3] = {0, 0, 0};
   for (const pattern &p : pats) {
     double ns[3];
     for (int path = 0; path < 3; path++) {
       auto launch = [&] {
+        const unsigned m = p.words - 1;
         if (path == PATH_CONST)
-          a_kernel<PATH_CONST><<<grid, block>>>(g.p, p.d, p.spread, out.p);
+          a_kernel<PATH_CONST><<<grid, block>>>(g.p, p.d, p.spread, m, out.p);
         else if (path == PATH_GLOBAL)
-          a_kernel<PATH_GLOBAL><<<grid, block>>>(g.p, p.d, p.spread, out.p);
+          a_kernel<PATH_GLOBAL><<<grid, block>>>(g.p, p.d, p.spread, m, out.p);
         else
-          a_kernel<PATH_LDG><<<grid, block>>>(g.p, p.d, p.spread, out.p);
+          a_kernel<PATH_LDG><<<grid, block>>>(g.p, p.d, p.spread, m, out.p);
       };
       double ms = micro_time_ms(launch, 2, 10);
       /* warp-wide loads per SM, time per load */
@@ -144,11 +148,11 @@ static void run_distinct(void) {
       for (unsigned th = 0; th < threads; th += 61, checked++) {
         unsigned acc = 0;
         for (unsigned it = 0; it < A_ITERS; it++)
-          acc += h[a_index(th >> 5, it, th & 31, p.d, p.spread)];
+          acc += h[a_index(th >> 5, it, th & 31, p.d, p.spread, p.words - 1)];
         bad += back[th] != acc;
       }
-      micro_check(bad == 0, "%s via %s: %zu of %zu sampled sums wrong", p.name,
-                  k_path_name[path], bad, checked);
+      micro_check(bad == 0, "%s via %s: %zu of %zu sampled sums wrong",
+                  p.name.c_str(), k_path_name[path], bad, checked);
     }
     if (p.d == 1)
       for (int k = 0; k < 3; k++)
@@ -160,11 +164,13 @@ static void run_distinct(void) {
     double seed_ldg = 1.0;
     double cx = ns[PATH_CONST] / base[PATH_CONST];
     double lx = ns[PATH_LDG] / base[PATH_LDG];
-    micro_table_add(t, {p.name, micro_num(ns[0], 3), micro_num(ns[1], 3),
-                        micro_num(ns[2], 3), micro_num(cx, 2),
-                        micro_num(seed_const, 0), micro_ratio(cx, seed_const),
-                        micro_num(lx, 2), micro_num(seed_ldg, 0),
-                        micro_ratio(lx, seed_ldg)});
+    micro_table_add(t,
+                    {p.name, p.d ? micro_fmt("%d", p.d) : "scattered",
+                     micro_fmt("%u", p.words * 4 / 1024), micro_num(ns[0], 3),
+                     micro_num(ns[1], 3), micro_num(ns[2], 3), micro_num(cx, 2),
+                     micro_num(seed_const, 0), micro_ratio(cx, seed_const),
+                     micro_num(lx, 2), micro_num(seed_ldg, 0),
+                     micro_ratio(lx, seed_ldg)});
   }
   micro_table_print(t);
   micro_note("x = time / time with 1 address per warp on the same path. Seed "
@@ -186,26 +192,33 @@ __global__ void b_fill(uint4 *d, unsigned n) {
   }
 }
 
-__host__ __device__ inline unsigned b_index(int scatter, unsigned t,
-                                            unsigned it, unsigned nthreads,
+/* Element that thread `tid` of block `blk` (of `nblk` blocks of `bdim`)
+ * reads at step `it` in a set of mask + 1 elements. Coalesced: every block
+ * streams through the whole set from its own starting point, so each SM
+ * touches all of it (a set larger than L1 cannot stay in L1). Scattered:
+ * a random element for every lane and step. */
+__host__ __device__ inline unsigned b_index(int scatter, unsigned blk,
+                                            unsigned tid, unsigned it,
+                                            unsigned nblk, unsigned bdim,
                                             unsigned mask) {
-  return scatter ? mix32(t * 0x9e3779b9u + it) & mask
-                 : (t + it * nthreads) & mask;
+  if (scatter)
+    return mix32((blk * bdim + tid) * 0x9e3779b9u + it) & mask;
+  unsigned start = (unsigned)(((unsigned long long)(mask + 1ull) * blk) / nblk);
+  return (start + it * bdim + tid) & mask;
 }
 
 template <int LDG>
 __global__ void b_kernel(const uint4 *data, unsigned mask, int scatter,
                          unsigned iters, unsigned *out) {
-  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-  const unsigned nt = gridDim.x * blockDim.x;
   unsigned acc = 0;
 #pragma unroll 4
   for (unsigned it = 0; it < iters; it++) {
-    unsigned i = b_index(scatter, t, it, nt, mask);
+    unsigned i = b_index(scatter, blockIdx.x, threadIdx.x, it, gridDim.x,
+                         blockDim.x, mask);
     uint4 v = LDG ? __ldg(data + i) : data[i];
     acc += v.x ^ v.y ^ v.z ^ v.w;
   }
-  out[t] = acc;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
 static void run_working_set(void) {
@@ -241,11 +254,13 @@ static void run_working_set(void) {
     /* at least 1 GiB read per launch, and the whole set at least once */
     size_t total = std::max(ws, (size_t)1 << 30);
     unsigned iters = (unsigned)((total / 16 + nt - 1) / nt);
-    const char *level = ws <= (size_t)g_dev.prop.sharedMemPerMultiprocessor
-                            ? "L1"
-                        : ws <= l2 / 2 ? "L2"
-                        : ws <= 2 * l2 ? "L2/DRAM"
-                                       : "DRAM";
+    /* L1 holds up to 256 KiB per SM with no shared memory in use; the L2
+     * is two halves, and lines may live in both */
+    const char *level = ws <= ((size_t)128 << 10)   ? "L1"
+                        : ws <= ((size_t)256 << 10) ? "L1/L2"
+                        : ws <= l2 / 2              ? "L2"
+                        : ws <= 2 * l2              ? "L2/DRAM"
+                                                    : "DRAM";
     std::vector<std::string> row = {micro_fmt("%zu", ws >> 10), level};
     for (int scatter = 0; scatter < 2; scatter++)
       for (int ldg = 0; ldg < 2; ldg++) {
@@ -265,7 +280,8 @@ static void run_working_set(void) {
         for (unsigned th = 0; th < nt; th += 1009, checked++) {
           unsigned acc = 0;
           for (unsigned it = 0; it < iters; it++) {
-            unsigned v = b_value(b_index(scatter, th, it, nt, mask));
+            unsigned v = b_value(b_index(scatter, th / block, th % block, it,
+                                         (unsigned)grid, block, mask));
             acc += v ^ (v + 1) ^ (v + 2) ^ (v + 3);
           }
           bad += back[th] != acc;
@@ -280,12 +296,11 @@ static void run_working_set(void) {
     micro_table_add(t, row);
   }
   micro_table_print(t);
-  micro_note("%d threads (%d per SM), each reading 16 B per step; at least "
-             "1 GiB read per launch. Scattered: every lane a random 16 B "
-             "(half of each 32 B sector is wasted). L1 = up to %zu KiB "
-             "per SM, L2 = %.0f MiB.",
-             nt, nt / sms, g_dev.prop.sharedMemPerMultiprocessor >> 10,
-             l2 / 1048576.0);
+  micro_note("%u threads (%u per SM), each reading 16 B per step; at least "
+             "1 GiB read per launch; coalesced: each block streams through "
+             "the whole set. Scattered: every lane a random 16 B (half of "
+             "each 32 B sector is wasted). L2 = %.0f MiB.",
+             nt, nt / sms, l2 / 1048576.0);
 }
 
 int main(int argc, char **argv) {

@@ -4,8 +4,9 @@
 # everything under $OUT:
 #   $OUT/micro.log            the full output of `smv micro`
 #   $OUT/micro-results.tgz    csv/*.csv, micro.log, build.log, env.txt and
-#                             the SASS of restrict (one file, so the device
-#                             tool's 8-file limit never bites)
+#                             the SASS of restrict, atomics and readonly (one
+#                             file, so the device tool's 8-file limit never
+#                             bites)
 # A short summary is printed last. Usage:
 #   scripts/gpu-micro.sh [NAME...]        (default: all)
 # Then, on the development machine: scripts/plot-micro.sh DIR (see there).
@@ -19,7 +20,7 @@ J=$(nproc 2>/dev/null || echo 8)
 
 {
   date -u +"%Y-%m-%dT%H:%M:%SZ"
-  echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+  echo "commit $(git rev-parse HEAD 2>/dev/null || echo "${SMV_COMMIT:-unknown}")"
   git status --short 2>/dev/null | head -30
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,ecc.mode.current \
     --format=csv 2>&1
@@ -29,13 +30,17 @@ J=$(nproc 2>/dev/null || echo 8)
 # The micro programs use only host functions of libsmv (version,
 # occupancy). If the CUDA library does not build right now (another part
 # of the tree mid-edit), the CPU-only library serves them just as well.
+# The device machine's copy of the tree has no .git: SMV_COMMIT (set by
+# the caller) names the commit the programs then report.
+mkvars=()
+[ -n "${SMV_COMMIT:-}" ] && mkvars=("GIT_COMMIT=$SMV_COMMIT")
 t0=$SECONDS
 BUILD=build
-if ! make -j"$J" micro cli >"$WORK/build.log" 2>&1; then
+if ! make -j"$J" "${mkvars[@]}" micro cli >"$WORK/build.log" 2>&1; then
   echo "gpu-micro: the CUDA build failed (below); using the CPU-only library"
   grep -E 'error' "$WORK/build.log" | head -10
   BUILD=build-cpu
-  if ! make -j"$J" CUDA=0 micro cli >>"$WORK/build.log" 2>&1; then
+  if ! make -j"$J" CUDA=0 "${mkvars[@]}" micro cli >>"$WORK/build.log" 2>&1; then
     tail -40 "$WORK/build.log"
     cp "$WORK/build.log" "$OUT/"
     exit 1
@@ -44,8 +49,11 @@ fi
 nwarn=$(grep -ci 'warning' "$WORK/build.log")
 echo "gpu-micro: built in $((SECONDS - t0)) s ($BUILD), $nwarn warning lines"
 
+# SASS of the programs whose explanations cite instructions
 if command -v cuobjdump >/dev/null 2>&1; then
-  cuobjdump -sass "$BUILD/micro/restrict" >"$WORK/restrict.sass" 2>&1
+  for p in restrict atomics readonly; do
+    cuobjdump -sass "$BUILD/micro/$p" >"$WORK/$p.sass" 2>&1
+  done
 fi
 
 t1=$SECONDS
