@@ -5,14 +5,26 @@
  * ==========================================================================
  * THE LADDER (table of contents; numbers are stable, never renumbered)
  * ==========================================================================
- * Measured column: "not yet measured" until bench/results/ has the run.
+ * Measured: H100 80GB HBM3 (132 SMs), CUDA 13.0, cuSPARSE 12.6,
+ * 2026-11-22, engine at commit d30c2fb; `smv bench`, L2-warm median of 40
+ * runs, alpha 1, beta 0, every result verified first. Times in us for
+ * lap3d:160 (4.1M rows, 28.5M nnz, 7/row, local columns),
+ * rand:2000000:16 and plaw:2000000:16 (32M nnz, random columns; plaw's
+ * rows 8..~16000), f64 / f32, with the speed-up over cuSPARSE ALG1 of the
+ * same run; then the geometric mean of the speed-up over ALG1 on the 28
+ * real SuiteSparse matrices (f64, all < 1M nnz, i.e. L2-resident and
+ * mostly launch-bound: 4-30 us). Full tables: bench/results/.
  *
  * 1 scalar (spmv_1_scalar.cu)
  *   changed:  baseline — one thread per row.
- *   helps:    nothing to set up; rows of 1-3 entries keep every lane busy.
- *   loses:    uncoalesced loads (a warp touches 32 rows' entries per step),
- *             a warp waits for its longest row; hopeless on long rows.
- *   measured: not yet measured.
+ *   helps:    nothing to set up; short rows keep every lane busy, and
+ *             neighbouring threads' rows share cache lines.
+ *   loses:    a warp waits for its longest row; one thread per huge row.
+ *   measured: lap3d 152/99 (1.29x/1.20x: faster than cuSPARSE!), rand
+ *             1247/313 (0.24x/0.89x), plaw 3233/1200 (0.09x/0.23x);
+ *             real 0.60x (1.9x on luxembourg_osm, 0.06x on rajat01).
+ *             f64 is 4x slower than f32 on rand because the compiler
+ *             unrolled only the f32 loop: one gather in flight per thread.
  * 2 vector (spmv_2_vector.cu)
  *   changed:  one warp per row, partials reduced in shared memory in 5
  *             steps with __syncwarp() between them (the seed's volatile
@@ -20,44 +32,76 @@
  *   helps:    coalesced loads of values and column indices along the row.
  *   loses:    rows much shorter than 32 leave lanes idle; 5 smem round
  *             trips per row.
- *   measured: not yet measured.
+ *   measured: lap3d 826/792 (0.24x/0.15x: 7 of 32 lanes busy), rand
+ *             421/401 (0.72x/0.69x), plaw 469/430 (0.64x/0.65x);
+ *             real 1.11x.
  * 3 vector-tex (spmv_3_tex.cu)
  *   changed:  rung 2 with x read through a texture object (int2 +
  *             __hiloint2double for doubles), cached per x in the context.
- *   helps:    on Kepler a separate texture cache served the x gather.
+ *   helps:    on Kepler a separate texture cache served the x gather
+ *             (seed: 0.3045 -> 0.2712 ms on K20).
  *   loses:    sm_90 unifies L1 and texture cache: only the texture path's
- *             latency remains; x longer than maxTexture1DLinear (2^28)
- *             falls back to rung 4's load.
- *   measured: not yet measured.
+ *             extra latency remains; x longer than maxTexture1DLinear
+ *             (2^28) falls back to rung 4's load.
+ *   measured: a LOSS on sm_90: lap3d 875/847, rand 451/429, plaw 508/462,
+ *             6-7% slower than rung 2 everywhere; real 1.08x.
  * 4 vector-ldg (spmv_4_ldg.cu)
  *   changed:  rung 2 with const __restrict__ everywhere and __ldg(x):
  *             ld.global.nc, no texture object.
- *   helps:    read-only path without setup; the compiler can hoist loads.
+ *   helps:    read-only path without setup (seed: 0.2581 ms on K20).
  *   loses:    same idle-lane problem as rung 2.
- *   measured: not yet measured.
+ *   measured: identical to rung 2 (826/792, 421/401, 471/430; real
+ *             1.11x): on sm_90 plain loads of data the kernel never
+ *             writes already take the same path.
  * 5 vector-shfl (spmv_5_shfl.cu)
  *   changed:  rung 4 with __shfl_down_sync reduction, no shared memory
  *             (the seed's final Kepler kernel).
  *   helps:    no smem traffic, occupancy limited only by registers/warps.
  *   loses:    short rows (lanes idle) and power-law rows (one warp per
  *             huge row serialises it).
- *   measured: not yet measured.
+ *   measured: best of the warp-per-row rungs, 3-4% over rung 2: lap3d
+ *             798/759 (0.25x/0.16x), rand 409/388 (0.74x/0.71x), plaw
+ *             449/421 (0.67x/0.66x); real 1.14x. On K20 the seed had
+ *             cuSPARSE at 0.1484 ms against this kernel's 0.2264 on
+ *             mark3jac140 (0.66x, the same ratio as ours on plaw), and
+ *             2.1-5.6x ahead on its irregular matrices.
  * 6 vector-atomic (spmv_6_atomic.cu)
  *   changed:  no reduction: lane 0 scales y[row] by beta, each lane
  *             atomicAdds alpha * its partial (native fp64 atomics, sm_60+).
  *   helps:    the seed's experiment: shows what atomics cost vs shuffles.
  *   loses:    up to 32 serialised L2 atomics per row; not bit-reproducible.
- *   measured: not yet measured.
+ *   measured: a LOSS, as in the seed: lap3d 905/1051, rand 858/936, plaw
+ *             822/866 (about 2x rung 5); real 0.97x (on these small,
+ *             L2-resident matrices the atomics cost little more than the
+ *             launch).
  * 7 cusparse-alg1 (spmv_7_cusparse.cu)
  *   changed:  cusparseSpMV, CUSPARSE_SPMV_CSR_ALG1, preprocessed at upload.
  *   helps:    NVIDIA's tuned kernel: the yardstick.
- *   loses:    opaque; extra buffer; its own choices per matrix.
- *   measured: not yet measured.
+ *   loses:    opaque; on small matrices its launch costs 7-9 us where one
+ *             of our kernels takes 4.5.
+ *   measured: lap3d 197/119, rand 302/277, plaw 302/279 (71%, 47%, 47%
+ *             of the 3009 GB/s device copy in f64 by the minimal-bytes
+ *             model).
  * 8 cusparse-alg2 (spmv_7_cusparse.cu)
  *   changed:  cusparseSpMV, CUSPARSE_SPMV_CSR_ALG2 (deterministic).
  *   helps:    bit-reproducible results.
- *   loses:    see measurements.
- *   measured: not yet measured.
+ *   loses:    a little speed: lap3d 217/148 (0.91x/0.80x), rand 315/287
+ *             (0.96x), plaw 315/288 (0.96x/0.97x); real 0.74x.
+ *   measured: as above.
+ * 9 adaptive (spmv_9_adaptive.cu) — past the seed
+ *   changed:  L = 1..32 lanes per row from the mean row length, rounds of
+ *             four predicated loads per lane, rows longer than 16 L
+ *             entries summed by a second kernel in 128-entry chunks.
+ *   helps:    lanes match the rows; several gathers in flight per
+ *             thread; no warp stuck on a long row.
+ *   loses:    one L for all rows; the random-column large matrices,
+ *             where the x gather dominates.
+ *   measured: lap3d 148/96 (1.33x/1.23x, 95% of the device copy
+ *             bandwidth), rand 335/287 (0.90x/0.96x), plaw 346/305
+ *             (0.87x/0.91x); real 1.30x, faster than ALG1 on 24 of 28
+ *             (0.81x-2.10x). Lane sweep (same day): on rand f64 L = 16
+ *             took 314 us against 341 at the rule's L = 8 — the next
+ *             thing to try.
  *
  * AUTO (SMV_ALG_AUTO = 0): chosen once per matrix at upload from its
  * statistics, by smv_auto_choose below (the rule and its reasons are
@@ -168,13 +212,31 @@ smv_status smv_blocks_init(smv_context *ctx) {
 /* ---- AUTO -----------------------------------------------------------------
  */
 
-/* The rung AUTO runs for a matrix with these statistics: the adaptive
- * rung (provisional until its final measurement, see the TOC). */
+/* The rung AUTO runs for a matrix with these statistics.
+ *
+ * Rule: cuSPARSE ALG1 for large matrices (nnz >= 4M: values and indices
+ * no longer fit the 50 MB L2) whose rows average 8 entries or more and
+ * whose columns are scattered (col_spread > 0.05: x gathered from all
+ * over); the adaptive rung (9) for everything else.
+ *
+ * Why (H100, 2026-11-22, bench of every rung, f64 and f32): rung 9 beat
+ * ALG1 on lap3d:160 (148 vs 197 us f64, 96 vs 119 us f32: local columns,
+ * 7 per row) and on 24 of the 28 real matrices (geometric mean 1.30x, all
+ * under 1M entries), but lost on rand:2000000:16 (335 vs 302 us f64, 287
+ * vs 277 f32) and plaw:2000000:16 (346 vs 302, 305 vs 279), whose 16
+ * random columns per row make the x gather, not the matrix stream, the
+ * cost; there cuSPARSE's kernel is 4-13% ahead. The four small real
+ * matrices where ALG1 won (karate, lp_ship04l, wiki-Vote, ct2010: 0.81-
+ * 0.95x) share nothing in these statistics that we found to set them
+ * apart from the 24 it won, so they stay with rung 9. */
 smv_alg smv_auto_choose(const smv_context *ctx,
                         const struct smv_matrix_stats *s);
 smv_alg smv_auto_choose(const smv_context *ctx,
                         const struct smv_matrix_stats *s) {
-  (void)ctx, (void)s;
+  (void)ctx;
+  if (s->nnz >= ((int64_t)4 << 20) && s->row_mean >= 8.0 &&
+      s->col_spread > 0.05)
+    return SMV_ALG_CUSPARSE_ALG1;
   return SMV_ALG_ADAPTIVE;
 }
 

@@ -70,6 +70,10 @@ struct smv_matrix_stats {
   int64_t row_max, empty_rows;
   double row_mean, row_stddev;
   int64_t long_rows; /* rows longer than the adaptive rung's threshold */
+  /* Mean over entries of |j - i * cols / rows| / cols: how far from the
+   * (scaled) diagonal the columns lie, 0 for a diagonal, about 1/3 for
+   * uniformly random columns. Large = x is gathered from all over. */
+  double col_spread;
 };
 
 /* cuSPARSE state of rungs 7 and 8 (index 0 = CSR_ALG1, 1 = CSR_ALG2):

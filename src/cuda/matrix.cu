@@ -36,6 +36,16 @@ static void compute_stats(const smv_csr *A, struct smv_matrix_stats *s) {
       s->empty_rows++;
     sum2 += (double)len * (double)len;
   }
+  if (A->nnz > 0 && A->cols > 0) {
+    const double scale = (double)A->cols / (double)A->rows;
+    double spread = 0;
+    for (int64_t i = 0; i < A->rows; i++) {
+      const double diag = (double)i * scale;
+      for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+        spread += fabs((double)A->col_idx[k] - diag);
+    }
+    s->col_spread = spread / (double)A->nnz / (double)A->cols;
+  }
   if (A->rows > 0) {
     s->row_mean = (double)A->nnz / (double)A->rows;
     double var = sum2 / (double)A->rows - s->row_mean * s->row_mean;
