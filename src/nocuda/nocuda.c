@@ -57,8 +57,7 @@ void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
     *nnz = 0;
 }
 smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
-                    const smv_matrix *dA, const void *x, double beta,
-                    void *y) {
+                    const smv_matrix *dA, const void *x, double beta, void *y) {
   (void)ctx, (void)alg, (void)alpha, (void)dA, (void)x, (void)beta, (void)y;
   return SMV_ERR_NO_DEVICE;
 }
@@ -113,8 +112,8 @@ smv_status smv_kernel_default_block(smv_context *ctx, smv_alg alg,
   return SMV_ERR_NO_DEVICE;
 }
 smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg, const smv_matrix *dA,
-                          const void *x, void *y,
-                          const smv_bench_options *opt, smv_bench_result *r) {
+                          const void *x, void *y, const smv_bench_options *opt,
+                          smv_bench_result *r) {
   (void)ctx, (void)alg, (void)dA, (void)x, (void)y, (void)opt;
   if (r)
     memset(r, 0, sizeof *r);
