@@ -3,8 +3,16 @@
  * (cusparseSpMV) with CUSPARSE_SPMV_CSR_ALG1 and CUSPARSE_SPMV_CSR_ALG2,
  * the yardstick every rung of ours is measured against.
  *
- * How we use it (cuSPARSE 12.6 rules, from its documentation and release
- * notes):
+ * How we use it (cuSPARSE 12.6). From the documentation and release notes:
+ * cusparseSpMV_bufferSize sizes the workspace of both preprocess and SpMV;
+ * preprocessing is optional and pays off when SpMV is called many times
+ * with the same sparsity pattern (matA); since 12.6 the SAME external
+ * buffer must be passed to every cusparseSpMV after a preprocess (release
+ * notes, CUSPARSE-1897). What preprocess does NOT bind — the x and y
+ * pointers, alpha and beta — we verified rather than read: the device
+ * tests call it after one preprocess with fresh x and y buffers and
+ * several alpha/beta pairs and check every row (test_vector_reuse, the
+ * graph test, every tc_case), on the H100.
  *   - index types: our row offsets and column indices are int32, so the
  *     descriptor is CUSPARSE_INDEX_32I for both (64-bit indices are only
  *     needed past 2^31-1 entries, which smv_offset cannot express);
@@ -13,21 +21,19 @@
  *   - analysis (smv_sparse_setup, at smv_matrix_create): one sparse-matrix
  *     descriptor and one external buffer per algorithm (the preprocessing
  *     data belongs to the pair), sized by cusparseSpMV_bufferSize,
- *     allocated, then cusparseSpMV_preprocess run once. Preprocessing is
- *     about matA's sparsity pattern; it needs valid vector descriptors, so
- *     it gets temporary x and y allocated for the occasion and freed
- *     after. Since cuSPARSE 12.6 the SAME external buffer must be passed to
- *     every cusparseSpMV after a preprocess (release notes, CUSPARSE-1897):
- *     the buffer lives with the matrix and is passed every time.
+ *     allocated, then cusparseSpMV_preprocess run once. It needs valid
+ *     vector descriptors, so it gets temporary x and y allocated for the
+ *     occasion and freed after.
  *   - run (smv_sparse_run, inside smv_spmv): set the shared dense-vector
  *     descriptors to the caller's x and y (cusparseDnVecSetValues: no
  *     allocation) and call cusparseSpMV on the context's stream. alpha and
  *     beta are host scalars (CUSPARSE_POINTER_MODE_HOST, set on the handle
  *     at context creation) of the compute type, read at call time, so a
  *     captured graph keeps the values of capture time, the same as our own
- *     kernels' arguments. cusparseSpMV with a preallocated buffer performs
- *     no allocation and no synchronisation, which is what makes it
- *     capturable; the graph test captures both rungs.
+ *     kernels' arguments. With its buffer preallocated, cusparseSpMV
+ *     captures into a CUDA graph: the graph test captures both rungs
+ *     (global capture mode, which refuses unsafe calls) and checks two
+ *     replays on the H100.
  *   - ALG1 is cuSPARSE's default CSR algorithm; ALG2 is documented as
  *     giving bit-identical results run to run (deterministic). How each
  *     splits the work is not documented; the bench times both.
