@@ -58,6 +58,8 @@ ifeq ($(CUDA),1)
   ENGINE_OBJ := $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
   LDLIBS += $(CUDA_LIBS)
   CPPFLAGS += -DSMV_HAVE_CUDA=1
+  # Device tests (graph capture) call the CUDA runtime themselves.
+  TEST_CPPFLAGS := -isystem $(CUDA_HOME)/include
 else
   ENGINE_OBJ := $(STUB_SRC:%.c=$(BUILD)/obj/%.o)
 endif
@@ -98,7 +100,7 @@ $(BUILD)/smv: $(CLI_OBJ) $(BUILD)/libsmv.a
 
 $(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/libsmv.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) -Itests $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
 
 # C++ test programs (e.g. the check against the toolkit's cuda_occupancy.h):
 # built with g++, no GPU needed; CUDA_HOME/include must exist for that one.
