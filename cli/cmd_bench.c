@@ -20,7 +20,8 @@ static const char usage_text[] =
     "options:\n"
     "  --alg LIST|all        rungs by name or number, comma-separated "
     "(default all:\n"
-    "                        scalar,vector,...,cusparse-alg2)\n"
+    "                        rungs 1..9, scalar ... adaptive; 'all,auto' "
+    "adds auto)\n"
     "  --block B|sweep       threads per block for every rung (32..1024, a "
     "multiple of 32;\n"
     "                        default: each rung's occupancy-derived size), "
@@ -81,18 +82,29 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name,
   return argv[++*i];
 }
 
+/* LIST: names or numbers, comma-separated; "all" (alone or inside the
+ * list) stands for rungs 1..SMV_ALG_COUNT-1, so "all,auto" adds the
+ * engine's own choice (rung 0) as one more column. */
 static int parse_algs(const char *s, bench_config *cfg) {
   cfg->nalgs = 0;
-  if (strcmp(s, "all") == 0) {
-    for (int a = 1; a < SMV_ALG_COUNT; a++)
-      cfg->algs[cfg->nalgs++] = (smv_alg)a;
-    return 0;
-  }
   char buf[512];
   if (strlen(s) >= sizeof buf || !*s)
     return cli_usage("bench", "--alg: empty or too long: '%s'", s);
   strcpy(buf, s);
+  int had_all = 0;
   for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    if (strcmp(tok, "all") == 0) {
+      if (had_all++)
+        return cli_usage("bench", "--alg: 'all' given twice");
+      for (int a = 1; a < SMV_ALG_COUNT; a++) {
+        int seen = 0;
+        for (int k = 0; k < cfg->nalgs; k++)
+          seen |= cfg->algs[k] == (smv_alg)a;
+        if (!seen)
+          cfg->algs[cfg->nalgs++] = (smv_alg)a;
+      }
+      continue;
+    }
     smv_alg a;
     if (smv_alg_parse(tok, &a) != SMV_OK)
       return cli_usage("bench",

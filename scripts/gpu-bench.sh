@@ -7,7 +7,8 @@
 #   ladder: every rung and cuSPARSE on the real matrices ($SMV_MATRICES,
 #           default .shared/matrices, carried by the device tool) plus
 #           lap3d:160, rand:2000000:16 and plaw:2000000:16, f64 and f32,
-#           L2-warm, L2-flushed and CUDA graph;
+#           L2-warm, L2-flushed and CUDA graph; plus auto (rung 0, the
+#           engine's choice), verified and timed like the others;
 #   sweep:  block size 32..1024 for each of our kernels with the calculated
 #           occupancy, on one large DRAM-bound generated matrix
 #           (rand:2000000:16) and one small real one (delaunay_n16, the
@@ -65,7 +66,7 @@ for p in $parts; do
     case " $parts " in *" sweep "*) ;; *) lim=$(($(left) - 10)) ;; esac
     t=$SECONDS
     timeout -k 5 "$lim" $SMV bench --backend cuda $mats lap3d:160 rand:2000000:16 plaw:2000000:16 \
-      --precision both --flush-l2 --graph-batch 100 --graph-replays 20 \
+      --alg all,auto --precision both --flush-l2 --graph-batch 100 --graph-replays 20 \
       --runs 200 --warmup 10 --max-time 1 --label ladder \
       --csv "$OUT/ladder.csv" --json "$OUT/ladder.json" \
       >"$OUT/ladder.txt" 2>"$LOGS/ladder.err"

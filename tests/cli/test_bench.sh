@@ -189,6 +189,8 @@ expect_err 2 "unknown option" "unknown option" $SMV bench lap2d:4 --frobnicate
 expect_err 2 "--csv needs" "csv without a name" $SMV bench lap2d:4 --csv
 expect_err 2 "give no MATRIX" "from-csv with a matrix" $SMV bench lap2d:4 --from-csv "$D/cpu.csv"
 expect_err 2 "given twice" "same rung twice" $SMV bench lap2d:4 --alg scalar,1
+expect_err 2 "'all' given twice" "all twice" $SMV bench lap2d:4 --alg all,all
+expect_rc 0 "all,auto accepted" $SMV bench lap2d:4 --alg all,auto --backend cpu --runs 3 --quiet
 expect_rc 0 "help" $SMV bench --help
 expect_out "--block B|sweep" "help names --block sweep"
 
