@@ -68,15 +68,22 @@ __host__ __device__ inline unsigned a_value(unsigned i) {
   return mix32(i ^ 0x9e3779b9u);
 }
 
-template <int PATH>
+/* The same index as a_index, with the pattern fixed at compile time and
+ * the lane's offset computed once: every path runs the same index code,
+ * so the paths differ only in the load instruction (with a run-time
+ * pattern, nvcc split the loop for ld.global but not for __ldg, which
+ * then paid a division per load and was issue-bound). */
+template <int PATH, int SCATTER>
 __global__ void a_kernel(const unsigned *g_data, int d, int spread,
                          unsigned mask, unsigned *out) {
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned w = t >> 5, lane = t & 31;
+  const unsigned off = SCATTER ? 0u : (lane % (unsigned)d) * (unsigned)spread;
   unsigned acc = 0;
 #pragma unroll 8
   for (unsigned it = 0; it < A_ITERS; it++) {
-    unsigned i = a_index(w, it, lane, d, spread, mask);
+    unsigned i = SCATTER ? mix32(w * 7919u + it * 104729u + lane) & mask
+                         : ((w * 7u + it * 13u) * 32u + off) & mask;
     if (PATH == PATH_CONST)
       acc += c_data[i];
     else if (PATH == PATH_GLOBAL)
@@ -85,6 +92,15 @@ __global__ void a_kernel(const unsigned *g_data, int d, int spread,
       acc += __ldg(g_data + i);
   }
   out[t] = acc;
+}
+
+template <int PATH>
+static void a_launch(int grid, int block, const unsigned *g, int d, int spread,
+                     unsigned mask, unsigned *out) {
+  if (d == 0)
+    a_kernel<PATH, 1><<<grid, block>>>(g, d, spread, mask, out);
+  else
+    a_kernel<PATH, 0><<<grid, block>>>(g, d, spread, mask, out);
 }
 
 static void run_distinct(void) {
@@ -130,11 +146,11 @@ static void run_distinct(void) {
       auto launch = [&] {
         const unsigned m = p.words - 1;
         if (path == PATH_CONST)
-          a_kernel<PATH_CONST><<<grid, block>>>(g.p, p.d, p.spread, m, out.p);
+          a_launch<PATH_CONST>(grid, block, g.p, p.d, p.spread, m, out.p);
         else if (path == PATH_GLOBAL)
-          a_kernel<PATH_GLOBAL><<<grid, block>>>(g.p, p.d, p.spread, m, out.p);
+          a_launch<PATH_GLOBAL>(grid, block, g.p, p.d, p.spread, m, out.p);
         else
-          a_kernel<PATH_LDG><<<grid, block>>>(g.p, p.d, p.spread, m, out.p);
+          a_launch<PATH_LDG>(grid, block, g.p, p.d, p.spread, m, out.p);
       };
       double ms = micro_time_ms(launch, 2, 10);
       /* warp-wide loads per SM, time per load */
@@ -207,18 +223,23 @@ __host__ __device__ inline unsigned b_index(int scatter, unsigned blk,
   return (start + it * bdim + tid) & mask;
 }
 
-template <int LDG>
-__global__ void b_kernel(const uint4 *data, unsigned mask, int scatter,
-                         unsigned iters, unsigned *out) {
+/* b_index with the pattern fixed at compile time and the block's start
+ * computed once (same reason as a_kernel). */
+template <int LDG, int SCATTER>
+__global__ void b_kernel(const uint4 *data, unsigned mask, unsigned iters,
+                         unsigned *out) {
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned start =
+      (unsigned)(((unsigned long long)(mask + 1ull) * blockIdx.x) / gridDim.x);
   unsigned acc = 0;
 #pragma unroll 4
   for (unsigned it = 0; it < iters; it++) {
-    unsigned i = b_index(scatter, blockIdx.x, threadIdx.x, it, gridDim.x,
-                         blockDim.x, mask);
+    unsigned i = SCATTER ? mix32(t * 0x9e3779b9u + it) & mask
+                         : (start + it * blockDim.x + threadIdx.x) & mask;
     uint4 v = LDG ? __ldg(data + i) : data[i];
     acc += v.x ^ v.y ^ v.z ^ v.w;
   }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+  out[t] = acc;
 }
 
 static void run_working_set(void) {
@@ -239,9 +260,14 @@ static void run_working_set(void) {
   micro_dbuf<unsigned> out(nt);
   b_fill<<<sms * 8, 256>>>(data.p, (unsigned)(top / 16));
   CK_LAUNCH();
-  CK(cudaFuncSetAttribute(b_kernel<0>,
+  /* no shared memory: ask for all of it as L1 (a hint) */
+  CK(cudaFuncSetAttribute(b_kernel<0, 0>,
                           cudaFuncAttributePreferredSharedMemoryCarveout, 0));
-  CK(cudaFuncSetAttribute(b_kernel<1>,
+  CK(cudaFuncSetAttribute(b_kernel<1, 0>,
+                          cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+  CK(cudaFuncSetAttribute(b_kernel<0, 1>,
+                          cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+  CK(cudaFuncSetAttribute(b_kernel<1, 1>,
                           cudaFuncAttributePreferredSharedMemoryCarveout, 0));
   std::vector<unsigned> back(nt);
   micro_table t = micro_table_new(
@@ -265,10 +291,14 @@ static void run_working_set(void) {
     for (int scatter = 0; scatter < 2; scatter++)
       for (int ldg = 0; ldg < 2; ldg++) {
         auto launch = [&] {
-          if (ldg)
-            b_kernel<1><<<grid, block>>>(data.p, mask, scatter, iters, out.p);
+          if (ldg && scatter)
+            b_kernel<1, 1><<<grid, block>>>(data.p, mask, iters, out.p);
+          else if (ldg)
+            b_kernel<1, 0><<<grid, block>>>(data.p, mask, iters, out.p);
+          else if (scatter)
+            b_kernel<0, 1><<<grid, block>>>(data.p, mask, iters, out.p);
           else
-            b_kernel<0><<<grid, block>>>(data.p, mask, scatter, iters, out.p);
+            b_kernel<0, 0><<<grid, block>>>(data.p, mask, iters, out.p);
         };
         double ms = micro_time_ms(launch, 2, 7);
         double gbps = (double)nt * iters * 16 / (ms * 1e-3) / 1e9;

@@ -51,6 +51,7 @@ plot_one() { # name csv gnuplot-body
 f=$DIR/bank_stride.csv
 [ -f "$f" ] && dev=$(device "$f") || dev=
 plot_one bank_stride "$f" "
+set termoption noenhanced
 set title 'Shared-memory bank conflicts: lane reads word lane*stride ($dev)'
 set xlabel 'stride (words)'
 set ylabel 'SM cycles per warp-wide access'
@@ -67,6 +68,7 @@ plot '$f' using 1:3 with linespoints pt 7 lc 1 title 'measured, 4-byte words', \
 f=$DIR/readonly_distinct.csv
 [ -f "$f" ] && dev=$(device "$f") || dev=
 plot_one readonly_distinct "$f" "
+set termoption noenhanced
 set title 'Distinct addresses per warp (lines 128 B apart): constant, global, __ldg ($dev)'
 set xlabel 'distinct addresses per warp'
 set ylabel 'ns per warp-wide load (SM average)'
@@ -84,6 +86,7 @@ plot '$f' every ::0::5 using 2:4 with linespoints pt 7 lc 1 title 'constant, 32 
 f=$DIR/readonly_workingset.csv
 [ -f "$f" ] && dev=$(device "$f") || dev=
 plot_one readonly_workingset "$f" "
+set termoption noenhanced
 set title 'Read bandwidth vs working set, 16-byte loads ($dev)'
 set xlabel 'working set (KiB)'
 set ylabel 'GB/s'
@@ -120,6 +123,7 @@ plot '$f' using 1:2 with linespoints pt 7, '' using 1:3 with linespoints pt 5, \
 f=$DIR/atomics_contention.csv
 [ -f "$f" ] && dev=$(device "$f") || dev=
 plot_one atomics_contention "$f" "
+set termoption noenhanced
 set title 'atomicAdd by contention, full grid ($dev)'
 set ylabel 'billions of logical adds per second'
 set logscale y
