@@ -3,9 +3,10 @@
 # build (nvcc -arch=sm_90), run every test incl. the device tests on the real
 # matrices, compute-sanitizer, the microbenchmarks and the SpMV benchmark.
 #
-#   scripts/gpu-check.sh [test] [micro] [bench]     (no argument = all three)
+#   scripts/gpu-check.sh [test] [micro | micro-NAME] [bench]   (default: all)
 #
-# Needs the real matrices carried as .shared/matrices (device tool:
+# The device copy has no .git: pass the commit from here as SMV_COMMIT=<hash>
+# so every binary and results file names it. Needs the real matrices carried as .shared/matrices (device tool:
 # carry [".shared"]). Full logs go to $OUT/gpu-check.tgz (one file, so the
 # device tool's 8-file limit never bites) and a summary is printed last.
 set -uo pipefail
@@ -21,28 +22,31 @@ note() { echo "$*" | tee -a "$summary"; }
 
 {
   date -u +"%Y-%m-%dT%H:%M:%SZ"
-  git rev-parse HEAD 2>/dev/null || echo "commit unknown"
-  git status --short 2>/dev/null | head -20
+  echo "commit ${SMV_COMMIT:-unknown}"
   nvidia-smi
   nvcc --version | tail -2
 } >"$WORK/env.txt" 2>&1
 note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
 
+export SMV_COMMIT=${SMV_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
+export MAKEFLAGS="GIT_COMMIT=$SMV_COMMIT"
+note "commit: $SMV_COMMIT"
 t0=$SECONDS
 make -j16 all tests micro >"$WORK/build.log" 2>&1
 rc=$?
 note "build: rc=$rc ($((SECONDS - t0)) s), warnings: $(grep -c 'warning' "$WORK/build.log")"
 [ $rc -eq 0 ] || { tail -40 "$WORK/build.log"; }
 
-run_part() { # name script
+run_part() { # name script [args...]
   local name=$1 script=$2
+  shift 2
   if [ ! -x "$script" ] && [ ! -f "$script" ]; then
     note "$name: $script missing, skipped"
     return
   fi
   mkdir -p "$WORK/$name"
   local t=$SECONDS
-  OUT="$WORK/$name" bash "$script" >"$WORK/$name.log" 2>&1
+  OUT="$WORK/$name" bash "$script" "$@" >"$WORK/$name.log" 2>&1
   local r=$?
   note "$name: rc=$r ($((SECONDS - t)) s): $(grep -E 'passed, .* failed' "$WORK/$name.log" | tail -1)"
   tail -25 "$WORK/$name.log"
@@ -58,6 +62,8 @@ for p in $parts; do
     run_part gpu-test scripts/gpu-test.sh
     ;;
   micro) run_part micro scripts/gpu-micro.sh ;;
+  micro-*) # one experiment, e.g. micro-readonly
+    run_part "$p" scripts/gpu-micro.sh "${p#micro-}" ;;
   bench) run_part bench scripts/gpu-bench.sh ;;
   *) note "unknown part $p" ;;
   esac
