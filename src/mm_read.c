@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 
 #define IS_DIGIT(c) ((unsigned)((c) - '0') < 10u)
-/* Blanks between tokens: space, tab, and CR (so CRLF files read as LF). */
+/* Blanks between tokens: space, tab, CR (so CRLF files read as LF), VT, FF. */
 #define IS_BLANK(c)                                                            \
   ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\v' || (c) == '\f')
 /* A token ends at a blank or the end of its line. */
@@ -49,7 +49,6 @@ typedef struct {
   smv_field field;
   smv_symmetry sym;
   int64_t rows, cols, claim; /* claim: entries the file must hold */
-  long size_line;
   /* triplets (coordinate) or values (array) */
   int32_t *ri, *ci;
   double *vv;
@@ -274,7 +273,7 @@ static smv_status parse_size(mm_reader *r) {
     if (*p != '\n' && *p != '%')
       break;
   }
-  const long L = r->size_line = r->line;
+  const long L = r->line;
   const int coo = r->format == SMV_FORMAT_COORDINATE;
   const char *what = coo ? "rows columns entries" : "rows columns";
   const char *names[3] = {"row count", "column count", "entry count"};
