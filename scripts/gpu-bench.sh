@@ -14,6 +14,10 @@
 #           (rand:2000000:16) and one small real one (delaunay_n16, the
 #           size of the seed's mark3jac140: 65536 rows, ~393k nonzeros).
 #
+# SMV_COMMIT: the commit to stamp on the binary and the summary (the device
+# machine's copy of the tree has no .git, so without it the results say
+# "unknown"). SMV_LADDER: matrices for the ladder instead of the set above
+# (a re-run of a few).
 # Time: SMV_BENCH_BUDGET seconds in all (default 450); each part runs under
 # `timeout` so the summary always prints, and CSV is written matrix by
 # matrix, so a part cut short still leaves what it finished. Files under
@@ -34,11 +38,12 @@ summary=$OUT/gpu-bench-summary.txt
 note() { echo "$*" | tee -a "$summary"; }
 left() { echo $((BUDGET - (SECONDS - START))); }
 
-note "gpu-bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)"
+COMMIT=${SMV_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)}
+note "gpu-bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $COMMIT"
 note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null || echo unknown)"
 
 t=$SECONDS
-make -j16 SM=90 all build/tests/test_bench_gpu >"$LOGS/build.log" 2>&1
+make -j16 SM=90 GIT_COMMIT="$COMMIT" all build/tests/test_bench_gpu >"$LOGS/build.log" 2>&1
 rc=$?
 note "build (sm_90): rc=$rc, $((SECONDS - t)) s, $(grep -c 'warning' "$LOGS/build.log") warnings"
 if [ $rc -ne 0 ]; then
@@ -59,13 +64,19 @@ status=0
 for p in $parts; do
   case $p in
   ladder)
-    mats=$(ls "$MATS"/*.mtx.gz 2>/dev/null | sort)
-    [ -n "$mats" ] || note "ladder: no matrices in $MATS (carry .shared): generated ones only"
+    if [ -n "${SMV_LADDER:-}" ]; then
+      mats=$SMV_LADDER
+      gen=
+    else
+      mats=$(ls "$MATS"/*.mtx.gz 2>/dev/null | sort)
+      gen="lap3d:160 rand:2000000:16 plaw:2000000:16"
+      [ -n "$mats" ] || note "ladder: no matrices in $MATS (carry .shared): generated ones only"
+    fi
     # keep ~100 s for the sweep when it follows
     lim=$(($(left) - 110))
     case " $parts " in *" sweep "*) ;; *) lim=$(($(left) - 10)) ;; esac
     t=$SECONDS
-    timeout -k 5 "$lim" $SMV bench --backend cuda $mats lap3d:160 rand:2000000:16 plaw:2000000:16 \
+    timeout -k 5 "$lim" $SMV bench --backend cuda $mats $gen \
       --alg all,auto --precision both --flush-l2 --graph-batch 100 --graph-replays 20 \
       --runs 200 --warmup 10 --max-time 1 --label ladder \
       --csv "$OUT/ladder.csv" --json "$OUT/ladder.json" \
