@@ -3,7 +3,8 @@
 # scipy.io.mmread (Debian's python3-scipy, /usr/bin/python3), on the same
 # generated files, in the same run, warm page cache.
 #
-#   scripts/bench_mmread.sh [SPEC] [RUNS]     (default rand:500000:16, 5 runs)
+#   scripts/bench_mmread.sh [SPEC] [RUNS] [SCIPY_RUNS]
+#                               (default rand:500000:16, 5 runs, scipy 3)
 #
 # Writes SPEC as .mtx (plain, about 300 MB for the default) and .mtx.gz
 # with smv's writer into $TMPDIR, times every reader RUNS times and prints
@@ -15,6 +16,7 @@
 set -eu
 SPEC=${1:-rand:500000:16}
 RUNS=${2:-5}
+SCIPY_RUNS=${3:-3}
 cd "$(dirname "$0")/.."
 make -s CUDA=0 lib >/dev/null
 BUILD=build-cpu
@@ -30,7 +32,7 @@ size() { wc -c <"$1" | tr -d ' '; }
 
 smv_time() { "$TMP/bench_mmread" read "$1" "$RUNS" | awk '{print $1}' | median; }
 scipy_time() { # $1 file, $2 coo|csr
-  /usr/bin/python3 - "$1" "$2" "$RUNS" <<'PY'
+  /usr/bin/python3 - "$1" "$2" "$SCIPY_RUNS" <<'PY'
 import sys, time, scipy.io
 path, kind, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 for _ in range(runs):
@@ -48,7 +50,7 @@ row() { # name file seconds
 }
 
 SCIPY=$(/usr/bin/python3 -c 'import scipy, numpy; print("scipy", scipy.__version__, "numpy", numpy.__version__)' 2>/dev/null || echo "scipy unavailable")
-echo "Matrix Market read: $SPEC, median of $RUNS runs, warm page cache"
+echo "Matrix Market read: $SPEC, median of $RUNS runs (scipy: $SCIPY_RUNS), warm page cache"
 echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
 echo "- machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
