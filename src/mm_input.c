@@ -230,14 +230,13 @@ int smv__mm_input_fill(mm_input *in, long *line) {
     }
     in->pos = in->lim = 0;
     if (in->eof) {
-      if (in->len == 0)
-        return 0;
-      if (in->skipping) { /* a long comment ends the file */
+      if (in->skipping) { /* a long comment ends the file: count it */
         in->skipping = 0;
         in->len = 0;
         ++*line;
-        return 0;
       }
+      if (in->len == 0)
+        return 0;
       in->buf[in->len++] = '\n'; /* the spare byte */
       in->lim = in->len;
       return 1;

@@ -232,6 +232,8 @@ bad("gzip_trailing.mtx.gz", good + b"garbage after the stream", P, 0,
 bad("gzip_empty.mtx.gz", gz(b""), P, 0, "empty file")
 bad("long_line.mtx.gz", gz((B + "1 1 1\n1 1 " + "1" * (5 << 20) + "\n").encode()), P, 3,
     "line longer than 4194304 bytes")
+bad("long_comment_eof.mtx.gz", gz((B + "3 3 3\n1 1 1\n2 2 2\n%" + "c" * (5 << 20)).encode()), P, 5,
+    "the file ends after 2 of 3 entries")  # a 5 MiB comment without '\n' is line 5
 bad("long_banner.mtx.gz", gz((B[:-1] + " " * (5 << 20) + "\n1 1 0\n").encode()), P, 1,
     "line 1 is longer than 4194304 bytes")
 
