@@ -61,10 +61,14 @@ void bench_banner(FILE *f, const bench_run *run) {
           "timing     alpha %g, beta %g; warm-up %d, runs %d (capped at %g s "
           "per mode); median [p10-p90]",
           o->alpha, o->beta, o->warmup, o->runs, o->max_seconds);
+  /* the sweep times the kernel alone: never graphs (gpu.c) */
+  int graphs = o->graph_batch > 0 && !cfg->sweep;
   if (run->ctx)
     fprintf(f, "; flushed %s; graph %s", o->flush_l2 ? "yes" : "no",
-            o->graph_batch > 0 ? "yes" : "no");
-  if (run->ctx && o->graph_batch > 0)
+            graphs       ? "yes"
+            : cfg->sweep ? "no (sweep)"
+                         : "no");
+  if (run->ctx && graphs)
     fprintf(f, " (%d SpMVs per graph, %d replays)", o->graph_batch,
             o->graph_replays);
   fputc('\n', f);

@@ -6,8 +6,10 @@
  * THE LADDER (table of contents; numbers are stable, never renumbered)
  * ==========================================================================
  * Measured: H100 80GB HBM3 (132 SMs), CUDA 13.0, cuSPARSE 12.6,
- * 2026-11-22, engine at commit d30c2fb; `smv bench`, L2-warm median of 40
- * runs, alpha 1, beta 0, every result verified first. Times in us for
+ * 2026-11-22T13:54Z, tree at commit c370ff6 (scripts/gpu-bench.sh, run 1
+ * of bench/results/h100-80gb-hbm3/ladder.md; the engine's own run at
+ * d30c2fb agreed within 1-2%); `smv bench`, L2-warm median of 200 runs,
+ * alpha 1, beta 0, every result verified first. Times in us for
  * lap3d:160 (4.1M rows, 28.5M nnz, 7/row, local columns),
  * rand:2000000:16 and plaw:2000000:16 (32M nnz, random columns; plaw's
  * rows 8..~16000), f64 / f32, with the speed-up over cuSPARSE ALG1 of the
@@ -20,9 +22,10 @@
  *   helps:    nothing to set up; short rows keep every lane busy, and
  *             neighbouring threads' rows share cache lines.
  *   loses:    a warp waits for its longest row; one thread per huge row.
- *   measured: lap3d 152/99 (1.29x/1.20x: faster than cuSPARSE!), rand
- *             1247/313 (0.24x/0.89x), plaw 3233/1200 (0.09x/0.23x);
- *             real 0.60x (1.9x on luxembourg_osm, 0.06x on rajat01).
+ *   measured: lap3d 152/100 (1.30x/1.20x: faster than cuSPARSE!), rand
+ *             1257/315 (0.24x/0.88x), plaw 3208/1199 (0.09x/0.23x);
+ *             real 0.60x (1.9x on Pd, 1.7x on luxembourg_osm, 0.06x on
+ *             rajat01).
  *             f64 is 4x slower than f32 on rand because the compiler
  *             unrolled only the f32 loop: one gather in flight per thread.
  * 2 vector (spmv_2_vector.cu)
@@ -33,8 +36,8 @@
  *   loses:    rows much shorter than 32 leave lanes idle; 5 smem round
  *             trips per row.
  *   measured: lap3d 826/792 (0.24x/0.15x: 7 of 32 lanes busy), rand
- *             421/401 (0.72x/0.69x), plaw 469/430 (0.64x/0.65x);
- *             real 1.11x.
+ *             417/401 (0.72x/0.69x), plaw 465/430 (0.65x/0.65x);
+ *             real 1.11x (1.26x inside a CUDA graph).
  * 3 vector-tex (spmv_3_tex.cu)
  *   changed:  rung 2 with x read through a texture object (int2 +
  *             __hiloint2double for doubles), cached per x in the context.
@@ -43,14 +46,15 @@
  *   loses:    sm_90 unifies L1 and texture cache: only the texture path's
  *             extra latency remains; x longer than maxTexture1DLinear
  *             (2^28) falls back to rung 4's load.
- *   measured: a LOSS on sm_90: lap3d 875/847, rand 451/429, plaw 508/462,
- *             6-7% slower than rung 2 everywhere; real 1.08x.
+ *   measured: a LOSS on sm_90: lap3d 874/847, rand 450/431, plaw 506/463,
+ *             6-9% slower than rung 2 on these; real 1.08x (3% slower
+ *             than rung 2 L2-warm, 9% with L2 flushed).
  * 4 vector-ldg (spmv_4_ldg.cu)
  *   changed:  rung 2 with const __restrict__ everywhere and __ldg(x):
  *             ld.global.nc, no texture object.
  *   helps:    read-only path without setup (seed: 0.2581 ms on K20).
  *   loses:    same idle-lane problem as rung 2.
- *   measured: identical to rung 2 (826/792, 421/401, 471/430; real
+ *   measured: identical to rung 2 (826/792, 417/401, 467/430; real
  *             1.11x): on sm_90 plain loads of data the kernel never
  *             writes already take the same path.
  * 5 vector-shfl (spmv_5_shfl.cu)
@@ -60,8 +64,8 @@
  *   loses:    short rows (lanes idle) and power-law rows (one warp per
  *             huge row serialises it).
  *   measured: best of the warp-per-row rungs, 3-4% over rung 2: lap3d
- *             798/759 (0.25x/0.16x), rand 409/388 (0.74x/0.71x), plaw
- *             449/421 (0.67x/0.66x); real 1.14x. On K20 the seed had
+ *             798/759 (0.25x/0.16x), rand 405/388 (0.74x/0.71x), plaw
+ *             446/420 (0.68x/0.66x); real 1.14x. On K20 the seed had
  *             cuSPARSE at 0.1484 ms against this kernel's 0.2264 on
  *             mark3jac140 (0.66x, the same ratio as ours on plaw), and
  *             2.1-5.6x ahead on its irregular matrices.
@@ -70,8 +74,8 @@
  *             atomicAdds alpha * its partial (native fp64 atomics, sm_60+).
  *   helps:    the seed's experiment: shows what atomics cost vs shuffles.
  *   loses:    up to 32 serialised L2 atomics per row; not bit-reproducible.
- *   measured: a LOSS, as in the seed: lap3d 905/1051, rand 858/936, plaw
- *             822/866 (about 2x rung 5); real 0.97x (on these small,
+ *   measured: a LOSS, as in the seed: lap3d 904/1066, rand 854/927, plaw
+ *             819/860 (1.1-2.4x rung 5); real 0.98x (on these small,
  *             L2-resident matrices the atomics cost little more than the
  *             launch).
  * 7 cusparse-alg1 (spmv_7_cusparse.cu)
@@ -79,14 +83,16 @@
  *   helps:    NVIDIA's tuned kernel: the yardstick.
  *   loses:    opaque; on small matrices its launch costs 7-9 us where one
  *             of our kernels takes 4.5.
- *   measured: lap3d 197/119, rand 302/277, plaw 302/279 (71%, 47%, 47%
- *             of the 3009 GB/s device copy in f64 by the minimal-bytes
- *             model).
+ *   measured: lap3d 199/120, rand 301/278, plaw 302/279 (70%, 46%, 46%
+ *             of the 3006 GB/s device copy in f64 by the minimal-bytes
+ *             model, L2 flushed); inside a CUDA graph still 4.5-6.0 us
+ *             per SpMV on the five smallest matrices, where rungs 2-6
+ *             take 1.6-2.9 (run 2 of the results).
  * 8 cusparse-alg2 (spmv_7_cusparse.cu)
  *   changed:  cusparseSpMV, CUSPARSE_SPMV_CSR_ALG2 (deterministic).
  *   helps:    bit-reproducible results.
- *   loses:    a little speed: lap3d 217/148 (0.91x/0.80x), rand 315/287
- *             (0.96x), plaw 315/288 (0.96x/0.97x); real 0.74x.
+ *   loses:    a little speed: lap3d 218/147 (0.91x/0.81x), rand 316/288
+ *             (0.95x/0.96x), plaw 314/288 (0.96x/0.97x); real 0.74x.
  *   measured: as above.
  * 9 adaptive (spmv_9_adaptive.cu) — past the seed
  *   changed:  L = 1..32 lanes per row from the mean row length, rounds of
@@ -96,16 +102,24 @@
  *             thread; no warp stuck on a long row.
  *   loses:    one L for all rows; the random-column large matrices,
  *             where the x gather dominates.
- *   measured: lap3d 148/96 (1.33x/1.23x, 95% of the device copy
- *             bandwidth), rand 335/287 (0.90x/0.96x), plaw 346/305
- *             (0.87x/0.91x); real 1.30x, faster than ALG1 on 24 of 28
- *             (0.81x-2.10x). Lane sweep (same day): on rand f64 L = 16
- *             took 314 us against 341 at the rule's L = 8 — the next
- *             thing to try.
+ *   measured: lap3d 149/96 (1.34x/1.24x, 91% of the device copy
+ *             bandwidth with L2 flushed), rand 333/288 (0.91x/0.97x),
+ *             plaw 343/305 (0.88x/0.92x); real 1.31x, faster than ALG1
+ *             on 24 of 28 (0.81x-2.11x), 1.70x inside a CUDA graph (27
+ *             of 28). Small matrices with a few rows past 16 L lose
+ *             ~3 us, most likely the second kernel's launch (karate 7.7
+ *             us vs rung 5's 4.6, lp_ship04l 9.6 vs 5.1). Lane sweep
+ *             (same day): on rand f64 L = 16 took 314 us against 341 at
+ *             the rule's L = 8 — the next thing to try.
  *
  * AUTO (SMV_ALG_AUTO = 0): chosen once per matrix at upload from its
  * statistics, by smv_auto_choose below (the rule and its reasons are
  * there).
+ *   measured: the rule as committed: PASS on all 31 matrices, f64 and
+ *             f32; ran rung 9 everywhere but rand and plaw (ALG1: 301/278
+ *             and 302/279); on the real set 10% slower than the best
+ *             rung of the run (geomean, f64 L2-warm), up to 1.9x on
+ *             small matrices with a few long rows (see rung 9).
  *
  * Block sizes: every rung with a kernel gets the block size with the
  * highest occupancy for its real registers and shared memory on the actual
