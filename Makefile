@@ -52,6 +52,7 @@ CLI_SRC := $(sort $(wildcard cli/*.c) $(wildcard bench/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_CXX := $(sort $(wildcard tests/cxx_*.cpp))
 MICRO_SRC := $(sort $(wildcard micro/*.cu))
+EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
 
 HOST_OBJ := $(HOST_SRC:%.c=$(BUILD)/obj/%.o)
 ifeq ($(CUDA),1)
@@ -67,6 +68,7 @@ LIB_OBJ := $(HOST_OBJ) $(ENGINE_OBJ)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%) $(TEST_CXX:tests/%.cpp=$(BUILD)/tests/%)
 MICRO_BIN := $(MICRO_SRC:micro/%.cu=$(BUILD)/micro/%)
+EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
@@ -112,7 +114,12 @@ RUN_MATRIX ?= lap3d:100
 run: all
 	$(BUILD)/smv bench $(RUN_MATRIX)
 
-tests: $(TEST_BIN) $(BUILD)/smv
+# The README's C example, built as a user would (only the public header).
+$(BUILD)/examples/%: examples/%.c include/smv.h $(BUILD)/libsmv.a
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Iinclude $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
+
+tests: $(TEST_BIN) $(EXAMPLE_BIN) $(BUILD)/smv
 
 test: tests
 	@SMV_BUILD=$(BUILD) sh tests/run.sh $(BUILD)
