@@ -24,6 +24,7 @@ matrix passes, 1 otherwise, 2 on usage errors.
   scripts/check_scipy.py                      # CPU, f64, build/smv
   scripts/check_scipy.py --backend cuda       # on the GPU machine
   scripts/check_scipy.py --record bench/results/scipy-check.md
+  SMV_COMMIT=abc123 scripts/check_scipy.py ...   # where there is no .git
 """
 import argparse
 import datetime
@@ -235,8 +236,10 @@ def main():
 
     if args.record:
         rc, ver, _ = run([args.smv, "version"])
-        commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short=12", "HEAD"],
-                                capture_output=True, text=True).stdout.strip()
+        # The device machine's copy has no .git: take SMV_COMMIT from the caller.
+        commit = os.environ.get("SMV_COMMIT") or subprocess.run(
+            ["git", "-C", REPO, "rev-parse", "--short=12", "HEAD"],
+            capture_output=True, text=True).stdout.strip() or "unknown"
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         with open(args.record, "w") as f:
             f.write("# smv vs scipy on the SuiteSparse set\n\n")
