@@ -9,6 +9,7 @@
 #
 #   scripts/gpu-test.sh             build + tests + sanitizers
 #   SMV_GPU_TEST_NOSAN=1 scripts/gpu-test.sh    skip the sanitizers
+#   SMV_COMMIT=abc123 scripts/gpu-test.sh       name the commit (no .git there)
 #
 # Exit status 0 only if the build, every test and every sanitizer run pass.
 set -uo pipefail
@@ -24,14 +25,17 @@ summary=$OUT/gpu-test-summary.txt
 note() { echo "$*" | tee -a "$summary"; }
 status=0
 
-note "gpu-test: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)"
+# The device machine's copy of the tree has no .git: SMV_COMMIT names the
+# commit under test (stamped on the binaries and the summary).
+COMMIT=${SMV_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)}
+note "gpu-test: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $COMMIT"
 note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)"
 [ -d "$SMV_MATRICES" ] || note "note: $SMV_MATRICES missing: the real-matrix test will SKIP"
 
 t=$SECONDS
 # Rebuild the test binaries so the graph test sees the runtime header.
 rm -f build/tests/test_cuda_graph
-make -j16 SM=90 all tests >"$OUT/build.log" 2>&1
+make -j16 SM=90 GIT_COMMIT="$COMMIT" all tests >"$OUT/build.log" 2>&1
 rc=$?
 note "build (sm_90): rc=$rc, $((SECONDS - t)) s, $(grep -c 'warning' "$OUT/build.log") warnings"
 if [ $rc -ne 0 ]; then

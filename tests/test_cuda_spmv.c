@@ -3,6 +3,9 @@
  * on generated matrices of every awkward kind, against the serial
  * reference (bound in test_cuda_common.h). SKIPs without a device.
  *
+ * Rung 9 is also checked for bit-identical results across repeated calls
+ * (test_adaptive_reproducible).
+ *
  * Alpha/beta cases: (1, 0) with y poisoned by NaN; (-1.75, 0.5); (0, -2)
  * with x all NaN (must not be read); (0, 0) with y NaN (must become 0);
  * (2.5, 1). Odd cases go through smv_spmv_host, even ones through device
@@ -152,6 +155,83 @@ static void test_large(void) {
    * grids of 100k+ blocks; two cases per rung to keep the CPU reference's
    * time reasonable. */
   gen_ladder("rand:3200000:16", 2);
+  /* 9.6M entries (115 MB f64, 77 MB f32: past the H100's 50 MB L2, so
+   * rung 9 takes its large-matrix lane rule) with power-law rows up to
+   * 8763 entries: rows of many chunks combined in the same launch. */
+  gen_ladder("plaw:600000:16", 2);
+}
+
+/* Rung 9 adds every row in a fixed order (long rows: chunk partials summed
+ * in chunk order by the last warp to finish), so repeated calls on the
+ * same x and y0 must give the same bits, whichever warps finish first. */
+static void reproducible_on(const char *spec) {
+  smv_context *ctx = tc_context();
+  smv_csr *A = NULL;
+  smv_error err;
+  smv_status st = smv_generate(spec, &A, &err);
+  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
+  if (st != SMV_OK)
+    return;
+  const int64_t m = A->rows, n = A->cols;
+  double *x = (double *)malloc((size_t)n * sizeof(double));
+  double *y0 = (double *)malloc((size_t)m * sizeof(double));
+  double *y1 = (double *)malloc((size_t)m * sizeof(double));
+  double *y2 = (double *)malloc((size_t)m * sizeof(double));
+  CHECK(x && y0 && y1 && y2);
+  for (int p = 0; x && y0 && y1 && y2 && p < 2; p++) {
+    const int f32 = p == 1;
+    const size_t es = f32 ? sizeof(float) : sizeof(double);
+    if (f32)
+      tc_round_values(A);
+    tc_fill(x, n);
+    tc_fill(y0, m);
+    smv_matrix *dA = NULL;
+    void *dx = NULL, *dy = NULL;
+    st = smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA);
+    if (st == SMV_OK)
+      st = smv_device_malloc(ctx, (size_t)n * es, &dx);
+    if (st == SMV_OK)
+      st = smv_device_malloc(ctx, (size_t)m * es, &dy);
+    if (st == SMV_OK)
+      st = tc_upload(ctx, f32, x, n, dx);
+    int64_t bad = 0, differ = 0;
+    for (int rep = 0; st == SMV_OK && rep < 5; rep++) {
+      double *y = rep == 0 ? y1 : y2;
+      st = tc_upload(ctx, f32, y0, m, dy);
+      if (st == SMV_OK)
+        st = smv_spmv(ctx, SMV_ALG_ADAPTIVE, 1.25, dA, dx, -0.5, dy);
+      if (st == SMV_OK)
+        st = smv_synchronize(ctx);
+      if (st == SMV_OK)
+        st = tc_download(ctx, f32, dy, m, y);
+      if (st != SMV_OK)
+        break;
+      if (rep == 0)
+        bad = tc_verify(A, f32, 1.25, x, -0.5, y0, y1, spec);
+      else
+        for (int64_t i = 0; i < m; i++)
+          differ += memcmp(&y1[i], &y2[i], sizeof(double)) != 0;
+    }
+    CHECKF(st == SMV_OK, "%s %s: %s: %s", spec, f32 ? "f32" : "f64",
+           smv_status_string(st), smv_context_error(ctx));
+    CHECKF(bad == 0, "%s %s: %lld bad rows", spec, f32 ? "f32" : "f64",
+           (long long)bad);
+    CHECKF(differ == 0, "%s %s: %lld row results differ between calls", spec,
+           f32 ? "f32" : "f64", (long long)differ);
+    smv_device_free(ctx, dx);
+    smv_device_free(ctx, dy);
+    smv_matrix_free(dA);
+  }
+  free(x), free(y0), free(y1), free(y2);
+  smv_csr_free(A);
+}
+
+static void test_adaptive_reproducible(void) {
+  TC_NEED_DEVICE();
+  reproducible_on("denserow:300:3,cols=2500");    /* 20 chunks, tiny plan */
+  reproducible_on("denserow:1000:4,cols=150000"); /* 1172 chunks */
+  reproducible_on("plaw:20000:8");                /* many multi-chunk rows */
+  reproducible_on("plaw:600000:16");              /* past the L2 */
 }
 
 /* The same matrix on many vectors: results must not depend on which
@@ -212,6 +292,7 @@ int main(void) {
   RUN(test_long_row);
   RUN(test_vector_reuse);
   RUN(test_block_override);
+  RUN(test_adaptive_reproducible);
   RUN(test_large);
   smv_context_free(tc_ctx);
   return TEST_END();

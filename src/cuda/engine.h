@@ -100,13 +100,18 @@ struct smv_matrix {
   struct smv_sparse_state sp;
 
   /* Adaptive rung (9, spmv_9_adaptive.cu): `lanes` threads per row,
-   * chosen from the mean row length at upload; rows longer than
-   * long_threshold are only scaled by beta in the main kernel and summed
-   * by a second kernel, one warp per chunk of SMV_CHUNK entries, listed in
-   * `chunks` (device, nchunks entries of {row, first entry}). */
+   * chosen from the row lengths at upload; rows longer than
+   * long_threshold are skipped by the row groups and summed, in the same
+   * launch, by one warp per chunk of SMV_CHUNK entries, listed in `chunks`
+   * (device, nchunks entries of {row, first entry}). One allocation holds
+   * the list, then `partials` (nchunks doubles or floats: each chunk's
+   * sum) and `counts` (nchunks unsigned: at a row's first chunk, how many
+   * of its chunks are done; 0 between calls). Only `chunks` is freed. */
   int lanes;
   int64_t long_threshold;
   int2 *chunks;
+  void *partials;
+  unsigned *counts;
   int64_t nchunks;
 };
 

@@ -4,35 +4,52 @@
  *
  * What changed from rung 5 (warp per row, shuffle reduction):
  *   1. L lanes per row instead of 32, L in {1, 2, 4, 8, 16, 32} chosen
- *      once per matrix at upload from its mean row length (choose_lanes
- *      below, with the measurements behind it). A warp works on 32 / L
- *      rows at once, so short rows no longer leave most lanes idle, and
- *      the reduction takes log2(L) shuffles within the group
- *      (__shfl_xor_sync on the group's own lane mask: groups of one warp
- *      may run different numbers of rows, so the mask names only the lanes
- *      that share the row).
+ *      once per matrix at upload (choose_lanes below, with the
+ *      measurements behind it). A warp works on 32 / L rows at once, so
+ *      short rows no longer leave most lanes idle, and the reduction takes
+ *      log2(L) shuffles within the group (__shfl_xor_sync on the group's
+ *      own lane mask: groups of one warp may run different numbers of
+ *      rows, so the mask names only the lanes that share the row).
  *   2. Rounds of four: each lane issues four index loads, four value loads,
  *      then four x gathers before its first multiply (slots past the row's
  *      end predicated off), so a thread keeps several gathers in flight.
  *      Rungs 1-5 are latency-bound with one load in flight per thread
  *      (rung 1 on rand:2000000:16: 1253 us in f64, where the compiler did
  *      not unroll, against 313 us in f32, where it did).
- *   3. Rows longer than 16 L entries (four rounds) would stretch the
- *      kernel's critical path: the main kernel only writes beta * y for
- *      them, and a second kernel adds their entries in chunks of
- *      SMV_CHUNK (128 = one round of a warp), one warp per chunk, each
- *      adding alpha * its partial with atomicAdd. The chunk list ({row,
- *      first entry}, 8 bytes per chunk) is built at upload. Only those
- *      rows' sums are order-dependent (not bit-reproducible).
- * Why it should help: lanes match the rows' work, more loads in flight,
- * and no warp waits on one long row.
- * Where it loses: one L for all rows, so rows far from the mean are
- * served less well; matrices with long rows pay a second launch (a few
- * microseconds, which small matrices notice) and atomics on those rows.
+ *   3. Rows longer than a threshold (4 L or 16 L entries: one or four
+ *      rounds, see plan_threshold) are cut into chunks of SMV_CHUNK (128 =
+ *      one round of a warp) and summed by whole warps, in the SAME launch:
+ *      the first `chunk_blocks` blocks of the grid take the chunk list
+ *      ({row, first entry}, built at upload), the blocks after them the
+ *      short rows. A row of one chunk is written by its warp directly. A
+ *      row of n > 1 chunks: each warp stores its chunk's partial sum,
+ *      fences, and counts itself in with atomicAdd on the row's counter;
+ *      the warp that arrives n-th adds the n partials in chunk order
+ *      (lane j takes j, j+32, ..., then a fixed shuffle tree), writes
+ *      y = alpha*sum + beta*y and resets the counter to 0 for the next
+ *      call. Until 2026-11 these rows went to a second kernel that added
+ *      alpha * partial into y with atomics after the main kernel had
+ *      scaled y by beta: on the H100 that second launch cost 2-4 us, which
+ *      made AUTO up to 1.9x slower than rung 5 on small matrices with a
+ *      few long rows (karate 7.7 us against 4.6, lp_ship04l 9.6 against
+ *      5.1, L2-warm f64). One launch needs no ordering between a beta
+ *      pass and the atomics, and the result no longer depends on the
+ *      order in which warps finish: rung 9 is bit-reproducible run to run.
+ *   4. The matrix stream (column indices and values, read once per SpMV)
+ *      is loaded with an L2 evict-first policy (createpolicy +
+ *      ld.global.nc.L2::cache_hint), x with the default one: on a matrix
+ *      larger than the L2 the stream would otherwise push x's lines out,
+ *      and every x miss is a random 32-byte DRAM read. L1 behaviour is
+ *      unchanged (the same .nc path as __ldg).
+ * Why it should help: lanes match the rows, more loads in flight, no warp
+ * waits on one long row, one launch per SpMV.
+ * Where it loses: one L for all short rows; the chunk warps' partials and
+ * counters live in the matrix (20 bytes per chunk), so two SpMVs of rung 9
+ * on the SAME matrix must not run at the same time on different streams
+ * when it has rows of more than one chunk (see docs/engine.md).
  *
- * Attributes and default block: the rung reports its L = 8 instance (the
- * instances use 32 registers, 40-48 for float at L = 1 and 32); the
- * long-row kernel runs with the same block size.
+ * Attributes and default block: the rung reports its L = 8 instance; every
+ * instance runs with the same block size (chunk and row blocks alike).
  */
 #include "kernel_common.h"
 
@@ -40,6 +57,40 @@
 #include <string.h>
 
 #define SMV_CHUNK 128 /* one round of a warp: 32 lanes x 4 entries */
+
+/* ---- loads with an L2 eviction policy -------------------------------------
+ * createpolicy / ld.global.nc.L2::cache_hint: PTX ISA 7.4, sm_80+. The
+ * loads are `asm volatile`: a plain asm counts as free of side effects, and
+ * the compiler could then hoist a slot's load out of its `p ? load : 0`
+ * and read past the end of the arrays. */
+
+__device__ __forceinline__ uint64_t smv_policy_evict_first() {
+  uint64_t p;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+__device__ __forceinline__ int32_t smv_ld_stream(const int32_t *a,
+                                                 uint64_t pol) {
+  int32_t v;
+  asm volatile("ld.global.nc.L2::cache_hint.s32 %0, [%1], %2;"
+               : "=r"(v)
+               : "l"(a), "l"(pol));
+  return v;
+}
+__device__ __forceinline__ double smv_ld_stream(const double *a, uint64_t pol) {
+  double v;
+  asm volatile("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;"
+               : "=d"(v)
+               : "l"(a), "l"(pol));
+  return v;
+}
+__device__ __forceinline__ float smv_ld_stream(const float *a, uint64_t pol) {
+  float v;
+  asm volatile("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;"
+               : "=f"(v)
+               : "l"(a), "l"(pol));
+  return v;
+}
 
 /* Sum of val[k] * x[col[k]] for k = first, first + STEP, ... < end, in
  * rounds of four: every round issues its four column-index loads, four
@@ -50,19 +101,20 @@ template <typename T, int STEP>
 __device__ __forceinline__ T strided_dot(unsigned k, unsigned end,
                                          const int32_t *__restrict__ col,
                                          const T *__restrict__ val,
-                                         const T *__restrict__ x) {
+                                         const T *__restrict__ x,
+                                         uint64_t pol) {
   T sum = T(0);
   for (; k < end; k += 4 * STEP) {
     const bool p1 = k + STEP < end, p2 = k + 2 * STEP < end,
                p3 = k + 3 * STEP < end;
-    const int32_t c0 = __ldg(&col[k]);
-    const int32_t c1 = p1 ? __ldg(&col[k + STEP]) : 0;
-    const int32_t c2 = p2 ? __ldg(&col[k + 2 * STEP]) : 0;
-    const int32_t c3 = p3 ? __ldg(&col[k + 3 * STEP]) : 0;
-    const T v0 = __ldg(&val[k]);
-    const T v1 = p1 ? __ldg(&val[k + STEP]) : T(0);
-    const T v2 = p2 ? __ldg(&val[k + 2 * STEP]) : T(0);
-    const T v3 = p3 ? __ldg(&val[k + 3 * STEP]) : T(0);
+    const int32_t c0 = smv_ld_stream(&col[k], pol);
+    const int32_t c1 = p1 ? smv_ld_stream(&col[k + STEP], pol) : 0;
+    const int32_t c2 = p2 ? smv_ld_stream(&col[k + 2 * STEP], pol) : 0;
+    const int32_t c3 = p3 ? smv_ld_stream(&col[k + 3 * STEP], pol) : 0;
+    const T v0 = smv_ld_stream(&val[k], pol);
+    const T v1 = p1 ? smv_ld_stream(&val[k + STEP], pol) : T(0);
+    const T v2 = p2 ? smv_ld_stream(&val[k + 2 * STEP], pol) : T(0);
+    const T v3 = p3 ? smv_ld_stream(&val[k + 3 * STEP], pol) : T(0);
     const T x0 = __ldg(&x[c0]);
     const T x1 = p1 ? __ldg(&x[c1]) : T(0);
     const T x2 = p2 ? __ldg(&x[c2]) : T(0);
@@ -75,54 +127,98 @@ __device__ __forceinline__ T strided_dot(unsigned k, unsigned end,
   return sum;
 }
 
+/* The long rows: warp w of the first `chunk_blocks` blocks takes chunks
+ * w, w + nwarps, ... Every branch below is warp-uniform (c, n and `last`
+ * are the same on all 32 lanes), so the full-mask shuffles are safe. */
+template <typename T>
+__device__ __forceinline__ void
+long_rows(unsigned chunk_blocks, int64_t nchunks,
+          const int2 *__restrict__ chunks, const int32_t *__restrict__ row_ptr,
+          const int32_t *__restrict__ col_idx, const T *__restrict__ val,
+          const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
+          T *partial, unsigned *count, uint64_t pol) {
+  const unsigned lane = threadIdx.x & 31u;
+  const int64_t nwarps = ((int64_t)chunk_blocks * blockDim.x) >> 5;
+  for (int64_t c = smv_tid() >> 5; c < nchunks; c += nwarps) {
+    const int2 ch = __ldg(&chunks[c]);
+    const int64_t row = ch.x;
+    const unsigned first = (unsigned)ch.y;
+    const unsigned row_begin = (unsigned)__ldg(&row_ptr[row]);
+    const unsigned row_end = (unsigned)__ldg(&row_ptr[row + 1]);
+    const unsigned end =
+        row_end - first < SMV_CHUNK ? row_end : first + SMV_CHUNK;
+    T sum = strided_dot<T, 32>(first + lane, end, col_idx, val, x, pol);
+    for (int off = 16; off > 0; off >>= 1)
+      sum += __shfl_xor_sync(SMV_FULL_MASK, sum, off);
+    /* Chunks of this row (its length < 2^31, so + SMV_CHUNK - 1 fits). */
+    const unsigned n = (row_end - row_begin + SMV_CHUNK - 1) / SMV_CHUNK;
+    if (n == 1) {
+      if (lane == 0)
+        y[row] = smv_combine(alpha, sum, beta, &y[row]);
+      continue;
+    }
+    /* The row's first chunk: its counter slot and its partials start. */
+    const int64_t c0 = c - (int64_t)((first - row_begin) / SMV_CHUNK);
+    unsigned last = 0;
+    if (lane == 0) {
+      partial[c] = sum;
+      __threadfence(); /* partial visible before we are counted */
+      last = atomicAdd(&count[c0], 1u) == n - 1;
+    }
+    last = __shfl_sync(SMV_FULL_MASK, last, 0);
+    if (!last)
+      continue;
+    /* Every other chunk of the row fenced its partial before counting
+     * itself in; lane 0 saw all n counts. Fence, then the warp barrier
+     * orders lane 0's observation before the other lanes' reads, which go
+     * to L2 (__ldcg: no stale L1 line). */
+    __threadfence();
+    __syncwarp();
+    T total = T(0);
+    for (unsigned i = lane; i < n; i += 32)
+      total += __ldcg(&partial[c0 + i]);
+    for (int off = 16; off > 0; off >>= 1)
+      total += __shfl_xor_sync(SMV_FULL_MASK, total, off);
+    if (lane == 0) {
+      y[row] = smv_combine(alpha, total, beta, &y[row]);
+      count[c0] = 0; /* ready for the next call (stream order) */
+    }
+  }
+}
+
 template <typename T, int L>
-__global__ void spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
-                              const int32_t *__restrict__ col_idx,
-                              const T *__restrict__ val,
-                              const T *__restrict__ x, T alpha, T beta,
-                              T *__restrict__ y, unsigned long_threshold) {
+__global__ void
+spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
+              const int32_t *__restrict__ col_idx, const T *__restrict__ val,
+              const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
+              unsigned long_threshold, unsigned chunk_blocks, int64_t nchunks,
+              const int2 *__restrict__ chunks, T *partial, unsigned *count) {
+  const uint64_t pol = smv_policy_evict_first();
+  if (blockIdx.x < chunk_blocks) { /* block-uniform */
+    long_rows<T>(chunk_blocks, nchunks, chunks, row_ptr, col_idx, val, x, alpha,
+                 beta, y, partial, count, pol);
+    return;
+  }
   const unsigned lane = threadIdx.x & (L - 1);
   const unsigned mask = L == 32 ? SMV_FULL_MASK
                                 : ((1u << (L & 31)) - 1u)
                                       << ((threadIdx.x & 31u) & ~(L - 1u));
-  const int64_t ngroups = smv_nthreads() / L;
-  for (int64_t row = smv_tid() / L; row < rows; row += ngroups) {
+  /* Thread numbers among the row blocks (blockDim is a multiple of 32, so
+   * groups never straddle a block). */
+  const int64_t tid =
+      (int64_t)(blockIdx.x - chunk_blocks) * blockDim.x + threadIdx.x;
+  const int64_t ngroups =
+      ((int64_t)(gridDim.x - chunk_blocks) * blockDim.x) / L;
+  for (int64_t row = tid / L; row < rows; row += ngroups) {
     const unsigned begin = (unsigned)__ldg(&row_ptr[row]);
     const unsigned end = (unsigned)__ldg(&row_ptr[row + 1]);
-    if (end - begin > long_threshold) {
-      /* Long row: the long-row kernel adds alpha * A(row,:) x later. */
-      if (lane == 0)
-        y[row] = beta == T(0) ? T(0) : beta * y[row];
-      continue;
-    }
-    T sum = strided_dot<T, L>(begin + lane, end, col_idx, val, x);
+    if (end - begin > long_threshold)
+      continue; /* a chunk warp writes this row */
+    T sum = strided_dot<T, L>(begin + lane, end, col_idx, val, x, pol);
     for (int off = L / 2; off > 0; off >>= 1)
       sum += __shfl_xor_sync(mask, sum, off);
     if (lane == 0)
       y[row] = smv_combine(alpha, sum, beta, &y[row]);
-  }
-}
-
-template <typename T>
-__global__ void spmv_adaptive_long(int64_t nchunks,
-                                   const int2 *__restrict__ chunks,
-                                   const int32_t *__restrict__ row_ptr,
-                                   const int32_t *__restrict__ col_idx,
-                                   const T *__restrict__ val,
-                                   const T *__restrict__ x, T alpha, T *y) {
-  const unsigned lane = threadIdx.x & 31u;
-  const int64_t nwarps = smv_nthreads() >> 5;
-  for (int64_t c = smv_tid() >> 5; c < nchunks; c += nwarps) {
-    const int2 ch = chunks[c];
-    const unsigned begin = (unsigned)ch.y;
-    const unsigned row_end = (unsigned)__ldg(&row_ptr[ch.x + 1]);
-    const unsigned end =
-        row_end - begin < SMV_CHUNK ? row_end : begin + SMV_CHUNK;
-    T sum = strided_dot<T, 32>(begin + lane, end, col_idx, val, x);
-    for (int off = 16; off > 0; off >>= 1)
-      sum += __shfl_xor_sync(SMV_FULL_MASK, sum, off);
-    if (lane == 0)
-      atomicAdd(&y[ch.x], alpha * sum);
   }
 }
 
@@ -133,46 +229,42 @@ static const void *kernel(smv_precision prec) {
 
 static size_t smem(smv_precision, int) { return 0; }
 
-template <typename T, int L>
-static cudaError_t main_kernel(const smv_launch *P) {
+template <typename T, int L> static cudaError_t run_l(const smv_launch *P) {
   const smv_matrix *m = P->m;
-  unsigned grid = smv_grid_for(P->rows * L, P->block);
+  /* Chunk blocks first: they carry the longest dependency chains (chunk,
+   * offsets, entries, x, then the partials), so they start earliest. The
+   * grid stays under gridDim.x's 2^31 - 1 (both parts loop). */
+  unsigned chunk_blocks = 0;
+  if (m->nchunks > 0) {
+    int64_t want = (m->nchunks * 32 + P->block - 1) / P->block;
+    chunk_blocks = (unsigned)(want < (1 << 24) ? want : (1 << 24));
+  }
+  int64_t row_blocks = smv_grid_for(P->rows * L, P->block);
+  if (row_blocks > (int64_t)INT32_MAX - chunk_blocks)
+    row_blocks = (int64_t)INT32_MAX - chunk_blocks;
+  const unsigned grid = chunk_blocks + (unsigned)row_blocks;
   return smv_launch_k(spmv_adaptive<T, L>, grid, P->block, 0, P->stream,
                       P->rows, P->row_ptr, P->col_idx, (const T *)P->values,
                       (const T *)P->x, (T)P->alpha, (T)P->beta, (T *)P->y,
-                      (unsigned)m->long_threshold);
+                      (unsigned)m->long_threshold, chunk_blocks, m->nchunks,
+                      (const int2 *)m->chunks, (T *)m->partials, m->counts);
 }
 
 template <typename T> static cudaError_t run(const struct smv_launch *P) {
-  const smv_matrix *m = P->m;
-  cudaError_t e;
-  switch (m->lanes) {
+  switch (P->m->lanes) {
   case 1:
-    e = main_kernel<T, 1>(P);
-    break;
+    return run_l<T, 1>(P);
   case 2:
-    e = main_kernel<T, 2>(P);
-    break;
+    return run_l<T, 2>(P);
   case 4:
-    e = main_kernel<T, 4>(P);
-    break;
+    return run_l<T, 4>(P);
   case 8:
-    e = main_kernel<T, 8>(P);
-    break;
+    return run_l<T, 8>(P);
   case 16:
-    e = main_kernel<T, 16>(P);
-    break;
+    return run_l<T, 16>(P);
   default:
-    e = main_kernel<T, 32>(P);
-    break;
+    return run_l<T, 32>(P);
   }
-  if (e != cudaSuccess || m->nchunks == 0)
-    return e;
-  unsigned grid = smv_grid_for(m->nchunks * 32, P->block);
-  return smv_launch_k(spmv_adaptive_long<T>, grid, P->block, 0, P->stream,
-                      m->nchunks, m->chunks, P->row_ptr, P->col_idx,
-                      (const T *)P->values, (const T *)P->x, (T)P->alpha,
-                      (T *)P->y);
 }
 
 static cudaError_t launch(const struct smv_launch *P) {
@@ -184,22 +276,81 @@ const struct smv_rung smv_rung_adaptive = {kernel, smem, launch, 128};
 /* ---- analysis --------------------------------------------------------------
  */
 
-/* Lanes per row from the mean row length. Measured on the H100
- * (2026-11-22, every L on 3 large generated and 12 real matrices, see the
- * TOC in dispatch.cu): rows shorter than 8 on average go fastest with one
- * thread per row (a thread's unrolled loads cover its row, neighbouring
- * rows share cache lines: lap3d:160 150 us at L = 1 against 161, 171 and
- * 247 us at 2, 4, 8); longer rows want about two entries per lane (rand
- * and plaw with 16 per row: L = 8 best; bcsstk33, 68 per row: 16-32). So
- * L = 1 below a mean of 8, else the largest power of two <= mean / 2, at
- * most 32. */
-static int choose_lanes(const struct smv_matrix_stats *s) {
-  if (s->row_mean < 8.0)
-    return 1;
+/* Largest power of two <= v, in 1..32. */
+static int pow2_floor(double v) {
   int L = 1;
-  while (L < 32 && 2.0 * (2 * L) <= s->row_mean)
+  while (L < 32 && 2.0 * L <= v)
     L *= 2;
   return L;
+}
+
+/* Lanes per row.
+ *
+ * Rows shorter than 8 on average: one thread per row (a thread's unrolled
+ * loads cover its row, neighbouring rows share cache lines). Measured on
+ * the H100 (2026-11-22, every L on 3 large generated and 12 real
+ * matrices): lap3d:160 150 us at L = 1 against 161, 171 and 247 us at 2,
+ * 4, 8.
+ *
+ * Longer rows, matrix larger than the L2 (nnz * (value + index) bytes >
+ * the device's L2 size: a DRAM-bound stream): one entry per lane on the
+ * mean row, L = the largest power of two <= mean. A group of L lanes then
+ * reads its row's indices and values in one contiguous piece, so one warp
+ * load covers whole 128-byte lines (rand:2000000:16 at L = 16: indices of
+ * two rows = one line, values of two rows = two lines); at L = 8 the same
+ * load touches the first halves of four rows and the next load the second
+ * halves: twice the L1 -> L2 requests for the same bytes, next to the 16
+ * random x sectors per row that already bound these matrices. Measured
+ * (H100, 2026-11-22, colleague's lane sweep on rand:2000000:16 f64): 314
+ * us at L = 16 against 341 at L = 8.
+ *
+ * Longer rows, matrix inside the L2: about two entries per lane, L = the
+ * largest power of two <= mean / 2 (same sweep: bcsstk33, 68 per row, best
+ * at L = 16-32; these small matrices are latency-bound, and two entries
+ * per lane put two gathers in flight per thread). */
+static int choose_lanes(const smv_context *ctx, const smv_matrix *m) {
+  const struct smv_matrix_stats *s = &m->st;
+  if (s->row_mean < 8.0)
+    return 1;
+  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
+  const double stream = (double)s->nnz * (vbytes + 4.0);
+  if (stream > (double)ctx->prop.l2CacheSize)
+    return pow2_floor(s->row_mean);
+  return pow2_floor(s->row_mean / 2.0);
+}
+
+/* Rows longer than the threshold go to the chunk warps.
+ *
+ * Default 16 L (four rounds of a group): the longest row the row blocks
+ * keep is the kernel's critical path, which is what small matrices with a
+ * few long rows are made of (memplus, rajat01, wiki-Vote ran 2-3x faster
+ * with 16 L than with 64 L, H100 lane sweep).
+ *
+ * 4 L (one round) when the whole SpMV is tiny: if the row groups plus one
+ * warp per chunk of the rows longer than 4 L fit in a quarter of the
+ * device's resident threads (67584 on an H100: 16 of 64 warps per SM),
+ * the GPU is mostly idle and the time is the launch plus the longest
+ * dependency chain. One round per row, rows past 4 L taken by whole warps
+ * (rung 5's shape: one round of up to 128 entries), keeps that chain at
+ * its shortest. Measured before this rule (H100, f64 L2-warm, rung 5
+ * against rung 9's rows of up to four rounds): jazz 5.4 vs 6.1 us,
+ * fidapex6 5.0 vs 5.7, bcsstk13 5.1 vs 5.6. Of the 28 real matrices 11
+ * take this plan (karate, lp_afiro, west0067, jazz, lp_ship04l, Pd,
+ * hangGlider_2, fidapex6, adder_dcop_05, bcsstk13, bcspwr10). Above the
+ * budget a warp per long row costs waves of warps (crack, 10240 rows of
+ * 3-9: rung 5 6.2 us, rung 9 5.1), so 16 L stays. */
+static int64_t plan_threshold(const smv_context *ctx, const smv_matrix *m,
+                              const smv_csr *A) {
+  const int64_t L = m->lanes;
+  const int64_t budget = (int64_t)ctx->prop.multiProcessorCount *
+                         ctx->prop.maxThreadsPerMultiProcessor / 4;
+  int64_t threads = A->rows * L;
+  for (int64_t i = 0; i < A->rows && threads <= budget; i++) {
+    const int64_t len = (int64_t)A->row_ptr[i + 1] - A->row_ptr[i];
+    if (len > 4 * L)
+      threads += 32 * ((len + SMV_CHUNK - 1) / SMV_CHUNK);
+  }
+  return threads <= budget ? 4 * L : 16 * L;
 }
 
 smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
@@ -207,15 +358,12 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   if (m->chunks)
     cudaFree(m->chunks);
   m->chunks = NULL;
+  m->partials = NULL;
+  m->counts = NULL;
   m->nchunks = 0;
   m->st.long_rows = 0;
-  m->lanes = lanes ? lanes : choose_lanes(&m->st);
-  /* At most four rounds (16 L entries) per row in the main kernel: the
-   * longest row it keeps is the kernel's critical path, which is what
-   * small matrices with a few long rows are made of (memplus, rajat01,
-   * wiki-Vote ran 2-3x faster at L = 32 than at their mean's L with a
-   * 64 L threshold). Longer rows go to the chunk kernel: one round each. */
-  m->long_threshold = 16 * (int64_t)m->lanes;
+  m->lanes = lanes ? lanes : choose_lanes(ctx, m);
+  m->long_threshold = plan_threshold(ctx, m, A);
   if (m->st.row_max <= m->long_threshold)
     return SMV_OK;
 
@@ -227,11 +375,17 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
       n += (len + SMV_CHUNK - 1) / SMV_CHUNK;
     }
   }
-  int2 *h = (int2 *)malloc((size_t)n * sizeof(int2));
+  /* One allocation: n chunks {row, first} (8 bytes each), n partial sums
+   * (8 bytes each, doubles or floats), n counters (4 bytes each; only the
+   * slot of a row's first chunk is used). Counters start at 0 and every
+   * call leaves them at 0. */
+  const size_t list_bytes = (size_t)n * sizeof(int2);
+  const size_t bytes = list_bytes + (size_t)n * (sizeof(double) + 4);
+  int2 *h = (int2 *)malloc(list_bytes);
   if (!h)
     return smv_ctx_set(ctx, SMV_ERR_NOMEM,
                        "malloc of %zu bytes (long-row chunks): out of memory",
-                       (size_t)n * sizeof(int2));
+                       list_bytes);
   int64_t c = 0;
   for (int64_t i = 0; i < A->rows; i++) {
     int64_t b = A->row_ptr[i], e = A->row_ptr[i + 1];
@@ -240,20 +394,26 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
         h[c++] = make_int2((int)i, (int)k);
   }
   smv_status st = SMV_OK;
-  const size_t bytes = (size_t)n * sizeof(int2);
-  cudaError_t err = cudaMalloc(&m->chunks, bytes);
+  void *d = NULL;
+  cudaError_t err = cudaMalloc(&d, bytes);
   if (err != cudaSuccess) {
-    m->chunks = NULL;
-    st = smv_cu_fail(ctx, err, "cudaMalloc of %zu bytes (long-row chunks)",
+    st = smv_cu_fail(ctx, err,
+                     "cudaMalloc of %zu bytes (long-row chunks, partials and "
+                     "counters)",
                      bytes);
   } else {
-    err = cudaMemcpyAsync(m->chunks, h, bytes, cudaMemcpyHostToDevice,
+    m->chunks = (int2 *)d;
+    m->partials = (char *)d + list_bytes;
+    m->counts = (unsigned *)((char *)d + list_bytes + (size_t)n * 8);
+    err = cudaMemcpyAsync(m->chunks, h, list_bytes, cudaMemcpyHostToDevice,
                           ctx->stream);
+    if (err == cudaSuccess)
+      err = cudaMemsetAsync(m->counts, 0, (size_t)n * 4, ctx->stream);
     if (err == cudaSuccess)
       err = cudaStreamSynchronize(ctx->stream);
     if (err != cudaSuccess)
       st = smv_cu_fail(ctx, err, "cudaMemcpy of %zu bytes (long-row chunks)",
-                       bytes);
+                       list_bytes);
     else
       m->nchunks = n;
   }
