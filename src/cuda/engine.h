@@ -106,8 +106,11 @@ struct smv_matrix {
    * (device, nchunks entries of {row, first entry}). One allocation holds
    * the list, then `partials` (nchunks doubles or floats: each chunk's
    * sum) and `counts` (nchunks unsigned: at a row's first chunk, how many
-   * of its chunks are done; 0 between calls). Only `chunks` is freed. */
+   * of its chunks are done; 0 between calls). Only `chunks` is freed.
+   * stream_hint: load values and indices L2 evict-first (matrices past
+   * the L2 with lanes >= 8 only; see the rung's file). */
   int lanes;
+  int stream_hint;
   int64_t long_threshold;
   int2 *chunks;
   void *partials;

@@ -35,12 +35,23 @@
  *      5.1, L2-warm f64). One launch needs no ordering between a beta
  *      pass and the atomics, and the result no longer depends on the
  *      order in which warps finish: rung 9 is bit-reproducible run to run.
- *   4. The matrix stream (column indices and values, read once per SpMV)
- *      is loaded with an L2 evict-first policy (createpolicy +
- *      ld.global.nc.L2::cache_hint), x with the default one: on a matrix
- *      larger than the L2 the stream would otherwise push x's lines out,
- *      and every x miss is a random 32-byte DRAM read. L1 behaviour is
- *      unchanged (the same .nc path as __ldg).
+ *   4. On matrices larger than the L2 whose rows take 8 or more lanes
+ *      (the random-column kind), the matrix stream (column indices and
+ *      values, read once per SpMV) is loaded with an L2 evict-first
+ *      policy (createpolicy + ld.global.nc.L2::cache_hint), x with the
+ *      default one, so the stream does not push x's lines out (every x
+ *      miss is a random 32-byte DRAM read). L1 behaviour is unchanged (the
+ *      same .nc path as __ldg). NOT on other matrices: with the hint on
+ *      every instance (H100, 2026-11-22, commit cd510af), lap3d:160 at
+ *      L = 1 went from 149 to 288 us in f64 and 96 to 108 in f32. At L = 1
+ *      a thread reads its row's entries in four back-to-back slots and the
+ *      next round, and neighbouring threads' rows share sectors, so each
+ *      sector is asked for several times within a short window; an
+ *      evict-first line is the first victim, and the later requests went
+ *      back to DRAM (more so for 8-byte values). At L = 16 on
+ *      rand:2000000:16 a group reads its row in one contiguous piece, and
+ *      ncu counted 408 MB of DRAM reads for the kernel: the stream, row
+ *      offsets and x once each (x stayed in L2).
  * Why it should help: lanes match the rows, more loads in flight, no warp
  * waits on one long row, one launch per SpMV.
  * Where it loses: one L for all short rows; the chunk warps' partials and
@@ -58,7 +69,7 @@
 
 #define SMV_CHUNK 128 /* one round of a warp: 32 lanes x 4 entries */
 
-/* ---- loads with an L2 eviction policy -------------------------------------
+/* ---- loads, optionally with an L2 eviction policy --------------------------
  * createpolicy / ld.global.nc.L2::cache_hint: PTX ISA 7.4, sm_80+. The
  * loads are `asm volatile`: a plain asm counts as free of side effects, and
  * the compiler could then hoist a slot's load out of its `p ? load : 0`
@@ -92,12 +103,21 @@ __device__ __forceinline__ float smv_ld_stream(const float *a, uint64_t pol) {
   return v;
 }
 
+/* A matrix-stream load: evict-first in L2 when EF, else plain __ldg. */
+template <bool EF, typename V>
+__device__ __forceinline__ V smv_ld_mat(const V *a, uint64_t pol) {
+  if constexpr (EF)
+    return smv_ld_stream(a, pol);
+  else
+    return __ldg(a);
+}
+
 /* Sum of val[k] * x[col[k]] for k = first, first + STEP, ... < end, in
  * rounds of four: every round issues its four column-index loads, four
  * value loads and then four x gathers before the first multiply (slots
  * past the end are predicated off), so a thread has up to four gathers in
  * flight even on rows shorter than 4 * STEP. */
-template <typename T, int STEP>
+template <typename T, int STEP, bool EF>
 __device__ __forceinline__ T strided_dot(unsigned k, unsigned end,
                                          const int32_t *__restrict__ col,
                                          const T *__restrict__ val,
@@ -107,14 +127,14 @@ __device__ __forceinline__ T strided_dot(unsigned k, unsigned end,
   for (; k < end; k += 4 * STEP) {
     const bool p1 = k + STEP < end, p2 = k + 2 * STEP < end,
                p3 = k + 3 * STEP < end;
-    const int32_t c0 = smv_ld_stream(&col[k], pol);
-    const int32_t c1 = p1 ? smv_ld_stream(&col[k + STEP], pol) : 0;
-    const int32_t c2 = p2 ? smv_ld_stream(&col[k + 2 * STEP], pol) : 0;
-    const int32_t c3 = p3 ? smv_ld_stream(&col[k + 3 * STEP], pol) : 0;
-    const T v0 = smv_ld_stream(&val[k], pol);
-    const T v1 = p1 ? smv_ld_stream(&val[k + STEP], pol) : T(0);
-    const T v2 = p2 ? smv_ld_stream(&val[k + 2 * STEP], pol) : T(0);
-    const T v3 = p3 ? smv_ld_stream(&val[k + 3 * STEP], pol) : T(0);
+    const int32_t c0 = smv_ld_mat<EF>(&col[k], pol);
+    const int32_t c1 = p1 ? smv_ld_mat<EF>(&col[k + STEP], pol) : 0;
+    const int32_t c2 = p2 ? smv_ld_mat<EF>(&col[k + 2 * STEP], pol) : 0;
+    const int32_t c3 = p3 ? smv_ld_mat<EF>(&col[k + 3 * STEP], pol) : 0;
+    const T v0 = smv_ld_mat<EF>(&val[k], pol);
+    const T v1 = p1 ? smv_ld_mat<EF>(&val[k + STEP], pol) : T(0);
+    const T v2 = p2 ? smv_ld_mat<EF>(&val[k + 2 * STEP], pol) : T(0);
+    const T v3 = p3 ? smv_ld_mat<EF>(&val[k + 3 * STEP], pol) : T(0);
     const T x0 = __ldg(&x[c0]);
     const T x1 = p1 ? __ldg(&x[c1]) : T(0);
     const T x2 = p2 ? __ldg(&x[c2]) : T(0);
@@ -130,7 +150,7 @@ __device__ __forceinline__ T strided_dot(unsigned k, unsigned end,
 /* The long rows: warp w of the first `chunk_blocks` blocks takes chunks
  * w, w + nwarps, ... Every branch below is warp-uniform (c, n and `last`
  * are the same on all 32 lanes), so the full-mask shuffles are safe. */
-template <typename T>
+template <typename T, bool EF>
 __device__ __forceinline__ void
 long_rows(unsigned chunk_blocks, int64_t nchunks,
           const int2 *__restrict__ chunks, const int32_t *__restrict__ row_ptr,
@@ -147,7 +167,7 @@ long_rows(unsigned chunk_blocks, int64_t nchunks,
     const unsigned row_end = (unsigned)__ldg(&row_ptr[row + 1]);
     const unsigned end =
         row_end - first < SMV_CHUNK ? row_end : first + SMV_CHUNK;
-    T sum = strided_dot<T, 32>(first + lane, end, col_idx, val, x, pol);
+    T sum = strided_dot<T, 32, EF>(first + lane, end, col_idx, val, x, pol);
     for (int off = 16; off > 0; off >>= 1)
       sum += __shfl_xor_sync(SMV_FULL_MASK, sum, off);
     /* Chunks of this row (its length < 2^31, so + SMV_CHUNK - 1 fits). */
@@ -186,17 +206,19 @@ long_rows(unsigned chunk_blocks, int64_t nchunks,
   }
 }
 
-template <typename T, int L>
+template <typename T, int L, bool EF>
 __global__ void
 spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
               const int32_t *__restrict__ col_idx, const T *__restrict__ val,
               const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
               unsigned long_threshold, unsigned chunk_blocks, int64_t nchunks,
               const int2 *__restrict__ chunks, T *partial, unsigned *count) {
-  const uint64_t pol = smv_policy_evict_first();
+  uint64_t pol = 0;
+  if constexpr (EF)
+    pol = smv_policy_evict_first();
   if (blockIdx.x < chunk_blocks) { /* block-uniform */
-    long_rows<T>(chunk_blocks, nchunks, chunks, row_ptr, col_idx, val, x, alpha,
-                 beta, y, partial, count, pol);
+    long_rows<T, EF>(chunk_blocks, nchunks, chunks, row_ptr, col_idx, val, x,
+                     alpha, beta, y, partial, count, pol);
     return;
   }
   const unsigned lane = threadIdx.x & (L - 1);
@@ -214,7 +236,7 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
     const unsigned end = (unsigned)__ldg(&row_ptr[row + 1]);
     if (end - begin > long_threshold)
       continue; /* a chunk warp writes this row */
-    T sum = strided_dot<T, L>(begin + lane, end, col_idx, val, x, pol);
+    T sum = strided_dot<T, L, EF>(begin + lane, end, col_idx, val, x, pol);
     for (int off = L / 2; off > 0; off >>= 1)
       sum += __shfl_xor_sync(mask, sum, off);
     if (lane == 0)
@@ -223,13 +245,14 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
 }
 
 static const void *kernel(smv_precision prec) {
-  return prec == SMV_F64 ? (const void *)spmv_adaptive<double, 8>
-                         : (const void *)spmv_adaptive<float, 8>;
+  return prec == SMV_F64 ? (const void *)spmv_adaptive<double, 8, false>
+                         : (const void *)spmv_adaptive<float, 8, false>;
 }
 
 static size_t smem(smv_precision, int) { return 0; }
 
-template <typename T, int L> static cudaError_t run_l(const smv_launch *P) {
+template <typename T, int L, bool EF>
+static cudaError_t run_l(const smv_launch *P) {
   const smv_matrix *m = P->m;
   /* Chunk blocks first: they carry the longest dependency chains (chunk,
    * offsets, entries, x, then the partials), so they start earliest. The
@@ -243,7 +266,7 @@ template <typename T, int L> static cudaError_t run_l(const smv_launch *P) {
   if (row_blocks > (int64_t)INT32_MAX - chunk_blocks)
     row_blocks = (int64_t)INT32_MAX - chunk_blocks;
   const unsigned grid = chunk_blocks + (unsigned)row_blocks;
-  return smv_launch_k(spmv_adaptive<T, L>, grid, P->block, 0, P->stream,
+  return smv_launch_k(spmv_adaptive<T, L, EF>, grid, P->block, 0, P->stream,
                       P->rows, P->row_ptr, P->col_idx, (const T *)P->values,
                       (const T *)P->x, (T)P->alpha, (T)P->beta, (T *)P->y,
                       (unsigned)m->long_threshold, chunk_blocks, m->nchunks,
@@ -251,19 +274,20 @@ template <typename T, int L> static cudaError_t run_l(const smv_launch *P) {
 }
 
 template <typename T> static cudaError_t run(const struct smv_launch *P) {
+  const bool ef = P->m->stream_hint; /* only ever set with lanes >= 8 */
   switch (P->m->lanes) {
   case 1:
-    return run_l<T, 1>(P);
+    return run_l<T, 1, false>(P);
   case 2:
-    return run_l<T, 2>(P);
+    return run_l<T, 2, false>(P);
   case 4:
-    return run_l<T, 4>(P);
+    return run_l<T, 4, false>(P);
   case 8:
-    return run_l<T, 8>(P);
+    return ef ? run_l<T, 8, true>(P) : run_l<T, 8, false>(P);
   case 16:
-    return run_l<T, 16>(P);
+    return ef ? run_l<T, 16, true>(P) : run_l<T, 16, false>(P);
   default:
-    return run_l<T, 32>(P);
+    return ef ? run_l<T, 32, true>(P) : run_l<T, 32, false>(P);
   }
 }
 
@@ -308,13 +332,17 @@ static int pow2_floor(double v) {
  * largest power of two <= mean / 2 (same sweep: bcsstk33, 68 per row, best
  * at L = 16-32; these small matrices are latency-bound, and two entries
  * per lane put two gathers in flight per thread). */
+/* Values and column indices outgrow the L2: a DRAM-bound stream. */
+static int past_l2(const smv_context *ctx, const smv_matrix *m) {
+  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
+  return (double)m->st.nnz * (vbytes + 4.0) > (double)ctx->prop.l2CacheSize;
+}
+
 static int choose_lanes(const smv_context *ctx, const smv_matrix *m) {
   const struct smv_matrix_stats *s = &m->st;
   if (s->row_mean < 8.0)
     return 1;
-  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
-  const double stream = (double)s->nnz * (vbytes + 4.0);
-  if (stream > (double)ctx->prop.l2CacheSize)
+  if (past_l2(ctx, m))
     return pow2_floor(s->row_mean);
   return pow2_floor(s->row_mean / 2.0);
 }
@@ -361,8 +389,11 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   m->partials = NULL;
   m->counts = NULL;
   m->nchunks = 0;
+  m->stream_hint = 0;
   m->st.long_rows = 0;
   m->lanes = lanes ? lanes : choose_lanes(ctx, m);
+  /* The evict-first stream (point 4 at the top): past the L2, L >= 8. */
+  m->stream_hint = past_l2(ctx, m) && m->lanes >= 8;
   m->long_threshold = plan_threshold(ctx, m, A);
   if (m->st.row_max <= m->long_threshold)
     return SMV_OK;
