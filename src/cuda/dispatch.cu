@@ -16,6 +16,8 @@
  * same run; then the geometric mean of the speed-up over ALG1 on the 28
  * real SuiteSparse matrices (f64, all < 1M nnz, i.e. L2-resident and
  * mostly launch-bound: 4-30 us). Full tables: bench/results/.
+ * Rung 9 and AUTO were re-measured after rung 9 changed (their entries
+ * say when, and which commit); rungs 1-8 are from the run above.
  *
  * 1 scalar (spmv_1_scalar.cu)
  *   changed:  baseline — one thread per row.
@@ -95,31 +97,65 @@
  *             (0.95x/0.96x), plaw 314/288 (0.96x/0.97x); real 0.74x.
  *   measured: as above.
  * 9 adaptive (spmv_9_adaptive.cu) — past the seed
- *   changed:  L = 1..32 lanes per row from the mean row length, rounds of
- *             four predicated loads per lane, rows longer than 16 L
- *             entries summed by a second kernel in 128-entry chunks.
+ *   changed:  L = 1..32 lanes per row (mean < 8: 1; matrix past the L2:
+ *             the largest power of two <= mean, one entry per lane; else
+ *             <= mean / 2), rounds of four predicated loads per lane; rows
+ *             longer than 16 L entries (4 L on tiny SpMVs: row groups plus
+ *             chunk warps within a quarter of the resident threads) summed
+ *             by whole warps in 128-entry chunks IN THE SAME LAUNCH (chunk
+ *             blocks first; a row of several chunks combined in chunk
+ *             order by the last warp to finish: bit-reproducible); past
+ *             the L2 with L >= 8, values and indices loaded L2
+ *             evict-first so x stays in L2.
  *   helps:    lanes match the rows; several gathers in flight per
- *             thread; no warp stuck on a long row.
- *   loses:    one L for all rows; the random-column large matrices,
- *             where the x gather dominates.
- *   measured: lap3d 149/96 (1.34x/1.24x, 91% of the device copy
- *             bandwidth with L2 flushed), rand 333/288 (0.91x/0.97x),
- *             plaw 343/305 (0.88x/0.92x); real 1.31x, faster than ALG1
- *             on 24 of 28 (0.81x-2.11x), 1.70x inside a CUDA graph (27
- *             of 28). Small matrices with a few rows past 16 L lose
- *             ~3 us, most likely the second kernel's launch (karate 7.7
- *             us vs rung 5's 4.6, lp_ship04l 9.6 vs 5.1). Lane sweep
- *             (same day): on rand f64 L = 16 took 314 us against 341 at
- *             the rule's L = 8 — the next thing to try.
+ *             thread; no warp stuck on a long row; one launch per SpMV.
+ *   loses:    one L for all short rows; plaw-like rows (8-16000, random
+ *             columns), where ALG1 stays 8-9% ahead; a fixed ~0.2 us on a
+ *             few tiny matrices (below); two rung-9 SpMVs on one matrix
+ *             with multi-chunk rows must not run concurrently (shared
+ *             partials and counters).
+ *   measured: H100, 2026-11-22T14:22Z, commit bf79ab0 (smv bench, rungs
+ *             5, 9, auto, ALG1; L2-warm, flushed, graph; every result
+ *             verified; copy 3011 GB/s): lap3d 152/97 (1.31x/1.24x; 90%
+ *             of the copy bandwidth flushed), rand 300/284 (1.01x/0.98x),
+ *             plaw 327/307 (0.92x/0.91x); real 1.52x f64 (1.54x f32),
+ *             faster than ALG1 on 28 of 28 (was 24), 2.01x inside a CUDA
+ *             graph. Before (run 1 of the ladder, d30c2fb/c370ff6): lap3d
+ *             149/96, rand 333/288, plaw 343/305, real 1.31x.
+ *             The second launch is gone: karate 7.71 -> 4.58 us (rung 5
+ *             4.54), lp_ship04l 9.62 -> 4.99 (4.99), delaunay_n16 9.25 ->
+ *             6.53 (ALG1 9.41), wiki-Vote 10.24 -> 7.06, ct2010 10.24 ->
+ *             7.58 (ALG1 10.08), PGPgiantcompo 8.80 -> 6.46 (rung 5
+ *             6.27); in a graph karate 3.78 -> 1.77, lp_ship04l 5.76 ->
+ *             2.14 (f64). rand f64: ncu counts 408 MB of DRAM reads (the
+ *             stream, offsets and x once: x stays in L2; ALG1 415 MB), so
+ *             DRAM is at 1.4 TB/s and the cost is the 32M random x
+ *             sectors served by the L2 (micro: ~135 G scattered sectors/s
+ *             at 16 MiB, i.e. >= 237 us for the gathers alone); plaw
+ *             likewise (411 MB, 330 us under ncu; ALG1 413 MB, 298 us).
+ *             Lost a little (same comparison, both runs' rung 5 and ALG1
+ *             within 1-2%): crack 5.09 -> 5.34 us (graph 2.18 -> 2.42),
+ *             west0067 4.45 -> 4.64 (1.56 -> 1.81), Pd 4.48 -> 4.67
+ *             (1.59 -> 1.78), bcsstk33 6.75 -> 6.94, lap3d f64 149 ->
+ *             152: a fixed ~0.2 us on tiny SpMVs, not explained yet (crack
+ *             has no chunk at all; candidates: the larger kernel, the
+ *             chunk path of west0067/Pd's 5-6-entry rows). First try of
+ *             this version (cd510af) had the evict-first loads on every
+ *             matrix: lap3d 288/108 us, see the rung's file.
  *
  * AUTO (SMV_ALG_AUTO = 0): chosen once per matrix at upload from its
  * statistics, by smv_auto_choose below (the rule and its reasons are
  * there).
- *   measured: the rule as committed: PASS on all 31 matrices, f64 and
- *             f32; ran rung 9 everywhere but rand and plaw (ALG1: 301/278
- *             and 302/279); on the real set 10% slower than the best
- *             rung of the run (geomean, f64 L2-warm), up to 1.9x on
- *             small matrices with a few long rows (see rung 9).
+ *   measured: same run as rung 9 (bf79ab0): PASS on all 31 matrices, f64
+ *             and f32; rung 9 everywhere but rand and plaw (ALG1:
+ *             301.5/277.8 and 301.9/279.3 us). Against the fastest of
+ *             rung 5, rung 9 and ALG1 in that run: within 3% on all 31
+ *             matrices L2-warm (geomean 1.004 f64, 0.999 f32; worst
+ *             west0067 1.03); in a graph within 5% on 27 of 31 f64
+ *             (worst PGPgiantcompo 3.49 vs rung 5's 3.11 us). Before:
+ *             10% behind the best rung (geomean), up to 1.9x. On rand f64
+ *             rung 9 and ALG1 are level (299.8 vs 301.4 us, inside the
+ *             run-to-run spread), so the rule keeps ALG1 there.
  *
  * Block sizes: every rung with a kernel gets the block size with the
  * highest occupancy for its real registers and shared memory on the actual
@@ -233,16 +269,18 @@ smv_status smv_blocks_init(smv_context *ctx) {
  * whose columns are scattered (col_spread > 0.05: x gathered from all
  * over); the adaptive rung (9) for everything else.
  *
- * Why (H100, 2026-11-22, bench of every rung, f64 and f32): rung 9 beat
- * ALG1 on lap3d:160 (148 vs 197 us f64, 96 vs 119 us f32: local columns,
- * 7 per row) and on 24 of the 28 real matrices (geometric mean 1.30x, all
- * under 1M entries), but lost on rand:2000000:16 (335 vs 302 us f64, 287
- * vs 277 f32) and plaw:2000000:16 (346 vs 302, 305 vs 279), whose 16
- * random columns per row make the x gather, not the matrix stream, the
- * cost; there cuSPARSE's kernel is 4-13% ahead. The four small real
- * matrices where ALG1 won (karate, lp_ship04l, wiki-Vote, ct2010: 0.81-
- * 0.95x) share nothing in these statistics that we found to set them
- * apart from the 24 it won, so they stay with rung 9. */
+ * Why (H100, 2026-11-22, commit bf79ab0, rungs 5, 9 and ALG1, f64 and
+ * f32): rung 9 beat ALG1 on lap3d:160 (152 vs 199 us f64, 97 vs 120 f32:
+ * local columns, 7 per row) and on all 28 real matrices (geometric mean
+ * 1.52x, all under 1M entries; the long-row matrices that ALG1 won before,
+ * karate, lp_ship04l, wiki-Vote and ct2010, lost only to rung 9's second
+ * launch, now gone). On the random-column rand:2000000:16 rung 9 is level
+ * with ALG1 in f64 (300 vs 301 us) and 2% behind in f32 (284 vs 278), and
+ * on plaw:2000000:16 8-9% behind (327 vs 302, 307 vs 279): there the 16
+ * random x gathers per row, served by the L2, are the cost, and cuSPARSE's
+ * kernel keeps an edge on uneven rows. So ALG1 for that kind, rung 9 for
+ * the rest: within 3% of the fastest of the three on all 31 matrices
+ * (L2-warm). */
 smv_alg smv_auto_choose(const smv_context *ctx,
                         const struct smv_matrix_stats *s);
 smv_alg smv_auto_choose(const smv_context *ctx,

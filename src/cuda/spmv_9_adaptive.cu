@@ -35,6 +35,9 @@
  *      5.1, L2-warm f64). One launch needs no ordering between a beta
  *      pass and the atomics, and the result no longer depends on the
  *      order in which warps finish: rung 9 is bit-reproducible run to run.
+ *      Measured (H100, 2026-11-22, commit bf79ab0, f64 L2-warm): karate
+ *      4.58 us, lp_ship04l 4.99 (rung 5: 4.54, 4.99), delaunay_n16 9.25 ->
+ *      6.53; in a CUDA graph karate 3.78 -> 1.77 us.
  *   4. On matrices larger than the L2 whose rows take 8 or more lanes
  *      (the random-column kind), the matrix stream (column indices and
  *      values, read once per SpMV) is loaded with an L2 evict-first
@@ -308,6 +311,12 @@ static int pow2_floor(double v) {
   return L;
 }
 
+/* Values and column indices outgrow the L2: a DRAM-bound stream. */
+static int past_l2(const smv_context *ctx, const smv_matrix *m) {
+  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
+  return (double)m->st.nnz * (vbytes + 4.0) > (double)ctx->prop.l2CacheSize;
+}
+
 /* Lanes per row.
  *
  * Rows shorter than 8 on average: one thread per row (a thread's unrolled
@@ -326,18 +335,15 @@ static int pow2_floor(double v) {
  * halves: twice the L1 -> L2 requests for the same bytes, next to the 16
  * random x sectors per row that already bound these matrices. Measured
  * (H100, 2026-11-22, colleague's lane sweep on rand:2000000:16 f64): 314
- * us at L = 16 against 341 at L = 8.
+ * us at L = 16 against 341 at L = 8. With this rule and the evict-first
+ * stream (commit bf79ab0, L2-warm): rand 300 us f64 (ALG1 301), 284 f32
+ * (ALG1 278); plaw:2000000:16 327 / 307 (ALG1 302 / 279; before: 343 /
+ * 305 at L = 8).
  *
  * Longer rows, matrix inside the L2: about two entries per lane, L = the
  * largest power of two <= mean / 2 (same sweep: bcsstk33, 68 per row, best
  * at L = 16-32; these small matrices are latency-bound, and two entries
  * per lane put two gathers in flight per thread). */
-/* Values and column indices outgrow the L2: a DRAM-bound stream. */
-static int past_l2(const smv_context *ctx, const smv_matrix *m) {
-  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
-  return (double)m->st.nnz * (vbytes + 4.0) > (double)ctx->prop.l2CacheSize;
-}
-
 static int choose_lanes(const smv_context *ctx, const smv_matrix *m) {
   const struct smv_matrix_stats *s = &m->st;
   if (s->row_mean < 8.0)
@@ -362,7 +368,12 @@ static int choose_lanes(const smv_context *ctx, const smv_matrix *m) {
  * (rung 5's shape: one round of up to 128 entries), keeps that chain at
  * its shortest. Measured before this rule (H100, f64 L2-warm, rung 5
  * against rung 9's rows of up to four rounds): jazz 5.4 vs 6.1 us,
- * fidapex6 5.0 vs 5.7, bcsstk13 5.1 vs 5.6. Of the 28 real matrices 11
+ * fidapex6 5.0 vs 5.7, bcsstk13 5.1 vs 5.6. After it (commit bf79ab0,
+ * same kind of run): jazz 4.99 us, fidapex6 5.01, bcsstk13 5.18, bcspwr10
+ * 5.44 -> 4.86, lp_ship04l 4.99, karate 4.58; but west0067 4.45 -> 4.64
+ * and Pd 4.48 -> 4.67, whose "long" rows have only 5-6 entries (two
+ * rounds at L = 1 were cheaper than a chunk warp there; not yet tuned).
+ * Of the 28 real matrices 11
  * take this plan (karate, lp_afiro, west0067, jazz, lp_ship04l, Pd,
  * hangGlider_2, fidapex6, adder_dcop_05, bcsstk13, bcspwr10). Above the
  * budget a warp per long row costs waves of warps (crack, 10240 rows of
