@@ -49,9 +49,11 @@
  *      L = 1 went from 149 to 288 us in f64 and 96 to 108 in f32. At L = 1
  *      a thread reads its row's entries in four back-to-back slots and the
  *      next round, and neighbouring threads' rows share sectors, so each
- *      sector is asked for several times within a short window; an
- *      evict-first line is the first victim, and the later requests went
- *      back to DRAM (more so for 8-byte values). At L = 16 on
+ *      sector is asked for several times within a short window; our
+ *      reading (not profiled: that run had no ncu of lap3d) is that an
+ *      evict-first line is the first victim and the later requests went
+ *      back to DRAM, more so for 8-byte values. Without the hint lap3d
+ *      reads the minimal 392 MB from DRAM (ncu, commit bf79ab0). At L = 16 on
  *      rand:2000000:16 a group reads its row in one contiguous piece, and
  *      ncu counted 408 MB of DRAM reads for the kernel: the stream, row
  *      offsets and x once each (x stayed in L2).
