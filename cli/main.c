@@ -13,7 +13,8 @@ static const struct {
     {"gen", cmd_gen, "write a generated matrix to a Matrix Market file"},
     {"spmv", cmd_spmv, "compute y = alpha*A*x + beta*y (CPU or CUDA)"},
     {"bench", cmd_bench, "time the kernel ladder and cuSPARSE on the GPU"},
-    {"occupancy", cmd_occupancy, "occupancy calculator (any compute capability)"},
+    {"occupancy", cmd_occupancy,
+     "occupancy calculator (any compute capability)"},
     {"micro", cmd_micro, "run the memory-hierarchy microbenchmarks"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

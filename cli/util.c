@@ -94,8 +94,8 @@ static void progress_cb(void *user, uint64_t done, uint64_t total) {
     p->shown = 0;
     return;
   }
-  fprintf(stderr, "\rreading: %.0f / %.0f MB (%.0f%%)", done / 1e6,
-          total / 1e6, 100.0 * (double)done / (double)total);
+  fprintf(stderr, "\rreading: %.0f / %.0f MB (%.0f%%)", done / 1e6, total / 1e6,
+          100.0 * (double)done / (double)total);
   p->shown = 1;
 }
 

@@ -9,7 +9,8 @@
  *     yourself), device data is opaque (smv_context, smv_matrix);
  *   - create/free pairs; every free is NULL-safe;
  *   - the library never prints and never exits: errors come back as a status
- *     plus, where a function takes one, an smv_error with file, line and reason.
+ *     plus, where a function takes one, an smv_error with file, line and
+ * reason.
  *
  * Sections: status and errors; host CSR; Matrix Market I/O; generators and
  * loading; statistics; CPU SpMV; occupancy calculator; CUDA engine;
@@ -48,7 +49,7 @@ typedef enum {
   SMV_ERR_CUDA = -9,        /* a CUDA runtime call failed                    */
   SMV_ERR_CUSPARSE = -10,   /* a cuSPARSE call failed                        */
   SMV_ERR_INVALID_MATRIX = -11, /* CSR arrays inconsistent                   */
-  SMV_ERR_NOT_FOUND = -12   /* named thing (kernel, arch, generator) unknown */
+  SMV_ERR_NOT_FOUND = -12 /* named thing (kernel, arch, generator) unknown */
 } smv_status;
 
 /* Static string naming a status ("SMV_ERR_PARSE: malformed input"). */
@@ -206,7 +207,8 @@ smv_status smv_load(const char *matrix, const smv_read_options *opt,
 /* Statistics                                                                */
 /* ======================================================================== */
 
-#define SMV_HIST_BINS 34 /* bin 0: empty rows; bin b>0: lengths in [2^(b-1), 2^b) */
+#define SMV_HIST_BINS                                                          \
+  34 /* bin 0: empty rows; bin b>0: lengths in [2^(b-1), 2^b) */
 typedef struct {
   int64_t rows, cols, nnz;
   int64_t row_min, row_max;
@@ -242,8 +244,7 @@ smv_status smv_spmv_cpu_f32(const smv_csr *A, float alpha, const float *x,
                             float beta, float *y);
 /* Also returns |A|*|x| per row (for error bounds); absax may be NULL
  * (then it only validates A and x). */
-smv_status smv_spmv_ref_abs(const smv_csr *A, const double *x,
-                            double *absax);
+smv_status smv_spmv_ref_abs(const smv_csr *A, const double *x, double *absax);
 
 /* ======================================================================== */
 /* Occupancy calculator (pure C, no GPU)                                     */
@@ -266,8 +267,8 @@ typedef enum {
  * may fill one for a GPU the table lacks and pass it to smv_occupancy. */
 typedef struct {
   int cc_major, cc_minor;
-  const char *name;            /* "Kepler GK110/GK208", ...                  */
-  int max_threads_per_block;   /* 1024 (512 on CC 1.x; not in table)        */
+  const char *name;          /* "Kepler GK110/GK208", ...                  */
+  int max_threads_per_block; /* 1024 (512 on CC 1.x; not in table)        */
   int max_warps_per_sm;
   int max_blocks_per_sm;
   int regs_per_sm;             /* register file per SM                      */
@@ -287,9 +288,9 @@ typedef struct {
   int smem_reserved_per_block; /* bytes the system takes per block (1 KB on
                                   CC >= 8.0)                                */
   smv_smem_model smem_model;
-  int smem_config_count;       /* entries used in smem_configs              */
+  int smem_config_count; /* entries used in smem_configs              */
   int smem_configs[SMV_ARCH_MAX_SMEM_CONFIGS]; /* capacities, ascending      */
-  const char *source;          /* where the numbers come from               */
+  const char *source; /* where the numbers come from               */
 } smv_arch;
 
 /* Look up a compute capability; NULL if not in the table. */
@@ -313,15 +314,15 @@ smv_status smv_arch_parse_cc(const char *s, int *cc_major, int *cc_minor);
 #define SMV_OCC_UNLIMITED 2147483647
 
 typedef struct {
-  int blocks_per_sm;     /* resident blocks per SM (0: cannot launch)      */
-  int warps_per_sm;      /* blocks_per_sm * warps_per_block               */
+  int blocks_per_sm; /* resident blocks per SM (0: cannot launch)      */
+  int warps_per_sm;  /* blocks_per_sm * warps_per_block               */
   int max_warps_per_sm;
-  double occupancy;      /* warps_per_sm / max_warps_per_sm               */
-  unsigned limited_by;   /* SMV_LIMIT_* bits of every limit that binds    */
-  int blocks_by_warps;   /* blocks each limit alone allows                */
+  double occupancy;    /* warps_per_sm / max_warps_per_sm               */
+  unsigned limited_by; /* SMV_LIMIT_* bits of every limit that binds    */
+  int blocks_by_warps; /* blocks each limit alone allows                */
   int blocks_by_blocks;
-  int blocks_by_regs;    /* SMV_OCC_UNLIMITED for 0 registers             */
-  int blocks_by_smem;    /* SMV_OCC_UNLIMITED when nothing is allocated   */
+  int blocks_by_regs; /* SMV_OCC_UNLIMITED for 0 registers             */
+  int blocks_by_smem; /* SMV_OCC_UNLIMITED when nothing is allocated   */
   /* The arithmetic behind the numbers above. */
   int warps_per_block;   /* ceil(threads / 32)                            */
   int regs_per_warp;     /* regs * 32 rounded up to the unit (per-warp)   */
@@ -352,7 +353,8 @@ typedef struct {
   int carveout;                  /* SMV_CARVEOUT_DEFAULT or 0..100         */
   smv_cache_config cache_config; /* SMV_CACHE_PREFER_NONE by default       */
 } smv_occupancy_options;
-#define SMV_OCCUPANCY_OPTIONS_INIT {SMV_CARVEOUT_DEFAULT, SMV_CACHE_PREFER_NONE}
+#define SMV_OCCUPANCY_OPTIONS_INIT                                             \
+  { SMV_CARVEOUT_DEFAULT, SMV_CACHE_PREFER_NONE }
 
 /* Resident blocks for a kernel of `threads_per_block` threads using
  * regs_per_thread registers and smem_per_block bytes of shared memory
@@ -388,8 +390,7 @@ typedef size_t (*smv_smem_fn)(int threads_per_block, void *user);
  * is valid or no block can be resident at all (*best_block = 0 then). */
 smv_status smv_occupancy_best_block(const smv_arch *arch, int regs_per_thread,
                                     size_t smem_fixed, smv_smem_fn smem_fn,
-                                    void *user, int max_block,
-                                    int *best_block,
+                                    void *user, int max_block, int *best_block,
                                     smv_occupancy_result *best);
 
 /* ======================================================================== */
@@ -435,11 +436,11 @@ typedef struct {
   int regs_per_sm;
   int smem_per_sm;
   int smem_per_block_optin;
-  int clock_khz;        /* SM clock, as the driver reports it */
+  int clock_khz; /* SM clock, as the driver reports it */
   int mem_clock_khz;
   int mem_bus_bits;
-  int runtime_version;  /* cudaRuntimeGetVersion */
-  int driver_version;   /* cudaDriverGetVersion */
+  int runtime_version; /* cudaRuntimeGetVersion */
+  int driver_version;  /* cudaDriverGetVersion */
   int ecc;
 } smv_device_props;
 
@@ -472,8 +473,7 @@ void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
  * no allocation, no host synchronisation: it may be captured in a CUDA
  * graph. alpha and beta are rounded to float for SMV_F32. */
 smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
-                    const smv_matrix *dA, const void *x, double beta,
-                    void *y);
+                    const smv_matrix *dA, const void *x, double beta, void *y);
 /* Convenience on host vectors (double, whatever the matrix precision):
  * copies in, runs, copies out, synchronises. */
 smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
@@ -556,12 +556,12 @@ typedef struct {
 } smv_timing;
 
 typedef struct {
-  smv_timing warm;      /* L2-warm, one launch per timed event pair  */
-  smv_timing flushed;   /* L2 flushed before each run (runs 0 if off) */
-  smv_timing graph;     /* per SpMV, from graph replays (runs 0 if off) */
-  size_t flush_bytes;   /* buffer written between flushed runs (0 if off) */
-  char error[256];      /* why it failed ("" on success); modes timed
-                           before the failure keep their numbers */
+  smv_timing warm;    /* L2-warm, one launch per timed event pair  */
+  smv_timing flushed; /* L2 flushed before each run (runs 0 if off) */
+  smv_timing graph;   /* per SpMV, from graph replays (runs 0 if off) */
+  size_t flush_bytes; /* buffer written between flushed runs (0 if off) */
+  char error[256];    /* why it failed ("" on success); modes timed
+                         before the failure keep their numbers */
 } smv_bench_result;
 
 /* Time smv_spmv on the given device vectors with CUDA events, on the
@@ -572,8 +572,8 @@ typedef struct {
  * between runs, outside the timed region. opt may be NULL (defaults).
  * Leaves y holding the last run's result. */
 smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg, const smv_matrix *dA,
-                          const void *x, void *y,
-                          const smv_bench_options *opt, smv_bench_result *r);
+                          const void *x, void *y, const smv_bench_options *opt,
+                          smv_bench_result *r);
 /* Device-to-device copy bandwidth (bytes read + written per second) of a
  * cudaMemcpy of `bytes`, median of several runs, in GB/s (1e9). */
 smv_status smv_device_copy_bandwidth(smv_context *ctx, size_t bytes,

@@ -66,13 +66,13 @@ static const char *tst_cur = "";
 #define CHECK_STR_HAS(hay, needle)                                             \
   do {                                                                         \
     const char *tst_h = (hay), *tst_n = (needle);                              \
-    CHECKF(tst_h && strstr(tst_h, tst_n), "\"%s\" does not contain \"%s\"",    \
+    CHECKF(tst_h &&strstr(tst_h, tst_n), "\"%s\" does not contain \"%s\"",     \
            tst_h ? tst_h : "(null)", tst_n);                                   \
   } while (0)
 
 #define SKIP(reason)                                                           \
   do {                                                                         \
-    fprintf(stderr, "skip: %s: %s\n", tst_cur, (reason));                     \
+    fprintf(stderr, "skip: %s: %s\n", tst_cur, (reason));                      \
     tst_cur_skipped = 1;                                                       \
     return;                                                                    \
   } while (0)
