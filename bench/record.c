@@ -473,25 +473,14 @@ void bench_json_record(FILE *f, const bench_record *r, const char *indent) {
     const field *fd = &fields[i];
     const char *p = (const char *)r + fd->off;
     fprintf(f, "%s\n%s  \"%s\": ", i ? "," : "", indent, fd->name);
-    switch (fd->kind) {
-    case F_STR:
+    /* Only strings and non-finite numbers differ from CSV (JSON has no
+     * NaN or Inf); every other number prints as in the CSV. */
+    if (fd->kind == F_STR)
       bench_json_string(f, p);
-      break;
-    case F_INT:
-      fprintf(f, "%d", *(const int *)p);
-      break;
-    case F_I64:
-      fprintf(f, "%lld", (long long)*(const int64_t *)p);
-      break;
-    case F_DBL: {
-      double d = *(const double *)p;
-      if (isfinite(d))
-        fprintf(f, "%.10g", d);
-      else
-        fputs("null", f);
-      break;
-    }
-    }
+    else if (fd->kind == F_DBL && !isfinite(*(const double *)p))
+      fputs("null", f);
+    else
+      csv_value(f, r, fd);
   }
   fprintf(f, "\n%s}", indent);
 }
