@@ -29,19 +29,10 @@ static const char *const k_help =
     "DRAM-resident read bandwidth, launch latency of an empty kernel and of a\n"
     "CUDA graph: the ceilings the SpMV tables quote.";
 
-__host__ __device__ inline unsigned mix32(unsigned x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
 __global__ void fill(uint4 *d, size_t n) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x) {
-    unsigned v = mix32((unsigned)i);
+    unsigned v = micro_mix32((unsigned)i);
     d[i] = make_uint4(v, v ^ 1u, v ^ 2u, v ^ 3u);
   }
 }
@@ -93,11 +84,11 @@ __global__ void tick(unsigned long long *counter) {
 }
 
 /* The value read4 should find for thread t (host replay of the index
- * sequence; element i holds mix32(i) ^ {0,1,2,3}). */
+ * sequence; element i holds micro_mix32(i) ^ {0,1,2,3}). */
 static unsigned want_sum(size_t t, size_t s, size_t n) {
   unsigned acc = 0;
   for (size_t i = t; i < n; i += s) {
-    unsigned v = mix32((unsigned)i);
+    unsigned v = micro_mix32((unsigned)i);
     acc += v ^ (v ^ 1u) ^ (v ^ 2u) ^ (v ^ 3u);
   }
   return acc;

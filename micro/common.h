@@ -277,6 +277,16 @@ static inline uint64_t micro_fresh_seed(void) {
   clock_gettime(CLOCK_REALTIME, &ts);
   return (uint64_t)ts.tv_sec * 1000000007ull + (uint64_t)ts.tv_nsec;
 }
+/* A 32-bit integer mix (lowbias32), host and device: data values and
+ * scattered indices that a kernel computes and the host replays exactly. */
+__host__ __device__ inline unsigned micro_mix32(unsigned x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Timing                                                                   */

@@ -29,16 +29,6 @@ static const char *const k_help =
     "addresses per warp and scattered reads through __constant__, ld.global\n"
     "and __ldg; then working sets from 16 KiB to 2 GiB.";
 
-/* A 32-bit mix: data values and scattered indices. Host and device. */
-__host__ __device__ inline unsigned mix32(unsigned x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
 /* ------------------------------------------------------------------------ */
 /* A. Distinct addresses per warp                                           */
 /* ------------------------------------------------------------------------ */
@@ -59,13 +49,13 @@ __host__ __device__ inline unsigned a_index(unsigned w, unsigned it,
                                             unsigned lane, int d, int spread,
                                             unsigned mask) {
   if (d == 0)
-    return mix32(w * 7919u + it * 104729u + lane) & mask;
+    return micro_mix32(w * 7919u + it * 104729u + lane) & mask;
   unsigned base = (w * 7u + it * 13u) * 32u;
   return (base + (lane % (unsigned)d) * (unsigned)spread) & mask;
 }
 
 __host__ __device__ inline unsigned a_value(unsigned i) {
-  return mix32(i ^ 0x9e3779b9u);
+  return micro_mix32(i ^ 0x9e3779b9u);
 }
 
 /* The same index as a_index, with the pattern fixed at compile time and
@@ -82,7 +72,7 @@ __global__ void a_kernel(const unsigned *g_data, int d, int spread,
   unsigned acc = 0;
 #pragma unroll 8
   for (unsigned it = 0; it < A_ITERS; it++) {
-    unsigned i = SCATTER ? mix32(w * 7919u + it * 104729u + lane) & mask
+    unsigned i = SCATTER ? micro_mix32(w * 7919u + it * 104729u + lane) & mask
                          : ((w * 7u + it * 13u) * 32u + off) & mask;
     if (PATH == PATH_CONST)
       acc += c_data[i];
@@ -198,7 +188,9 @@ static void run_distinct(void) {
 /* B. Working set: L1 -> L2 -> DRAM                                          */
 /* ------------------------------------------------------------------------ */
 
-__host__ __device__ inline unsigned b_value(unsigned i) { return mix32(i); }
+__host__ __device__ inline unsigned b_value(unsigned i) {
+  return micro_mix32(i);
+}
 
 __global__ void b_fill(uint4 *d, unsigned n) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -218,7 +210,7 @@ __host__ __device__ inline unsigned b_index(int scatter, unsigned blk,
                                             unsigned nblk, unsigned bdim,
                                             unsigned mask) {
   if (scatter)
-    return mix32((blk * bdim + tid) * 0x9e3779b9u + it) & mask;
+    return micro_mix32((blk * bdim + tid) * 0x9e3779b9u + it) & mask;
   unsigned start = (unsigned)(((unsigned long long)(mask + 1ull) * blk) / nblk);
   return (start + it * bdim + tid) & mask;
 }
@@ -234,7 +226,7 @@ __global__ void b_kernel(const uint4 *data, unsigned mask, unsigned iters,
   unsigned acc = 0;
 #pragma unroll 4
   for (unsigned it = 0; it < iters; it++) {
-    unsigned i = SCATTER ? mix32(t * 0x9e3779b9u + it) & mask
+    unsigned i = SCATTER ? micro_mix32(t * 0x9e3779b9u + it) & mask
                          : (start + it * blockDim.x + threadIdx.x) & mask;
     uint4 v = LDG ? __ldg(data + i) : data[i];
     acc += v.x ^ v.y ^ v.z ^ v.w;
