@@ -107,10 +107,6 @@ unsigned smv_grid_for(int64_t work, int block) {
   return (unsigned)g;
 }
 
-/* Defined in dispatch.cu: fills ctx->default_block from the kernels'
- * attributes and the occupancy model. */
-smv_status smv_blocks_init(smv_context *ctx);
-
 extern "C" smv_status smv_context_create(int device, smv_context **out) {
   if (!out)
     return SMV_ERR_ARG;

@@ -223,7 +223,6 @@ static int warps_at(smv_context *ctx, const smv_arch *arch,
   return n > 0 ? n * (block / 32) : -1;
 }
 
-smv_status smv_blocks_init(smv_context *ctx);
 smv_status smv_blocks_init(smv_context *ctx) {
   const smv_arch *arch = smv_arch_find(ctx->prop.major, ctx->prop.minor);
   memset(ctx->default_block, 0, sizeof ctx->default_block);
@@ -284,8 +283,6 @@ smv_status smv_blocks_init(smv_context *ctx) {
  * kernel keeps an edge on uneven rows. So ALG1 for that kind, rung 9 for
  * the rest: within 3% of the fastest of the three on all 31 matrices
  * (L2-warm). */
-smv_alg smv_auto_choose(const smv_context *ctx,
-                        const struct smv_matrix_stats *s);
 smv_alg smv_auto_choose(const smv_context *ctx,
                         const struct smv_matrix_stats *s) {
   (void)ctx;

@@ -186,6 +186,15 @@ extern const struct smv_rung smv_rung_adaptive;      /* spmv_9_adaptive.cu */
 /* The rung behind an alg, NULL for AUTO and the cuSPARSE rungs. */
 const struct smv_rung *smv_rung_of(smv_alg alg);
 
+/* ---- set-up (dispatch.cu) ------------------------------------------------ */
+
+/* Fill ctx->default_block from the kernels' attributes and the occupancy
+ * model (at context creation). */
+smv_status smv_blocks_init(smv_context *ctx);
+/* The rung AUTO runs for a matrix with these statistics (at upload). */
+smv_alg smv_auto_choose(const smv_context *ctx,
+                        const struct smv_matrix_stats *s);
+
 /* Adaptive rung's analysis (spmv_9_adaptive.cu): choose the lanes per
  * row (`lanes` = 0: from the statistics; else forced to 1, 2, 4, 8, 16 or
  * 32), list and upload the long rows' chunks. Replaces a previous plan. */

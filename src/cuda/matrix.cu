@@ -19,10 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* dispatch.cu: the rung AUTO picks for these statistics. */
-smv_alg smv_auto_choose(const smv_context *ctx,
-                        const struct smv_matrix_stats *s);
-
 static void compute_stats(const smv_csr *A, struct smv_matrix_stats *s) {
   memset(s, 0, sizeof *s);
   s->rows = A->rows;
