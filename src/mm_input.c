@@ -135,10 +135,6 @@ static const char *last_newline(const char *p, size_t n) {
   return NULL;
 }
 
-static int is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
 smv_status smv__mm_input_open(mm_input *in, FILE *f, const char *name,
                               uint64_t total, const smv_read_options *opt) {
   memset(in, 0, sizeof *in);
@@ -197,7 +193,7 @@ static int long_line(mm_input *in, long line) {
     return fail(in, SMV_ERR_PARSE, msg);
   }
   size_t k = 0;
-  while (k < in->len && is_blank(in->buf[k]))
+  while (k < in->len && MM_IS_BLANK(in->buf[k]))
     k++;
   if (k == in->len) { /* only blanks so far: they mean nothing */
     in->len = 0;

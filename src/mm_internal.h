@@ -20,6 +20,16 @@
 extern "C" {
 #endif
 
+/* ---- characters ---------------------------------------------------------- */
+
+/* The one definition of a digit and of a blank for the input layer and the
+ * parsers (the input layer drops leading blanks of over-long lines, the
+ * parsers skip them between tokens: both must agree). Blanks: space, tab,
+ * CR (so CRLF files read as LF), VT, FF. */
+#define MM_IS_DIGIT(c) ((unsigned)((c) - '0') < 10u)
+#define MM_IS_BLANK(c)                                                         \
+  ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\v' || (c) == '\f')
+
 /* ---- numbers (mm_number.c) ---------------------------------------------- */
 
 /* Outcome of scanning one number. */

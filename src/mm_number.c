@@ -195,8 +195,6 @@ static int word_at(const char *p, const char *w) {
   return 1;
 }
 
-#define IS_DIGIT(c) ((unsigned)((c) - '0') < 10u)
-
 mm_num_status smv__mm_scan_real(const char *p, int allow_special, double *v,
                                 const char **end) {
   const char *s = p;
@@ -208,7 +206,7 @@ mm_num_status smv__mm_scan_real(const char *p, int allow_special, double *v,
   int frac = 0; /* digits after the point (they scale by 10^-frac) */
   int any = 0;  /* saw at least one digit */
   int slow = 0; /* more than 19 significant digits */
-  for (; IS_DIGIT(*p); p++) {
+  for (; MM_IS_DIGIT(*p); p++) {
     any = 1;
     unsigned d = (unsigned)(*p - '0');
     if (m == 0 && d == 0)
@@ -220,7 +218,7 @@ mm_num_status smv__mm_scan_real(const char *p, int allow_special, double *v,
   }
   if (*p == '.') {
     p++;
-    for (; IS_DIGIT(*p); p++) {
+    for (; MM_IS_DIGIT(*p); p++) {
       any = 1;
       unsigned d = (unsigned)(*p - '0');
       frac++;
@@ -259,11 +257,11 @@ mm_num_status smv__mm_scan_real(const char *p, int allow_special, double *v,
     int eneg = 0;
     if (*q == '+' || *q == '-')
       eneg = *q++ == '-';
-    if (!IS_DIGIT(*q)) {
+    if (!MM_IS_DIGIT(*q)) {
       *end = q;
       return MM_NUM_SYNTAX;
     }
-    for (; IS_DIGIT(*q); q++)
+    for (; MM_IS_DIGIT(*q); q++)
       if (ex < 1000000)
         ex = ex * 10 + (*q - '0');
     p = q;
@@ -300,11 +298,11 @@ mm_num_status smv__mm_scan_integer_value(const char *p, double *v,
   const char *q = p;
   if (*q == '+' || *q == '-')
     q++;
-  if (!IS_DIGIT(*q)) {
+  if (!MM_IS_DIGIT(*q)) {
     *end = q;
     return MM_NUM_SYNTAX;
   }
-  while (IS_DIGIT(*q))
+  while (MM_IS_DIGIT(*q))
     q++;
   /* The real scanner gives the same rounding for a plain integer; refuse
    * anything it would read past (a point or exponent). */

@@ -28,12 +28,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define IS_DIGIT(c) ((unsigned)((c) - '0') < 10u)
-/* Blanks between tokens: space, tab, CR (so CRLF files read as LF), VT, FF. */
-#define IS_BLANK(c)                                                            \
-  ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\v' || (c) == '\f')
 /* A token ends at a blank or the end of its line. */
-#define ENDS_TOKEN(c) (IS_BLANK(c) || (c) == '\n')
+#define ENDS_TOKEN(c) (MM_IS_BLANK(c) || (c) == '\n')
 
 /* Index digits are accumulated up to this, then saturate (any larger value
  * is out of range anyway). */
@@ -130,7 +126,7 @@ static int word_is(const char *p, size_t n, const char *w) {
 /* The next blank-separated word of a line: *p advanced past it. */
 static size_t next_word(const char **p, const char **w) {
   const char *q = *p;
-  while (IS_BLANK(*q))
+  while (MM_IS_BLANK(*q))
     q++;
   *w = q;
   while (!ENDS_TOKEN(*q))
@@ -246,10 +242,10 @@ static int size_int(const char **pp, int64_t *v) {
   int neg = 0;
   if (*p == '+' || *p == '-')
     neg = *p++ == '-';
-  if (!IS_DIGIT(*p))
+  if (!MM_IS_DIGIT(*p))
     return -1;
   uint64_t x = 0;
-  for (; IS_DIGIT(*p); p++)
+  for (; MM_IS_DIGIT(*p); p++)
     if (x < INDEX_SATURATE * 1000)
       x = x * 10 + (unsigned)(*p - '0');
   if (!ENDS_TOKEN(*p))
@@ -268,7 +264,7 @@ static smv_status parse_size(mm_reader *r) {
     if (f == 0)
       return rd_err(r, SMV_ERR_PARSE, r->line,
                     "missing size line (the file ends after the banner)");
-    while (IS_BLANK(*p))
+    while (MM_IS_BLANK(*p))
       p++;
     if (*p != '\n' && *p != '%')
       break;
@@ -280,7 +276,7 @@ static smv_status parse_size(mm_reader *r) {
   int64_t v[3] = {0, 0, 0};
   char tok[128];
   for (int k = 0; k < 2 + coo; k++) {
-    while (IS_BLANK(*p))
+    while (MM_IS_BLANK(*p))
       p++;
     if (*p == '\n')
       return rd_err(r, SMV_ERR_PARSE, L,
@@ -294,7 +290,7 @@ static smv_status parse_size(mm_reader *r) {
       return rd_err(r, SMV_ERR_PARSE, L, "size line: negative %s %lld",
                     names[k], (long long)v[k]);
   }
-  while (IS_BLANK(*p))
+  while (MM_IS_BLANK(*p))
     p++;
   if (*p != '\n')
     return rd_err(r, SMV_ERR_PARSE, L,
@@ -421,7 +417,7 @@ static smv_status bad_index(mm_reader *r, const char *t, long L, int col) {
     return rd_err(r, SMV_ERR_PARSE, L, "missing %s index", what);
   const char *p = t;
   uint64_t x = 0;
-  while (IS_DIGIT(*p)) {
+  while (MM_IS_DIGIT(*p)) {
     if (x < INDEX_SATURATE)
       x = x * 10 + (unsigned)(*p - '0');
     p++;
@@ -443,13 +439,13 @@ static smv_status bad_index(mm_reader *r, const char *t, long L, int col) {
 static inline int64_t index_at(const char **pp, int64_t lim) {
   const char *p = *pp;
   uint64_t x = 0;
-  if (!IS_DIGIT(*p))
+  if (!MM_IS_DIGIT(*p))
     return -1;
   do {
     if (x < INDEX_SATURATE)
       x = x * 10 + (unsigned)(*p - '0');
     p++;
-  } while (IS_DIGIT(*p));
+  } while (MM_IS_DIGIT(*p));
   if (!ENDS_TOKEN(*p) || x == 0 || x > (uint64_t)lim)
     return -1;
   *pp = p;
@@ -488,7 +484,7 @@ static smv_status read_coordinate(mm_reader *r) {
       lim = in->buf + in->lim;
     }
     line++; /* p is at the start of line `line` */
-    while (IS_BLANK(*p))
+    while (MM_IS_BLANK(*p))
       p++;
     if (*p == '\n') {
       p++;
@@ -502,21 +498,21 @@ static smv_status read_coordinate(mm_reader *r) {
     int64_t i = index_at(&p, M);
     if (i < 0)
       return bad_index(r, t, line, 0);
-    while (IS_BLANK(*p))
+    while (MM_IS_BLANK(*p))
       p++;
     t = p;
     int64_t j = index_at(&p, N);
     if (j < 0)
       return bad_index(r, t, line, 1);
     double v = 1.0;
-    while (IS_BLANK(*p))
+    while (MM_IS_BLANK(*p))
       p++;
     if (!pattern) {
       if (*p == '\n')
         return rd_err(r, SMV_ERR_PARSE, line, "missing value");
       if ((st = value_at(r, &p, line, &v)) != SMV_OK)
         return st;
-      while (IS_BLANK(*p))
+      while (MM_IS_BLANK(*p))
         p++;
     }
     if (*p != '\n')
@@ -586,7 +582,7 @@ static smv_status read_array(mm_reader *r) {
       lim = in->buf + in->lim;
     }
     line++;
-    while (IS_BLANK(*p))
+    while (MM_IS_BLANK(*p))
       p++;
     if (*p == '\n') {
       p++;
@@ -599,7 +595,7 @@ static smv_status read_array(mm_reader *r) {
     double v;
     if ((st = value_at(r, &p, line, &v)) != SMV_OK)
       return st;
-    while (IS_BLANK(*p))
+    while (MM_IS_BLANK(*p))
       p++;
     if (*p != '\n')
       return rd_err(r, SMV_ERR_PARSE, line,
