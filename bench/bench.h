@@ -117,6 +117,18 @@ void bench_record_init(bench_record *r);
 /* Append a copy; returns 0 or -1 when out of memory. */
 int bench_records_push(bench_records *rs, const bench_record *r);
 void bench_records_free(bench_records *rs);
+/* Distinct values of the string member at offset `off` (e.g.
+ * offsetof(bench_record, alg)) among records with this sweep flag, matrix
+ * and precision (NULL: any), in first-seen order; at most `max` into out
+ * (pointers into rs). Returns the count. */
+int bench_distinct(const bench_records *rs, size_t off, int sweep,
+                   const char *matrix, const char *prec, const char **out,
+                   int max);
+/* The first record with this sweep flag, matrix, precision, alg and block
+ * (block < 0: any), or NULL. */
+const bench_record *bench_find(const bench_records *rs, int sweep,
+                               const char *matrix, const char *prec,
+                               const char *alg, int block);
 
 /* Minimal bytes one SpMV must move: values and column indices once
  * (nnz * (V + 4)), row pointers once ((rows + 1) * 4), x once (cols * V),

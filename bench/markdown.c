@@ -15,37 +15,6 @@
 
 #define MD_MAX 1024
 
-static int md_distinct(const bench_records *rs, int sweep, const char *prec,
-                       const char *matrix, size_t off, const char **out) {
-  int n = 0;
-  for (size_t i = 0; i < rs->n; i++) {
-    const bench_record *r = &rs->v[i];
-    if (r->sweep != sweep || (prec && strcmp(r->precision, prec) != 0) ||
-        (matrix && strcmp(r->matrix, matrix) != 0))
-      continue;
-    const char *s = (const char *)r + off;
-    int seen = 0;
-    for (int k = 0; k < n && !seen; k++)
-      seen = strcmp(out[k], s) == 0;
-    if (!seen && n < MD_MAX)
-      out[n++] = s;
-  }
-  return n;
-}
-
-static const bench_record *md_find(const bench_records *rs, int sweep,
-                                   const char *prec, const char *matrix,
-                                   const char *alg, int block) {
-  for (size_t i = 0; i < rs->n; i++) {
-    const bench_record *r = &rs->v[i];
-    if (r->sweep == sweep && strcmp(r->precision, prec) == 0 &&
-        strcmp(r->matrix, matrix) == 0 && strcmp(r->alg, alg) == 0 &&
-        (block < 0 || r->block == block))
-      return r;
-  }
-  return NULL;
-}
-
 static const char *base(const char *path) {
   const char *s = strrchr(path, '/');
   return s ? s + 1 : path;
@@ -69,8 +38,10 @@ static void md_stamp(FILE *f, const bench_record *h) {
 static void md_ladder_table(FILE *f, const bench_records *rs, const char *prec,
                             int mode) {
   const char *mats[MD_MAX], *algs[MD_MAX];
-  int nm = md_distinct(rs, 0, prec, NULL, offsetof(bench_record, matrix), mats);
-  int na = md_distinct(rs, 0, prec, NULL, offsetof(bench_record, alg), algs);
+  int nm = bench_distinct(rs, offsetof(bench_record, matrix), 0, NULL, prec,
+                          mats, MD_MAX);
+  int na = bench_distinct(rs, offsetof(bench_record, alg), 0, NULL, prec, algs,
+                          MD_MAX);
   static const char *const what[] = {
       "warm (L2-warm) median, us", "L2-flushed median, us",
       "CUDA graph, median per SpMV, us",
@@ -88,7 +59,7 @@ static void md_ladder_table(FILE *f, const bench_records *rs, const char *prec,
   if (!any)
     return;
   fprintf(f, "#### %s — %s\n\n", prec, what[mode]);
-  const bench_record *h = md_find(rs, 0, prec, mats[0], algs[0], -1);
+  const bench_record *h = bench_find(rs, 0, mats[0], prec, algs[0], -1);
   md_stamp(f, h);
   fputs("| matrix | nnz |", f);
   for (int k = 0; k < na; k++)
@@ -102,12 +73,12 @@ static void md_ladder_table(FILE *f, const bench_records *rs, const char *prec,
   for (int m = 0; m < nm; m++) {
     const bench_record *any_r = NULL;
     for (int k = 0; k < na && !any_r; k++)
-      any_r = md_find(rs, 0, prec, mats[m], algs[k], -1);
+      any_r = bench_find(rs, 0, mats[m], prec, algs[k], -1);
     fprintf(f, "| %s | %lld |", base(mats[m]),
             any_r ? (long long)any_r->nnz : -1LL);
     double best = INFINITY, alg1 = NAN;
     for (int k = 0; k < na; k++) {
-      const bench_record *r = md_find(rs, 0, prec, mats[m], algs[k], -1);
+      const bench_record *r = bench_find(rs, 0, mats[m], prec, algs[k], -1);
       if (!r) {
         fputs(" |", f);
         continue;
@@ -152,10 +123,11 @@ static void md_ladder_table(FILE *f, const bench_records *rs, const char *prec,
 static void md_sweep_table(FILE *f, const bench_records *rs, const char *prec,
                            const char *matrix) {
   const char *algs[MD_MAX];
-  int na = md_distinct(rs, 1, prec, matrix, offsetof(bench_record, alg), algs);
+  int na = bench_distinct(rs, offsetof(bench_record, alg), 1, matrix, prec,
+                          algs, MD_MAX);
   if (na == 0)
     return;
-  const bench_record *h = md_find(rs, 1, prec, matrix, algs[0], -1);
+  const bench_record *h = bench_find(rs, 1, matrix, prec, algs[0], -1);
   fprintf(f,
           "#### block sweep: %s (%s), %lld x %lld, nnz %lld — warm median us "
           "(calculated occupancy)\n\n",
@@ -172,7 +144,7 @@ static void md_sweep_table(FILE *f, const bench_records *rs, const char *prec,
   for (int b = 32; b <= 1024; b += 32) {
     fprintf(f, "| %d |", b);
     for (int k = 0; k < na; k++) {
-      const bench_record *r = md_find(rs, 1, prec, matrix, algs[k], b);
+      const bench_record *r = bench_find(rs, 1, matrix, prec, algs[k], b);
       if (!r) {
         fputs(" |", f);
       } else if (strcmp(r->verify, "PASS") != 0 || r->warm.runs <= 0) {
@@ -195,17 +167,19 @@ static void md_sweep_table(FILE *f, const bench_records *rs, const char *prec,
 }
 
 void bench_markdown(FILE *f, const bench_records *rs) {
-  const char *precs[8];
-  int np =
-      md_distinct(rs, 0, NULL, NULL, offsetof(bench_record, precision), precs);
+  const char *precs[8]; /* f64, f32: more only from a hand-edited CSV */
+  const int maxp = (int)(sizeof precs / sizeof precs[0]);
+  int np = bench_distinct(rs, offsetof(bench_record, precision), 0, NULL, NULL,
+                          precs, maxp);
   for (int p = 0; p < np; p++)
     for (int mode = 0; mode < 4; mode++)
       md_ladder_table(f, rs, precs[p], mode);
-  np = md_distinct(rs, 1, NULL, NULL, offsetof(bench_record, precision), precs);
+  np = bench_distinct(rs, offsetof(bench_record, precision), 1, NULL, NULL,
+                      precs, maxp);
   for (int p = 0; p < np; p++) {
     const char *mats[MD_MAX];
-    int nm = md_distinct(rs, 1, precs[p], NULL, offsetof(bench_record, matrix),
-                         mats);
+    int nm = bench_distinct(rs, offsetof(bench_record, matrix), 1, NULL,
+                            precs[p], mats, MD_MAX);
     for (int m = 0; m < nm; m++)
       md_sweep_table(f, rs, precs[p], mats[m]);
   }

@@ -20,26 +20,6 @@
 
 #define MAXN 64
 
-/* Distinct values of a string member among records matching `keep`. */
-static int distinct(const bench_records *rs, size_t off, int sweep,
-                    const char *matrix, const char *prec, const char **out,
-                    int max) {
-  int n = 0;
-  for (size_t i = 0; i < rs->n; i++) {
-    const bench_record *r = &rs->v[i];
-    if (r->sweep != sweep || (matrix && strcmp(r->matrix, matrix) != 0) ||
-        (prec && strcmp(r->precision, prec) != 0))
-      continue;
-    const char *s = (const char *)r + off;
-    int seen = 0;
-    for (int k = 0; k < n && !seen; k++)
-      seen = strcmp(out[k], s) == 0;
-    if (!seen && n < max)
-      out[n++] = s;
-  }
-  return n;
-}
-
 /* path.png -> path<suffix>.<ext>; suffix made of [A-Za-z0-9._-]. */
 static void derive_path(const char *png, const char *suffix, const char *ext,
                         char *out, size_t n) {
@@ -119,25 +99,12 @@ static int finish(FILE *f, const char *path) {
   return 0;
 }
 
-static const bench_record *find(const bench_records *rs, int sweep,
-                                const char *matrix, const char *prec,
-                                const char *alg, int block) {
-  for (size_t i = 0; i < rs->n; i++) {
-    const bench_record *r = &rs->v[i];
-    if (r->sweep == sweep && strcmp(r->matrix, matrix) == 0 &&
-        strcmp(r->precision, prec) == 0 && strcmp(r->alg, alg) == 0 &&
-        (block < 0 || r->block == block))
-      return r;
-  }
-  return NULL;
-}
-
 static int plot_sweep(const bench_records *rs, const char *matrix,
                       const char *prec, const char *png, const char *dat,
                       const char *gp) {
   const char *algs[MAXN];
-  int nalg =
-      distinct(rs, offsetof(bench_record, alg), 1, matrix, prec, algs, MAXN);
+  int nalg = bench_distinct(rs, offsetof(bench_record, alg), 1, matrix, prec,
+                            algs, MAXN);
   FILE *f = open_w(dat);
   if (!f)
     return -1;
@@ -147,7 +114,7 @@ static int plot_sweep(const bench_records *rs, const char *matrix,
   for (int k = 0; k < nalg; k++) {
     fprintf(f, "# %s\n", algs[k]);
     for (int b = 32; b <= 1024; b += 32) {
-      const bench_record *r = find(rs, 1, matrix, prec, algs[k], b);
+      const bench_record *r = bench_find(rs, 1, matrix, prec, algs[k], b);
       if (!r || strcmp(r->verify, "PASS") != 0 || r->warm.runs <= 0)
         continue;
       double rt = NAN;
@@ -168,7 +135,7 @@ static int plot_sweep(const bench_records *rs, const char *matrix,
   if (finish(f, dat))
     return -1;
 
-  const bench_record *h = find(rs, 1, matrix, prec, algs[0], -1);
+  const bench_record *h = bench_find(rs, 1, matrix, prec, algs[0], -1);
   if (!(f = open_w(gp)))
     return -1;
   fprintf(f, "# gnuplot script written by smv bench; data in the .dat\n");
@@ -214,9 +181,10 @@ static int plot_sweep(const bench_records *rs, const char *matrix,
 static int plot_ladder(const bench_records *rs, const char *prec,
                        const char *png, const char *dat, const char *gp) {
   const char *mats[1024], *algs[MAXN];
-  int nm =
-      distinct(rs, offsetof(bench_record, matrix), 0, NULL, prec, mats, 1024);
-  int na = distinct(rs, offsetof(bench_record, alg), 0, NULL, prec, algs, MAXN);
+  int nm = bench_distinct(rs, offsetof(bench_record, matrix), 0, NULL, prec,
+                          mats, 1024);
+  int na = bench_distinct(rs, offsetof(bench_record, alg), 0, NULL, prec, algs,
+                          MAXN);
   FILE *f = open_w(dat);
   if (!f)
     return -1;
@@ -236,7 +204,7 @@ static int plot_ladder(const bench_records *rs, const char *prec,
     fputc('"', f);
     for (int pass = 0; pass < 2; pass++)
       for (int k = 0; k < na; k++) {
-        const bench_record *r = find(rs, 0, mats[m], prec, algs[k], -1);
+        const bench_record *r = bench_find(rs, 0, mats[m], prec, algs[k], -1);
         double v = !r ? NAN : pass ? r->warm_speedup_alg1 : r->warm_gbps;
         if (isfinite(v))
           fprintf(f, " %.5g", v);
@@ -299,8 +267,8 @@ int bench_plot(const bench_records *rs, const char *png) {
     char png[1024], dat[1024], gp[1024];
   } img;
   const char *precs[4];
-  int np = distinct(rs, offsetof(bench_record, precision), have_sweep, NULL,
-                    NULL, precs, 4);
+  int np = bench_distinct(rs, offsetof(bench_record, precision), have_sweep,
+                          NULL, NULL, precs, 4);
   int made = 0, rc = 0, gnuplot = have_gnuplot();
   char first_gp[1024] = "";
   if (np == 0) {
@@ -309,13 +277,13 @@ int bench_plot(const bench_records *rs, const char *png) {
   }
   if (have_sweep) {
     const char *mats[1024];
-    int nm =
-        distinct(rs, offsetof(bench_record, matrix), 1, NULL, NULL, mats, 1024);
+    int nm = bench_distinct(rs, offsetof(bench_record, matrix), 1, NULL, NULL,
+                            mats, 1024);
     for (int m = 0; m < nm && rc == 0; m++)
       for (int p = 0; p < np && rc == 0; p++) {
         const char *any[1];
-        if (distinct(rs, offsetof(bench_record, alg), 1, mats[m], precs[p], any,
-                     1) == 0)
+        if (bench_distinct(rs, offsetof(bench_record, alg), 1, mats[m],
+                           precs[p], any, 1) == 0)
           continue;
         char suffix[300];
         const char *slash = strrchr(mats[m], '/');

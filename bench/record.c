@@ -130,6 +130,38 @@ void bench_records_free(bench_records *rs) {
   rs->n = rs->cap = 0;
 }
 
+int bench_distinct(const bench_records *rs, size_t off, int sweep,
+                   const char *matrix, const char *prec, const char **out,
+                   int max) {
+  int n = 0;
+  for (size_t i = 0; i < rs->n; i++) {
+    const bench_record *r = &rs->v[i];
+    if (r->sweep != sweep || (matrix && strcmp(r->matrix, matrix) != 0) ||
+        (prec && strcmp(r->precision, prec) != 0))
+      continue;
+    const char *s = (const char *)r + off;
+    int seen = 0;
+    for (int k = 0; k < n && !seen; k++)
+      seen = strcmp(out[k], s) == 0;
+    if (!seen && n < max)
+      out[n++] = s;
+  }
+  return n;
+}
+
+const bench_record *bench_find(const bench_records *rs, int sweep,
+                               const char *matrix, const char *prec,
+                               const char *alg, int block) {
+  for (size_t i = 0; i < rs->n; i++) {
+    const bench_record *r = &rs->v[i];
+    if (r->sweep == sweep && strcmp(r->matrix, matrix) == 0 &&
+        strcmp(r->precision, prec) == 0 && strcmp(r->alg, alg) == 0 &&
+        (block < 0 || r->block == block))
+      return r;
+  }
+  return NULL;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Bytes, rates, statistics                                                  */
 /* ------------------------------------------------------------------------ */

@@ -96,6 +96,44 @@ static void test_derive_and_speedups(void) {
   bench_records_free(&rs);
 }
 
+/* Distinct values in first-seen order, filtered, never more than max (the
+ * Markdown writer's precision list holds 8; a hand-edited CSV can have
+ * more). */
+static void test_distinct_and_find(void) {
+  bench_records rs = {0};
+  const char *precs[] = {"f64", "f32", "a", "b", "c", "d", "e", "f", "g", "h"};
+  for (int i = 0; i < 10; i++) {
+    bench_record r = make("m", precs[i], i % 2 ? "scalar" : "vector", 1.0);
+    CHECK(bench_records_push(&rs, &r) == 0);
+  }
+  bench_record s = make("m", "f64", "vector", 2.0);
+  s.sweep = 1;
+  s.block = 64;
+  CHECK(bench_records_push(&rs, &s) == 0);
+  const char *out[4] = {NULL, NULL, NULL, NULL};
+  CHECK_INT(bench_distinct(&rs, offsetof(bench_record, precision), 0, NULL,
+                           NULL, out, 3),
+            3);
+  CHECK(strcmp(out[0], "f64") == 0 && strcmp(out[2], "a") == 0);
+  CHECK(out[3] == NULL); /* max respected */
+  CHECK_INT(
+      bench_distinct(&rs, offsetof(bench_record, alg), 0, NULL, NULL, out, 4),
+      2);
+  CHECK_INT(
+      bench_distinct(&rs, offsetof(bench_record, alg), 0, NULL, "f32", out, 4),
+      1);
+  CHECK(strcmp(out[0], "scalar") == 0);
+  CHECK_INT(bench_distinct(&rs, offsetof(bench_record, precision), 1, "m", NULL,
+                           out, 4),
+            1);
+  const bench_record *r = bench_find(&rs, 1, "m", "f64", "vector", -1);
+  CHECK(r == &rs.v[10]);
+  CHECK(bench_find(&rs, 1, "m", "f64", "vector", 32) == NULL);
+  CHECK(bench_find(&rs, 0, "m", "f64", "vector", -1) == &rs.v[0]);
+  CHECK(bench_find(&rs, 0, "other", "f64", "vector", -1) == NULL);
+  bench_records_free(&rs);
+}
+
 static void test_csv_round_trip(void) {
   bench_records rs = {0};
   bench_record a = make("rand:1000:8,seed=3", "f64", "vector-shfl", 0.125);
@@ -307,6 +345,7 @@ int main(void) {
   RUN(test_summarise);
   RUN(test_bytes_model);
   RUN(test_derive_and_speedups);
+  RUN(test_distinct_and_find);
   RUN(test_csv_round_trip);
   RUN(test_json);
   RUN(test_expect_and_check);
