@@ -75,6 +75,11 @@ smv_status smv__mm_read_stream(FILE *f, const char *name,
                                const smv_read_options *opt, int64_t max_entries,
                                int64_t max_dim, smv_csr **A, smv_error *err);
 
+/* fopen(path, "rb") for the readers by path, refusing a directory (fopen
+ * opens one on Linux; only the first read would fail). SMV_ERR_IO naming
+ * the path, *f NULL, on failure. */
+smv_status smv__mm_open(const char *path, FILE **f, smv_error *err);
+
 /* The vector reader on an open stream. */
 smv_status smv__mm_read_vector_stream(FILE *f, const char *name, double **v,
                                       int64_t *n, smv_error *err);

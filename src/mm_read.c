@@ -903,6 +903,21 @@ static uint64_t bytes_left(FILE *f) {
   return (uint64_t)(sb.st_size - at);
 }
 
+smv_status smv__mm_open(const char *path, FILE **f, smv_error *err) {
+  *f = fopen(path, "rb");
+  if (!*f)
+    return smv_err_set(err, SMV_ERR_IO, path, 0, "cannot open: %s",
+                       strerror(errno));
+  struct stat sb;
+  if (fstat(fileno(*f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fclose(*f);
+    *f = NULL;
+    return smv_err_set(err, SMV_ERR_IO, path, 0,
+                       "cannot read: it is a directory");
+  }
+  return SMV_OK;
+}
+
 smv_status smv__mm_read_stream(FILE *f, const char *name,
                                const smv_read_options *opt, int64_t max_entries,
                                int64_t max_dim, smv_csr **A, smv_error *err) {
@@ -934,18 +949,12 @@ smv_status smv_mm_read(const char *path, const smv_read_options *opt,
   if (!path || !A)
     return smv_err_set(err, SMV_ERR_ARG, path, 0, "smv_mm_read: NULL %s",
                        path ? "result pointer" : "path");
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return smv_err_set(err, SMV_ERR_IO, path, 0, "cannot open: %s",
-                       strerror(errno));
-  struct stat sb;
-  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    fclose(f);
-    return smv_err_set(err, SMV_ERR_IO, path, 0,
-                       "cannot read: it is a directory");
-  }
-  smv_status st = read_stream(f, path, bytes_left(f), opt, SMV_OFFSET_MAX,
-                              SMV_INDEX_MAX, A, err);
+  FILE *f;
+  smv_status st = smv__mm_open(path, &f, err);
+  if (st != SMV_OK)
+    return st;
+  st = read_stream(f, path, bytes_left(f), opt, SMV_OFFSET_MAX, SMV_INDEX_MAX,
+                   A, err);
   fclose(f);
   return st;
 }

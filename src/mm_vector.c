@@ -10,10 +10,7 @@
  */
 #include "mm_write.h"
 
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 
 smv_status smv__mm_read_vector_stream(FILE *f, const char *name, double **v,
                                       int64_t *n, smv_error *err) {
@@ -71,17 +68,11 @@ smv_status smv_mm_read_vector(const char *path, double **v, int64_t *n,
   if (!path)
     return smv_err_set(err, SMV_ERR_ARG, NULL, 0,
                        "smv_mm_read_vector: NULL path");
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return smv_err_set(err, SMV_ERR_IO, path, 0, "cannot open: %s",
-                       strerror(errno));
-  struct stat sb;
-  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    fclose(f);
-    return smv_err_set(err, SMV_ERR_IO, path, 0,
-                       "cannot read: it is a directory");
-  }
-  smv_status st = smv__mm_read_vector_stream(f, path, v, n, err);
+  FILE *f;
+  smv_status st = smv__mm_open(path, &f, err);
+  if (st != SMV_OK)
+    return st;
+  st = smv__mm_read_vector_stream(f, path, v, n, err);
   fclose(f);
   return st;
 }
