@@ -114,8 +114,7 @@ extern "C" smv_status smv_context_create(int device, smv_context **out) {
   create_err[0] = '\0';
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError(); /* not sticky, but leave no trace */
+  if (e != cudaSuccess) { /* smv_cu_fail also clears the (non-sticky) error */
     smv_cu_fail(NULL, e, "cudaGetDeviceCount failed");
     return SMV_ERR_NO_DEVICE;
   }
@@ -146,7 +145,6 @@ extern "C" smv_status smv_context_create(int device, smv_context **out) {
     st = smv_cu_fail(NULL, e, "cudaGetDeviceProperties(%d)", device);
     goto fail;
   }
-  ctx->sm_count = ctx->prop.multiProcessorCount;
   if ((e = cudaDeviceGetAttribute(&ctx->max_tex1d_linear,
                                   cudaDevAttrMaxTexture1DLinearWidth,
                                   device)) != cudaSuccess) {

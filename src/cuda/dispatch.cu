@@ -201,9 +201,9 @@ const struct smv_rung *smv_rung_of(smv_alg alg) {
 /* Warps per SM of `k` at `block` threads, by the occupancy model when the
  * device's architecture is in the table, else by the runtime. -1 if the
  * size cannot launch. */
-static int warps_at(smv_context *ctx, const smv_arch *arch,
-                    const struct smv_rung *r, smv_precision prec,
-                    const cudaFuncAttributes *fa, int block) {
+static int warps_at(const smv_arch *arch, const struct smv_rung *r,
+                    smv_precision prec, const cudaFuncAttributes *fa,
+                    int block) {
   if (block > fa->maxThreadsPerBlock)
     return -1;
   size_t smem = fa->sharedSizeBytes + r->smem(prec, block);
@@ -219,7 +219,6 @@ static int warps_at(smv_context *ctx, const smv_arch *arch,
     (void)cudaGetLastError();
     return -1;
   }
-  (void)ctx;
   return n > 0 ? n * (block / 32) : -1;
 }
 
@@ -240,7 +239,7 @@ smv_status smv_blocks_init(smv_context *ctx) {
                            prec == SMV_F64 ? "f64" : "f32");
       int best = 0, best_w = -1;
       for (int b = 32; b <= 1024; b += 32) {
-        int w = warps_at(ctx, arch, r, prec, &fa, b);
+        int w = warps_at(arch, r, prec, &fa, b);
         if (w < 0)
           continue;
         int d = abs(b - r->preferred_block),

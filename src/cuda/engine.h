@@ -52,7 +52,6 @@ struct smv_context {
 
   /* Device facts read once at creation. */
   cudaDeviceProp prop;
-  int sm_count;
   int max_tex1d_linear; /* texels, cudaDevAttrMaxTexture1DLinearWidth */
   size_t tex_align;     /* bytes, cudaDevAttrTextureAlignment         */
 
@@ -69,7 +68,6 @@ struct smv_matrix_stats {
   int64_t rows, cols, nnz;
   int64_t row_max, empty_rows;
   double row_mean, row_stddev;
-  int64_t long_rows; /* rows longer than the adaptive rung's threshold */
   /* Mean over entries of |j - i * cols / rows| / cols: how far from the
    * (scaled) diagonal the columns lie, 0 for a diagonal, about 1/3 for
    * uniformly random columns. Large = x is gathered from all over. */
@@ -195,11 +193,11 @@ smv_status smv_blocks_init(smv_context *ctx);
 smv_alg smv_auto_choose(const smv_context *ctx,
                         const struct smv_matrix_stats *s);
 
-/* Adaptive rung's analysis (spmv_9_adaptive.cu): choose the lanes per
- * row (`lanes` = 0: from the statistics; else forced to 1, 2, 4, 8, 16 or
- * 32), list and upload the long rows' chunks. Replaces a previous plan. */
-smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
-                              int lanes);
+/* Adaptive rung's analysis (spmv_9_adaptive.cu), once at upload on a
+ * zeroed plan: choose the lanes per row from the statistics, list and
+ * upload the long rows' chunks. */
+smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
+                              const smv_csr *A);
 
 /* y = beta*y (beta = 0 writes zeros, never reads y): scale.cu. */
 cudaError_t smv_launch_scale(smv_precision prec, int64_t n, double beta,

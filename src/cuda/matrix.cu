@@ -158,7 +158,7 @@ extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
   if (st == SMV_OK)
     st = smv_sparse_setup(ctx, m);
   if (st == SMV_OK)
-    st = smv_adaptive_setup(ctx, m, A, 0);
+    st = smv_adaptive_setup(ctx, m, A);
   if (st != SMV_OK) {
     (void)cudaStreamSynchronize(ctx->stream);
     release(m);

@@ -394,17 +394,9 @@ static int64_t plan_threshold(const smv_context *ctx, const smv_matrix *m,
   return threads <= budget ? 4 * L : 16 * L;
 }
 
-smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
-                              int lanes) {
-  if (m->chunks)
-    cudaFree(m->chunks);
-  m->chunks = NULL;
-  m->partials = NULL;
-  m->counts = NULL;
-  m->nchunks = 0;
-  m->stream_hint = 0;
-  m->st.long_rows = 0;
-  m->lanes = lanes ? lanes : choose_lanes(ctx, m);
+smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
+                              const smv_csr *A) {
+  m->lanes = choose_lanes(ctx, m);
   /* The evict-first stream (point 4 at the top): past the L2, L >= 8. */
   m->stream_hint = past_l2(ctx, m) && m->lanes >= 8;
   m->long_threshold = plan_threshold(ctx, m, A);
@@ -414,10 +406,8 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   int64_t n = 0;
   for (int64_t i = 0; i < A->rows; i++) {
     int64_t len = (int64_t)A->row_ptr[i + 1] - A->row_ptr[i];
-    if (len > m->long_threshold) {
-      m->st.long_rows++;
+    if (len > m->long_threshold)
       n += (len + SMV_CHUNK - 1) / SMV_CHUNK;
-    }
   }
   /* One allocation: n chunks {row, first} (8 bytes each), n partial sums
    * (8 bytes each, doubles or floats), n counters (4 bytes each; only the
