@@ -46,7 +46,8 @@ static void spmv_help(FILE *f) {
       "vector,\n"
       "                  vector-tex, vector-ldg, vector-shfl, "
       "vector-atomic,\n"
-      "                  cusparse-alg1, cusparse-alg2, or its number).\n"
+      "                  cusparse-alg1, cusparse-alg2, adaptive, or its "
+      "number).\n"
       "                  CPU: omp (default, OpenMP merge-path) or ref "
       "(serial\n"
       "                  reference, f64 only); naming a CPU one picks the "
@@ -207,12 +208,13 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
                          "ref",
                          o->alg_name);
       if (smv_alg_parse(o->alg_name, &o->alg) != SMV_OK)
-        return cli_usage("spmv",
-                         "unknown --alg '%s' (CUDA: auto, scalar, vector, "
-                         "vector-tex, vector-ldg, vector-shfl, "
-                         "vector-atomic, cusparse-alg1, cusparse-alg2; "
-                         "CPU: omp, ref)",
-                         o->alg_name);
+        return cli_usage(
+            "spmv",
+            "unknown --alg '%s' (CUDA: auto, scalar, vector, "
+            "vector-tex, vector-ldg, vector-shfl, "
+            "vector-atomic, cusparse-alg1, cusparse-alg2, adaptive; "
+            "CPU: omp, ref)",
+            o->alg_name);
     }
   }
   if (o->cpu == CPU_REF && o->prec == SMV_F32)

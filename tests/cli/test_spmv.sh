@@ -33,6 +33,7 @@ values() {
 expect_rc 0 "spmv --help" "$SMV" spmv --help
 expect_out "usage: smv spmv MATRIX" "help text"
 expect_out "--backend" "help mentions --backend"
+expect_out "adaptive" "help lists rung 9 (adaptive)"
 
 # Usage errors: exit 2, before any work.
 expect_err 2 "missing MATRIX" "no matrix" "$SMV" spmv
@@ -41,6 +42,7 @@ expect_err 2 "explicit --beta" "y without beta" "$SMV" spmv "$T_TMP/a.mtx" --y "
 expect_err 2 "--backend must be auto, cpu or cuda" "bad backend" "$SMV" spmv lap2d:3 --backend gpu
 expect_err 2 "--precision must be f64 or f32" "bad precision" "$SMV" spmv lap2d:3 --precision f16
 expect_err 2 "unknown --alg 'fastest'" "bad alg" "$SMV" spmv lap2d:3 --alg fastest
+expect_err 2 "cusparse-alg2, adaptive;" "bad alg lists rung 9" "$SMV" spmv lap2d:3 --alg fastest
 expect_err 2 "--alpha: 'abc' is not a number" "bad alpha" "$SMV" spmv lap2d:3 --alpha abc
 expect_err 2 "--beta: 'nan' is not a number" "nan beta" "$SMV" spmv lap2d:3 --beta nan --y "$T_TMP/y.mtx"
 expect_err 2 "--x needs a value" "x without value" "$SMV" spmv lap2d:3 --x
