@@ -211,6 +211,14 @@ typedef struct {
   bench_rng rng;
 } bench_run;
 
+/* Init r and fill what a result is of: label, device, commit, date and
+ * backend from the run; matrix name and shape, precision, alg, alpha, beta,
+ * the minimal bytes and the run's copy bandwidth. */
+void bench_record_start(bench_record *r, const bench_run *run,
+                        const char *matrix, const smv_csr *A,
+                        smv_precision prec, const char *alg, double alpha,
+                        double beta);
+
 /* One matrix, one precision, every configured rung (or the sweep): records
  * appended to rs. Returns 0, or -1 on an error that stops the run (already
  * printed); a rung that fails verification is a FAIL record, not an error. */

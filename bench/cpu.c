@@ -73,29 +73,6 @@ static smv_status cpu_time(cpu_job *j, const smv_bench_options *o,
   return st;
 }
 
-static void fill(bench_run *run, const char *name, const smv_csr *A,
-                 smv_precision prec, const char *alg, double alpha, double beta,
-                 bench_record *r) {
-  bench_record_init(r);
-  snprintf(r->label, sizeof r->label, "%s",
-           run->cfg->label ? run->cfg->label : "");
-  snprintf(r->device, sizeof r->device, "%s", run->device);
-  snprintf(r->commit, sizeof r->commit, "%s", run->commit);
-  snprintf(r->date, sizeof r->date, "%s", run->date);
-  snprintf(r->backend, sizeof r->backend, "cpu");
-  snprintf(r->matrix, sizeof r->matrix, "%s", name);
-  r->rows = A->rows;
-  r->cols = A->cols;
-  r->nnz = A->nnz;
-  snprintf(r->precision, sizeof r->precision, "%s",
-           prec == SMV_F32 ? "f32" : "f64");
-  snprintf(r->alg, sizeof r->alg, "%s", alg);
-  r->alpha = alpha;
-  r->beta = beta;
-  r->bytes = bench_min_bytes(A->rows, A->cols, A->nnz, prec == SMV_F32 ? 4 : 8,
-                             beta != 0);
-}
-
 /* y as double in out (f64: the job already writes there). */
 static void result_as_double(const cpu_job *j, double *out) {
   if (j->prec != SMV_F32)
@@ -160,7 +137,7 @@ int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
   int nkinds = prec == SMV_F32 ? 1 : 2;
   for (int k = 0; k < nkinds && rc == 0; k++) {
     bench_record r;
-    fill(run, name, A, prec, kinds[k].alg, alpha, beta, &r);
+    bench_record_start(&r, run, name, A, prec, kinds[k].alg, alpha, beta);
     j.kind = kinds[k].kind;
     for (int64_t i = 0; i < A->cols; i++) {
       double v = bench_rng_value(&run->rng);

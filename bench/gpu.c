@@ -201,30 +201,6 @@ static int verify_once(gpu_job *j, smv_alg alg, bench_record *r) {
   return judge(j, r, "");
 }
 
-static void fill_identity(gpu_job *j, smv_alg alg, bench_record *r) {
-  bench_run *run = j->run;
-  bench_record_init(r);
-  snprintf(r->label, sizeof r->label, "%s",
-           run->cfg->label ? run->cfg->label : "");
-  snprintf(r->device, sizeof r->device, "%s", run->device);
-  snprintf(r->commit, sizeof r->commit, "%s", run->commit);
-  snprintf(r->date, sizeof r->date, "%s", run->date);
-  snprintf(r->backend, sizeof r->backend, "cuda");
-  snprintf(r->matrix, sizeof r->matrix, "%s", j->name);
-  r->rows = j->A->rows;
-  r->cols = j->A->cols;
-  r->nnz = j->A->nnz;
-  snprintf(r->precision, sizeof r->precision, "%s",
-           j->prec == SMV_F32 ? "f32" : "f64");
-  snprintf(r->alg, sizeof r->alg, "%s", smv_alg_name(alg));
-  r->alpha = j->alpha;
-  r->beta = j->beta;
-  r->bytes =
-      bench_min_bytes(r->rows, r->cols, r->nnz, (int)j->vb, j->beta != 0);
-  r->copy_gbps = run->copy_gbps;
-  r->err_ratio = NAN;
-}
-
 static const char *limits_text(unsigned bits, char *buf, size_t n) {
   static const struct {
     unsigned bit;
@@ -314,7 +290,8 @@ int bench_gpu_matrix(bench_run *run, const char *name, const smv_csr *A,
   for (int k = 0; k < cfg->nalgs && rc == 0; k++) {
     smv_alg alg = cfg->algs[k];
     bench_record r;
-    fill_identity(&j, alg, &r);
+    bench_record_start(&r, run, name, A, prec, smv_alg_name(alg), j.alpha,
+                       j.beta);
     bench_gpu_occupancy(run, alg, prec, cfg->block, &r);
     smv_status st = job_new_vectors(&j);
     if (st != SMV_OK) {
@@ -357,7 +334,8 @@ int bench_gpu_sweep(bench_run *run, const char *name, const smv_csr *A,
       continue; /* cuSPARSE and auto: no block size of ours */
     for (int b = 32; b <= 1024 && rc == 0; b += 32) {
       bench_record r;
-      fill_identity(&j, alg, &r);
+      bench_record_start(&r, run, name, A, prec, smv_alg_name(alg), j.alpha,
+                         j.beta);
       r.sweep = 1;
       r.block = b;
       st = smv_context_set_block_size(run->ctx, b);
