@@ -267,12 +267,7 @@ static icount count_insn(const std::string &body, const char *a,
 
 /* Only the instruction lines of a SASS body (the seed-style listing). */
 static void print_sass(const std::string &body) {
-  size_t start = 0;
-  while (start < body.size()) {
-    size_t e = body.find('\n', start);
-    if (e == std::string::npos)
-      e = body.size();
-    std::string line = body.substr(start, e - start);
+  for (const std::string &line : lines_of(body)) {
     size_t semi = line.find(';');
     size_t code = line.find("*/");
     if (semi != std::string::npos && code != std::string::npos &&
@@ -280,23 +275,15 @@ static void print_sass(const std::string &body) {
       size_t b = line.find_first_not_of(" \t", code + 2);
       printf("      %s\n", line.substr(b, semi - b + 1).c_str());
     }
-    start = e + 1;
   }
 }
 
 static void print_ptx(const std::string &body) {
-  size_t start = 0;
-  while (start < body.size()) {
-    size_t e = body.find('\n', start);
-    if (e == std::string::npos)
-      e = body.size();
-    std::string line = body.substr(start, e - start);
+  for (const std::string &line : lines_of(body))
     if (line.find_first_not_of(" \t") != std::string::npos &&
         line.find(".loc") == std::string::npos &&
         line.find("//") == std::string::npos)
       printf("      %s\n", line.c_str());
-    start = e + 1;
-  }
 }
 
 /* ------------------------------------------------------------------------ */
