@@ -14,8 +14,8 @@
  *      entry); mirrored entries of symmetric files go to the other row.
  *      Input in column-major or row-major order comes out with sorted rows;
  *      other rows get a stable sort (so duplicates add up in file order).
- *   3. duplicates are summed in place; if any were, the CSR is copied into
- *      one of the exact size.
+ *   3. duplicates are summed in place; if any were, the column and value
+ *      arrays are shrunk (realloc) to the exact size.
  * Array files: the values (8 bytes each) are collected the same way, then
  * laid out as a dense CSR (every stored value kept, zeros included).
  */
@@ -780,20 +780,16 @@ static smv_status build_coordinate(mm_reader *r, smv_csr **out) {
     smv_csr_free(A);
     return rd_err(r, SMV_ERR_NOMEM, 0, "out of memory sorting the rows");
   }
-  if (nnz < E) { /* duplicates were summed: keep only what is used */
-    smv_csr *B;
-    st = smv_csr_create(A->rows, A->cols, nnz, &B);
-    if (st != SMV_OK) {
-      smv_csr_free(A);
-      return rd_err(r, st, 0, "out of memory compacting the matrix");
-    }
-    memcpy(B->row_ptr, A->row_ptr, ((size_t)A->rows + 1) * sizeof *B->row_ptr);
-    if (nnz > 0) {
-      memcpy(B->col_idx, A->col_idx, (size_t)nnz * sizeof *B->col_idx);
-      memcpy(B->values, A->values, (size_t)nnz * sizeof *B->values);
-    }
-    smv_csr_free(A);
-    A = B;
+  if (nnz < E) {
+    /* Duplicates were summed: shrink the arrays to the nnz used (nnz >= 1
+     * here). A shrink that fails leaves the larger block, still valid. */
+    int32_t *c = realloc(A->col_idx, (size_t)nnz * sizeof *c);
+    if (c)
+      A->col_idx = c;
+    double *v = realloc(A->values, (size_t)nnz * sizeof *v);
+    if (v)
+      A->values = v;
+    A->nnz = nnz;
   }
   *out = A;
   return SMV_OK;
