@@ -346,15 +346,20 @@ static void static_check(void) {
     if (!mkdtemp(dir))
       micro_die("mkdtemp: %s", strerror(errno));
     std::string d(dir), src = d + "/k.cu";
+    /* every way out removes the folder, a failure too */
+    auto fail = [&](const std::string &why) {
+      capture("rm -rf '" + d + "'", &rc);
+      micro_die("%s", why.c_str());
+    };
     FILE *f = fopen(src.c_str(), "w");
     if (!f || fputs(k_source, f) < 0 || fclose(f) != 0)
-      micro_die("cannot write %s", src.c_str());
+      fail("cannot write " + src);
     if (ptx.empty()) {
       std::string out = capture("'" + nvcc + "' -arch=sm_90 -O3 -ptx '" + src +
                                     "' -o '" + d + "/k.ptx' 2>&1",
                                 &rc);
       if (rc != 0)
-        micro_die("nvcc -ptx failed:\n%s", out.c_str());
+        fail("nvcc -ptx failed:\n" + out);
       ptx = capture("cat '" + d + "/k.ptx'", &rc);
       ptx_from = "nvcc -arch=sm_90 -O3 -ptx of the same source text";
     }
@@ -363,7 +368,7 @@ static void static_check(void) {
                                     src + "' -o '" + d + "/k.cubin' 2>&1",
                                 &rc);
       if (rc != 0)
-        micro_die("nvcc -cubin failed:\n%s", out.c_str());
+        fail("nvcc -cubin failed:\n" + out);
       std::string dis = !cuobjdump.empty() ? "'" + cuobjdump + "' -sass '"
                                            : "'" + nvdisasm + "' '";
       sass = capture(dis + d + "/k.cubin' 2>&1", &rc);
