@@ -3,21 +3,26 @@
  * a context that SKIPs without a device, random vectors, and the check of
  * one SpMV against the serial reference.
  *
- * The bound, per row i (eps = DBL_EPSILON or FLT_EPSILON):
+ * The reference, the bound and the check are the benchmark's own
+ * (bench/verify.c: bench_expect_compute, bench_check), so a test and
+ * `smv bench` accept exactly the same results. Per row i (eps =
+ * DBL_EPSILON or FLT_EPSILON):
  *
  *   |y_i - ref_i| <= C * eps * (len_i + 2) * (|alpha| (|A||x|)_i + |beta y0_i|)
  *
  * the classical error bound of a sum of len_i + 2 rounded terms (len_i
  * products, beta*y0, the final alpha scaling), whatever the order of the
- * additions (tree, shuffle, atomics), with C = 2 for the reference's own
- * rounding. For f32 the reference is computed in double from the values,
- * x, y0, alpha and beta rounded to float, so only the kernel's float
- * arithmetic is measured. NaN never passes (the comparison is written so
- * that NaN fails), and every output element is checked: y is poisoned with
- * NaN before every run whose beta is 0.
+ * additions (tree, shuffle, atomics), with C = BENCH_BOUND_C = 2 for the
+ * reference's own rounding. For f32 the reference is computed in double
+ * from the values, x, y0, alpha and beta rounded to float, so only the
+ * kernel's float arithmetic is measured. NaN never passes, and every
+ * output element is checked: y is poisoned with NaN before every run whose
+ * beta is 0.
  */
 #ifndef SMV_TEST_CUDA_COMMON_H
 #define SMV_TEST_CUDA_COMMON_H
+
+#include "../bench/verify.c"
 
 #include "smv.h"
 #include "test.h"
@@ -28,8 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define TC_BOUND_C 2.0
 
 /* One context for the whole test binary; NULL (and the reason printed
  * once) when there is no device: every device test then SKIPs. */
@@ -53,20 +56,12 @@ static inline smv_context *tc_context(void) {
       SKIP("no CUDA device");                                                  \
   } while (0)
 
-/* splitmix64: fresh, reproducible random numbers for every case. */
-static uint64_t tc_seed = 0x5eed5eedULL;
-static inline uint64_t tc_next(void) {
-  uint64_t z = (tc_seed += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-/* Uniform in [-1, 1) with both signs, never exactly zero. */
-static inline double tc_uniform(void) {
-  double u = (double)(tc_next() >> 11) * (1.0 / 9007199254740992.0);
-  double v = 2.0 * u - 1.0;
-  return v == 0.0 ? 0.25 : v;
-}
+/* Fresh, reproducible random numbers for every case (the bench's
+ * splitmix64 stream, one for the whole test binary). */
+static bench_rng tc_rng = {0x5eed5eedULL};
+static inline uint64_t tc_next(void) { return bench_rng_next(&tc_rng); }
+/* Both signs, magnitudes in [1/64, 1]: never zero. */
+static inline double tc_uniform(void) { return bench_rng_value(&tc_rng); }
 static inline void tc_fill(double *v, int64_t n) {
   for (int64_t i = 0; i < n; i++)
     v[i] = tc_uniform();
@@ -81,50 +76,43 @@ static inline double tc_round(int f32, double v) {
 }
 
 /* Check y against the reference on A (for f32, A's values must already be
- * float-rounded and x, y0 are rounded here). Returns the number of bad
- * rows, printing the first few with `what`. */
+ * float-rounded; x, y0, alpha and beta are rounded here). Returns the
+ * number of bad rows, printing the first and the worst ratio with `what`. */
 static inline int64_t tc_verify(const smv_csr *A, int f32, double alpha,
                                 const double *x, double beta, const double *y0,
                                 const double *y, const char *what) {
   const int64_t m = A->rows, n = A->cols;
-  double *xr = (double *)malloc(((size_t)n + 1) * sizeof(double));
-  double *ref = (double *)malloc(((size_t)m + 1) * sizeof(double));
-  double *absax = (double *)malloc(((size_t)m + 1) * sizeof(double));
-  if (!xr || !ref || !absax) {
-    free(xr), free(ref), free(absax);
-    fprintf(stderr, "%s: out of host memory for the reference\n", what);
-    return m > 0 ? m : 1;
-  }
-  for (int64_t j = 0; j < n; j++)
-    xr[j] = x ? tc_round(f32, x[j]) : 0.0;
   const double a = tc_round(f32, alpha), b = tc_round(f32, beta);
-  for (int64_t i = 0; i < m; i++)
-    ref[i] = b == 0.0 ? 0.0 : tc_round(f32, y0[i]);
-  int64_t bad = 0;
-  /* x is NaN when alpha = 0: the reference must not read it either. */
-  if (smv_spmv_ref(A, a, xr, b, ref) != SMV_OK ||
-      smv_spmv_ref_abs(A, xr, absax) != SMV_OK) {
-    fprintf(stderr, "%s: reference failed\n", what);
-    free(xr), free(ref), free(absax);
+  double *xr = (double *)malloc(((size_t)n + 1) * sizeof(double));
+  double *y0r = (double *)malloc(((size_t)m + 1) * sizeof(double));
+  bench_expect e;
+  smv_status st = SMV_ERR_NOMEM;
+  if (xr && y0r) {
+    /* x is NaN when alpha = 0 and y0 NaN when beta = 0 (neither may be
+     * read): zeros keep the NaN out of the reference and of |A||x|. */
+    for (int64_t j = 0; j < n; j++)
+      xr[j] = x && a != 0.0 ? tc_round(f32, x[j]) : 0.0;
+    for (int64_t i = 0; i < m; i++)
+      y0r[i] = b == 0.0 ? 0.0 : tc_round(f32, y0[i]);
+    st = bench_expect_compute(A, a, xr, b, y0r, f32 ? FLT_EPSILON : DBL_EPSILON,
+                              &e);
+  }
+  free(xr), free(y0r);
+  if (st != SMV_OK) {
+    fprintf(stderr, "%s: reference failed: %s\n", what, smv_status_string(st));
     return m > 0 ? m : 1;
   }
-  const double eps = f32 ? FLT_EPSILON : DBL_EPSILON;
-  for (int64_t i = 0; i < m; i++) {
-    double len = (double)A->row_ptr[i + 1] - (double)A->row_ptr[i];
-    double y0i = b == 0.0 ? 0.0 : tc_round(f32, y0[i]);
-    double bound = TC_BOUND_C * eps * (len + 2.0) *
-                   (fabs(a) * (a == 0.0 ? 0.0 : absax[i]) + fabs(b * y0i));
-    double d = fabs(y[i] - ref[i]);
-    if (!(d <= bound)) { /* NaN fails here */
-      if (bad < 5)
-        fprintf(stderr,
-                "%s: row %lld (len %.0f): got %.17g, want %.17g, |diff| %.3g "
-                "> bound %.3g\n",
-                what, (long long)i, len, y[i], ref[i], d, bound);
-      bad++;
-    }
-  }
-  free(xr), free(ref), free(absax);
+  double worst;
+  int64_t first;
+  const int64_t bad = bench_check(&e, y, &worst, &first); /* NaN fails */
+  if (bad > 0)
+    fprintf(stderr,
+            "%s: %lld bad rows; first row %lld (len %lld): got %.17g, want "
+            "%.17g, |diff| %.3g > bound %.3g; worst |diff|/bound %.3g\n",
+            what, (long long)bad, (long long)first,
+            (long long)(A->row_ptr[first + 1] - A->row_ptr[first]), y[first],
+            e.ref[first], fabs(y[first] - e.ref[first]), e.bound[first], worst);
+  bench_expect_free(&e);
   return bad;
 }
 

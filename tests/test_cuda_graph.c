@@ -116,8 +116,9 @@ static void check_graph(smv_csr *A, smv_precision prec) {
       for (int64_t i = 0; i < m; i++) {
         double len = (double)A->row_ptr[i + 1] - A->row_ptr[i];
         /* Two chained sums for y1: both bounds added. */
-        double b1 = 2 * TC_BOUND_C * eps * (len + 2) * (1.25 * a1[i] + a2[i]);
-        double b2 = TC_BOUND_C * eps * (len + 2) *
+        double b1 =
+            2 * BENCH_BOUND_C * eps * (len + 2) * (1.25 * a1[i] + a2[i]);
+        double b2 = BENCH_BOUND_C * eps * (len + 2) *
                     (0.5 * a2[i] + fabs(2.0 * tc_round(f32, y20[i])));
         double d1 = fabs(y1[i] - r1[i]), d2 = fabs(y2[i] - r2[i]);
         if (!(d1 <= b1) || !(d2 <= b2)) {
