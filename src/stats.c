@@ -1,6 +1,7 @@
 /* stats.c — per-matrix statistics: shape, row-length distribution (what
- * decides which SpMV kernel wins), diagonal entries and bandwidth. One pass
- * over row_ptr and one over col_idx. */
+ * decides which SpMV kernel wins), diagonal entries and bandwidth. Two
+ * passes over row_ptr (lengths, then the exact variance) and one over
+ * col_idx. */
 #include "internal.h"
 
 #include <math.h>
@@ -27,6 +28,10 @@ smv_status smv_csr_stats(const smv_csr *A, smv_stats *s) {
   s->nnz = A->nnz;
   if (A->rows == 0)
     return SMV_OK;
+  /* With row_ptr[0] = 0, non-negative lengths summing to nnz keep every
+   * entry index below in [0, nnz). */
+  if (A->row_ptr[0] != 0)
+    return SMV_ERR_INVALID_MATRIX;
   s->row_min = INT64_MAX;
   /* The row lengths are integers: their sum is exact in int64. */
   int64_t total = 0;

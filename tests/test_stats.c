@@ -146,6 +146,15 @@ static void test_inconsistent(void) {
   A->col_idx[1] = 1;
   CHECK_STATUS(smv_csr_stats(A, &s), SMV_ERR_INVALID_MATRIX);
   smv_csr_free(A);
+  /* row_ptr shifted by -1: the one row's length still sums to nnz, but its
+   * entries would start at col_idx[-1]. */
+  CHECK_OK(smv_csr_create(1, 2, 2, &A));
+  A->row_ptr[0] = -1;
+  A->row_ptr[1] = 1;
+  A->col_idx[0] = 0;
+  A->col_idx[1] = 1;
+  CHECK_STATUS(smv_csr_stats(A, &s), SMV_ERR_INVALID_MATRIX);
+  smv_csr_free(A);
 }
 
 int main(void) {
