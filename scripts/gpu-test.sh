@@ -4,7 +4,7 @@
 # the GPU; the real matrices come from SMV_MATRICES, default
 # .shared/matrices, carried by the device tool), then compute-sanitizer
 # memcheck (with leak check), racecheck and synccheck on the small set
-# (tests/test_cuda_sanitize.c) and racecheck on the graph test. Full logs
+# (tests/test_cuda_sanitize.c) and memcheck on the graph test. Full logs
 # under $OUT (default /tmp/smv-gpu-test); a summary is printed last.
 #
 #   scripts/gpu-test.sh             build + tests + sanitizers
@@ -18,8 +18,6 @@ OUT=${OUT:-/tmp/smv-gpu-test}
 mkdir -p "$OUT"
 export SMV_MATRICES=${SMV_MATRICES:-.shared/matrices}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-# The graph test calls the CUDA runtime directly: give gcc its header.
-export C_INCLUDE_PATH="$CUDA_HOME/include${C_INCLUDE_PATH:+:$C_INCLUDE_PATH}"
 summary=$OUT/gpu-test-summary.txt
 : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
@@ -33,8 +31,6 @@ note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 [ -d "$SMV_MATRICES" ] || note "note: $SMV_MATRICES missing: the real-matrix test will SKIP"
 
 t=$SECONDS
-# Rebuild the test binaries so the graph test sees the runtime header.
-rm -f build/tests/test_cuda_graph
 make -j16 SM=90 GIT_COMMIT="$COMMIT" all tests >"$OUT/build.log" 2>&1
 rc=$?
 note "build (sm_90): rc=$rc, $((SECONDS - t)) s, $(grep -c 'warning' "$OUT/build.log") warnings"

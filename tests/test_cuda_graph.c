@@ -7,8 +7,8 @@
  * capture itself (see spmv_3_tex.cu).
  *
  * Needs the CUDA runtime's header: built against it when the compiler can
- * find <cuda_runtime_api.h> (scripts/gpu-test.sh puts the toolkit on
- * C_INCLUDE_PATH), otherwise the test SKIPs saying so.
+ * find <cuda_runtime_api.h> (the Makefile puts $(CUDA_HOME)/include on the
+ * device tests' include path), otherwise the test SKIPs saying so.
  */
 #include "test_cuda_common.h"
 
