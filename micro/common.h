@@ -270,8 +270,8 @@ static inline uint64_t micro_rand(micro_rng *r) {
 static inline double micro_rand01(micro_rng *r) {
   return (double)(micro_rand(r) >> 11) * (1.0 / 9007199254740992.0);
 }
-/* A seed that differs from run to run (fresh inputs each run), printed by
- * the experiment so a failure can be replayed. */
+/* A seed that differs from run to run (fresh inputs each run). No program
+ * prints it or takes one, so a failing run's inputs cannot be replayed. */
 static inline uint64_t micro_fresh_seed(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
