@@ -192,6 +192,11 @@ void bench_expect_free(bench_expect *e);
  * with bound 0 differs) and the first bad row in *first_bad (-1 if none). */
 int64_t bench_check(const bench_expect *e, const double *y, double *worst,
                     int64_t *first_bad);
+/* bench_check of y into r: verify "PASS" or "FAIL" (the note then names
+ * the count and the first bad row, after the prefix `when`); err_ratio
+ * keeps the worst of this and any earlier check of r. Returns 1 on PASS. */
+int bench_judge(const bench_expect *e, const double *y, bench_record *r,
+                const char *when);
 /* A copy of A with values rounded to float (stored as double). */
 smv_status bench_csr_round_f32(const smv_csr *A, smv_csr **B);
 

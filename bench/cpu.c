@@ -81,25 +81,6 @@ static void result_as_double(const cpu_job *j, double *out) {
     out[i] = (double)j->yf[i];
 }
 
-static void judge(const bench_expect *ex, const double *y, bench_record *r,
-                  const char *when) {
-  double worst;
-  int64_t first;
-  int64_t bad = bench_check(ex, y, &worst, &first);
-  if (!(r->err_ratio >= worst))
-    r->err_ratio = worst;
-  if (bad == 0) {
-    snprintf(r->verify, sizeof r->verify, "PASS");
-    return;
-  }
-  snprintf(r->verify, sizeof r->verify, "FAIL");
-  snprintf(r->note, sizeof r->note,
-           "%s%lld of %lld rows outside the bound; row %lld: y = %.17g, "
-           "ref = %.17g, bound = %.3g",
-           when, (long long)bad, (long long)ex->n, (long long)first, y[first],
-           ex->ref[first], ex->bound[first]);
-}
-
 int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
                      smv_precision prec, bench_records *rs) {
   const smv_bench_options *o = &run->cfg->opt;
@@ -170,7 +151,7 @@ int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
       snprintf(r.note, sizeof r.note, "%s", smv_status_string(st));
     } else {
       result_as_double(&j, yd);
-      judge(&ex, yd, &r, "");
+      bench_judge(&ex, yd, &r, "");
     }
     if (strcmp(r.verify, "PASS") == 0) {
       st = cpu_time(&j, o, &r.warm);
@@ -178,7 +159,7 @@ int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
         snprintf(r.note, sizeof r.note, "timing: %s", smv_status_string(st));
       if (st == SMV_OK && beta == 0) {
         result_as_double(&j, yd);
-        judge(&ex, yd, &r, "after the timed runs: ");
+        bench_judge(&ex, yd, &r, "after the timed runs: ");
         if (strcmp(r.verify, "PASS") != 0)
           memset(&r.warm, 0, sizeof r.warm);
       }

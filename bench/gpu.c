@@ -143,27 +143,6 @@ static smv_status download_y(gpu_job *j) {
   return st;
 }
 
-/* Compare yh with the expectation; fills verify/err_ratio/note. Returns 1
- * on PASS. `when` prefixes the note ("", "after the timed runs: "). */
-static int judge(gpu_job *j, bench_record *r, const char *when) {
-  double worst;
-  int64_t first;
-  int64_t bad = bench_check(&j->ex, j->yh, &worst, &first);
-  if (!(r->err_ratio >= worst)) /* keep the worst of both checks */
-    r->err_ratio = worst;
-  if (bad == 0) {
-    snprintf(r->verify, sizeof r->verify, "PASS");
-    return 1;
-  }
-  snprintf(r->verify, sizeof r->verify, "FAIL");
-  snprintf(r->note, sizeof r->note,
-           "%s%lld of %lld rows outside the bound; row %lld: y = %.17g, "
-           "ref = %.17g, bound = %.3g",
-           when, (long long)bad, (long long)j->ex.n, (long long)first,
-           j->yh[first], j->ex.ref[first], j->ex.bound[first]);
-  return 0;
-}
-
 static void spmv_error(gpu_job *j, bench_record *r, const char *what,
                        smv_status st) {
   snprintf(r->verify, sizeof r->verify, "ERROR");
@@ -198,7 +177,7 @@ static int verify_once(gpu_job *j, smv_alg alg, bench_record *r) {
     spmv_error(j, r, "smv_spmv", st);
     return 0;
   }
-  return judge(j, r, "");
+  return bench_judge(&j->ex, j->yh, r, "");
 }
 
 static const char *limits_text(unsigned bits, char *buf, size_t n) {
@@ -269,7 +248,7 @@ static void verify_and_time(gpu_job *j, smv_alg alg,
       dst = download_y(j);
     if (dst != SMV_OK) {
       spmv_error(j, r, "reading y after the timed runs", dst);
-    } else if (!judge(j, r, "after the timed runs: ")) {
+    } else if (!bench_judge(&j->ex, j->yh, r, "after the timed runs: ")) {
       /* wrong under repetition: the times are not a result */
       memset(&r->warm, 0, sizeof r->warm);
       memset(&r->flushed, 0, sizeof r->flushed);

@@ -94,6 +94,26 @@ int64_t bench_check(const bench_expect *e, const double *y, double *worst,
   return bad;
 }
 
+int bench_judge(const bench_expect *e, const double *y, bench_record *r,
+                const char *when) {
+  double worst;
+  int64_t first;
+  int64_t bad = bench_check(e, y, &worst, &first);
+  if (!(r->err_ratio >= worst)) /* keep the worst of both checks */
+    r->err_ratio = worst;
+  if (bad == 0) {
+    snprintf(r->verify, sizeof r->verify, "PASS");
+    return 1;
+  }
+  snprintf(r->verify, sizeof r->verify, "FAIL");
+  snprintf(r->note, sizeof r->note,
+           "%s%lld of %lld rows outside the bound; row %lld: y = %.17g, "
+           "ref = %.17g, bound = %.3g",
+           when, (long long)bad, (long long)e->n, (long long)first, y[first],
+           e->ref[first], e->bound[first]);
+  return 0;
+}
+
 smv_status bench_csr_round_f32(const smv_csr *A, smv_csr **B) {
   smv_status st = smv_csr_copy(A, B);
   if (st != SMV_OK)

@@ -287,6 +287,37 @@ static void test_expect_and_check(void) {
   smv_csr_free(A);
 }
 
+/* The verdict both runners record: PASS, or FAIL with the first bad row
+ * in the note; err_ratio keeps the worst of the checks of one record. */
+static void test_judge(void) {
+  smv_csr *A = seed_matrix();
+  CHECK(A != NULL);
+  if (!A)
+    return;
+  double x[5] = {1, -2, 0.5, 3, -1}, y[5];
+  bench_expect e;
+  CHECK_OK(bench_expect_compute(A, 1.0, x, 0.0, NULL, DBL_EPSILON, &e));
+  bench_record r;
+  bench_record_init(&r);
+  memcpy(y, e.ref, sizeof y);
+  y[1] += 0.5 * e.bound[1];
+  CHECK_INT(bench_judge(&e, y, &r, ""), 1);
+  CHECK(strcmp(r.verify, "PASS") == 0 && r.note[0] == '\0');
+  double first_ratio = r.err_ratio;
+  CHECK(first_ratio > 0.1 && first_ratio < 1);
+  memcpy(y, e.ref, sizeof y);
+  CHECK_INT(bench_judge(&e, y, &r, "again: "), 1);
+  CHECK(r.err_ratio == first_ratio); /* the worse check is kept */
+  y[3] += 4 * e.bound[3];
+  CHECK_INT(bench_judge(&e, y, &r, "after the timed runs: "), 0);
+  CHECK(strcmp(r.verify, "FAIL") == 0);
+  CHECK(r.err_ratio > 3.9);
+  CHECK_STR_HAS(r.note, "after the timed runs: 1 of 5 rows outside the bound; "
+                        "row 3: y = ");
+  bench_expect_free(&e);
+  smv_csr_free(A);
+}
+
 /* The f32 bound accepts the CPU's float SpMV and the f64 bound rejects it:
  * the bound is tight enough to tell the precisions apart. */
 static void test_bound_tells_precisions_apart(void) {
@@ -349,6 +380,7 @@ int main(void) {
   RUN(test_csv_round_trip);
   RUN(test_json);
   RUN(test_expect_and_check);
+  RUN(test_judge);
   RUN(test_bound_tells_precisions_apart);
   RUN(test_rng);
   return TEST_END();
