@@ -43,6 +43,9 @@ int cli_parse_long(const char *s, long lo, long hi, long *v);
 
 /* 1 if `arg` is "-h" or "--help". */
 int cli_is_help(const char *arg);
+/* 1 if argv[1..argc-1] holds -h or --help before any "--": help wins
+ * wherever it appears, even where an option's value is expected. */
+int cli_wants_help(int argc, char **argv);
 
 /* Read options for long loads: a progress line on stderr for inputs over
  * 100 MB when stderr is a terminal. */

@@ -32,11 +32,10 @@ static void gen_help(FILE *f) {
 int cmd_gen(int argc, char **argv) {
   const char *spec = NULL, *out = NULL;
   int opts = 1;
-  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-    if (cli_is_help(argv[i])) {
-      gen_help(stdout);
-      return CLI_OK;
-    }
+  if (cli_wants_help(argc, argv)) {
+    gen_help(stdout);
+    return CLI_OK;
+  }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!opts || a[0] != '-' || a[1] == '\0') {

@@ -163,12 +163,10 @@ static void print_table(const char *matrix, const char *source,
 int cmd_info(int argc, char **argv) {
   const char *matrix = NULL;
   int json = 0, opts = 1;
-  /* --help wins wherever it appears (before a "--"). */
-  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-    if (cli_is_help(argv[i])) {
-      info_help(stdout);
-      return CLI_OK;
-    }
+  if (cli_wants_help(argc, argv)) {
+    info_help(stdout);
+    return CLI_OK;
+  }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!opts || a[0] != '-' || a[1] == '\0') {

@@ -307,11 +307,10 @@ static const char *no_device_reason(smv_status st) {
 }
 
 int cmd_spmv(int argc, char **argv) {
-  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-    if (cli_is_help(argv[i])) {
-      spmv_help(stdout);
-      return CLI_OK;
-    }
+  if (cli_wants_help(argc, argv)) {
+    spmv_help(stdout);
+    return CLI_OK;
+  }
   spmv_args o;
   int rc = parse_args(argc, argv, &o);
   if (rc != CLI_OK)

@@ -66,6 +66,13 @@ int cli_is_help(const char *arg) {
   return arg && (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0);
 }
 
+int cli_wants_help(int argc, char **argv) {
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (cli_is_help(argv[i]))
+      return 1;
+  return 0;
+}
+
 /* Progress: at most ~4 updates a second, only for inputs over 100 MB, only
  * when stderr is a terminal; the line is cleared when the read finishes. */
 struct progress {
