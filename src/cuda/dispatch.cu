@@ -343,8 +343,6 @@ static smv_status spmv_device(smv_context *ctx, smv_alg alg, double alpha,
   memset(&L, 0, sizeof L);
   L.prec = dA->prec;
   L.rows = s->rows;
-  L.cols = s->cols;
-  L.nnz = s->nnz;
   L.row_ptr = dA->row_ptr;
   L.col_idx = dA->col_idx;
   L.values = dA->values;

@@ -66,8 +66,8 @@ struct smv_context {
  * adaptive rung decide from). */
 struct smv_matrix_stats {
   int64_t rows, cols, nnz;
-  int64_t row_max, empty_rows;
-  double row_mean, row_stddev;
+  int64_t row_max;
+  double row_mean;
   /* Mean over entries of |j - i * cols / rows| / cols: how far from the
    * (scaled) diagonal the columns lie, 0 for a diagonal, about 1/3 for
    * uniformly random columns. Large = x is gathered from all over. */
@@ -121,7 +121,7 @@ struct smv_matrix {
  * (nnz <= INT32_MAX, so k + 32 never wraps). */
 struct smv_launch {
   smv_precision prec;
-  int64_t rows, cols, nnz;
+  int64_t rows;
   const int32_t *row_ptr, *col_idx;
   const void *values;
   const void *x;

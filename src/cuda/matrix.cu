@@ -24,14 +24,10 @@ static void compute_stats(const smv_csr *A, struct smv_matrix_stats *s) {
   s->rows = A->rows;
   s->cols = A->cols;
   s->nnz = A->nnz;
-  double sum2 = 0;
   for (int64_t i = 0; i < A->rows; i++) {
     int64_t len = (int64_t)A->row_ptr[i + 1] - A->row_ptr[i];
     if (len > s->row_max)
       s->row_max = len;
-    if (len == 0)
-      s->empty_rows++;
-    sum2 += (double)len * (double)len;
   }
   if (A->nnz > 0 && A->cols > 0) {
     const double scale = (double)A->cols / (double)A->rows;
@@ -43,11 +39,8 @@ static void compute_stats(const smv_csr *A, struct smv_matrix_stats *s) {
     }
     s->col_spread = spread / (double)A->nnz / (double)A->cols;
   }
-  if (A->rows > 0) {
+  if (A->rows > 0)
     s->row_mean = (double)A->nnz / (double)A->rows;
-    double var = sum2 / (double)A->rows - s->row_mean * s->row_mean;
-    s->row_stddev = var > 0 ? sqrt(var) : 0;
-  }
 }
 
 static smv_status upload(smv_context *ctx, void **dst, const void *src,
