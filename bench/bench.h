@@ -242,6 +242,13 @@ void bench_gpu_occupancy(bench_run *run, smv_alg alg, smv_precision prec,
 /* Reports                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* fopen(path, "w"); on failure prints "smv: PATH: reason" and returns
+ * NULL. */
+FILE *bench_open_out(const char *path);
+/* fclose(f) (f may be NULL); on a write error prints "smv: PATH: write
+ * error" and returns -1, else 0. */
+int bench_close_out(FILE *f, const char *path);
+
 void bench_banner(FILE *f, const bench_run *run);
 /* The ladder table of records [from, to) (one matrix). */
 void bench_table(FILE *f, const bench_records *rs, size_t from, size_t to);

@@ -5,6 +5,7 @@
  * reference, the serial oracle smv_spmv_ref (f64). No L2 flush and no
  * graphs here: those modes are GPU-only and stay empty in the output.
  */
+#include "../cli/cli.h"
 #include "bench.h"
 
 #include <float.h>
@@ -106,7 +107,7 @@ int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
   }
   if (!xd || !y0 || !yd || (prec == SMV_F32 && (!j.xf || !j.yf)) ||
       (prec == SMV_F32 && bench_csr_round_f32(A, &Af) != SMV_OK)) {
-    fprintf(stderr, "smv: %s: out of memory for the CPU benchmark\n", name);
+    cli_error("%s: out of memory for the CPU benchmark", name);
     rc = -1;
   }
   /* The serial oracle timed against itself would prove nothing about
@@ -134,7 +135,7 @@ int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
     smv_status st = bench_expect_compute(Af ? Af : A, alpha, xd, beta,
                                          beta != 0 ? y0 : NULL, eps, &ex);
     if (st != SMV_OK) {
-      fprintf(stderr, "smv: %s: reference: %s\n", name, smv_status_string(st));
+      cli_error("%s: reference: %s", name, smv_status_string(st));
       rc = -1;
       break;
     }
@@ -166,7 +167,7 @@ int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
     }
     bench_derive(&r);
     if (bench_records_push(rs, &r) != 0) {
-      fprintf(stderr, "smv: out of memory\n");
+      cli_error("out of memory");
       rc = -1;
     }
   }

@@ -10,6 +10,7 @@
  * f32: the reference is built from the float-rounded matrix, x, y0, alpha
  * and beta, in double, so only the kernel's own rounding is measured.
  */
+#include "../cli/cli.h"
 #include "bench.h"
 
 #include <float.h>
@@ -96,9 +97,9 @@ static int job_open(gpu_job *j, bench_run *run, const char *name,
   }
   return 0;
 fail:
-  fprintf(stderr, "smv: %s (%s): %s: %s%s%s\n", name,
-          prec == SMV_F32 ? "f32" : "f64", what, smv_status_string(st),
-          run->ctx ? ": " : "", run->ctx ? smv_context_error(run->ctx) : "");
+  cli_error("%s (%s): %s: %s%s%s", name, prec == SMV_F32 ? "f32" : "f64", what,
+            smv_status_string(st), run->ctx ? ": " : "",
+            run->ctx ? smv_context_error(run->ctx) : "");
   job_close(j);
   return -1;
 }
@@ -274,13 +275,13 @@ int bench_gpu_matrix(bench_run *run, const char *name, const smv_csr *A,
     bench_gpu_occupancy(run, alg, prec, cfg->block, &r);
     smv_status st = job_new_vectors(&j);
     if (st != SMV_OK) {
-      fprintf(stderr, "smv: %s: reference: %s\n", name, smv_status_string(st));
+      cli_error("%s: reference: %s", name, smv_status_string(st));
       rc = -1;
       break;
     }
     verify_and_time(&j, alg, &cfg->opt, &r);
     if (bench_records_push(rs, &r) != 0) {
-      fprintf(stderr, "smv: out of memory\n");
+      cli_error("out of memory");
       rc = -1;
     }
   }
@@ -300,7 +301,7 @@ int bench_gpu_sweep(bench_run *run, const char *name, const smv_csr *A,
    * poisoned before every verified run. */
   smv_status st = job_new_vectors(&j);
   if (st != SMV_OK) {
-    fprintf(stderr, "smv: %s: reference: %s\n", name, smv_status_string(st));
+    cli_error("%s: reference: %s", name, smv_status_string(st));
     job_close(&j);
     return -1;
   }
@@ -325,7 +326,7 @@ int bench_gpu_sweep(bench_run *run, const char *name, const smv_csr *A,
         verify_and_time(&j, alg, &opt, &r);
       }
       if (bench_records_push(rs, &r) != 0) {
-        fprintf(stderr, "smv: out of memory\n");
+        cli_error("out of memory");
         rc = -1;
       }
     }

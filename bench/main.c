@@ -62,7 +62,7 @@ typedef struct {
   int failed; /* a write error happened */
 } outputs;
 
-static FILE *open_out(const char *path) {
+FILE *bench_open_out(const char *path) {
   FILE *f = fopen(path, "w");
   if (!f)
     cli_error("%s: %s", path, strerror(errno));
@@ -131,7 +131,7 @@ static void emit(outputs *o, const bench_records *rs, size_t from) {
     o->failed = 1;
 }
 
-static int close_out(FILE *f, const char *path) {
+int bench_close_out(FILE *f, const char *path) {
   if (!f)
     return 0;
   int bad = ferror(f);
@@ -168,11 +168,11 @@ static void print_tables(const bench_config *cfg, const bench_records *rs,
 static int write_markdown(const bench_config *cfg, const bench_records *rs) {
   if (!cfg->markdown)
     return 0;
-  FILE *f = open_out(cfg->markdown);
+  FILE *f = bench_open_out(cfg->markdown);
   if (!f)
     return -1;
   bench_markdown(f, rs);
-  return close_out(f, cfg->markdown);
+  return bench_close_out(f, cfg->markdown);
 }
 
 /* Re-report a saved CSV: tables, and CSV/JSON/plot if asked. */
@@ -192,19 +192,19 @@ static int from_csv(const bench_config *cfg) {
   print_tables(cfg, &rs, 0, rs.n);
   int rc = CLI_OK;
   if (cfg->csv) {
-    FILE *f = open_out(cfg->csv);
+    FILE *f = bench_open_out(cfg->csv);
     if (!f) {
       rc = CLI_ERR;
     } else {
       bench_csv_header(f);
       for (size_t i = 0; i < rs.n; i++)
         bench_csv_row(f, &rs.v[i]);
-      if (close_out(f, cfg->csv))
+      if (bench_close_out(f, cfg->csv))
         rc = CLI_ERR;
     }
   }
   if (cfg->json) {
-    FILE *f = open_out(cfg->json);
+    FILE *f = bench_open_out(cfg->json);
     if (!f) {
       rc = CLI_ERR;
     } else {
@@ -216,7 +216,7 @@ static int from_csv(const bench_config *cfg) {
         bench_json_record(f, &rs.v[i], "    ");
       }
       fprintf(f, "\n  ]\n}\n");
-      if (close_out(f, cfg->json))
+      if (bench_close_out(f, cfg->json))
         rc = CLI_ERR;
     }
   }
@@ -312,9 +312,9 @@ int bench_main(const bench_config *cfg) {
   fflush(stdout);
 
   outputs out = {NULL, NULL, 0, 0};
-  if (cfg->csv && !(out.csv = open_out(cfg->csv)))
+  if (cfg->csv && !(out.csv = bench_open_out(cfg->csv)))
     rc = CLI_ERR;
-  if (cfg->json && !(out.json = open_out(cfg->json)))
+  if (cfg->json && !(out.json = bench_open_out(cfg->json)))
     rc = CLI_ERR;
   if (out.csv)
     bench_csv_header(out.csv);
@@ -354,8 +354,8 @@ int bench_main(const bench_config *cfg) {
   if (out.json) {
     fprintf(out.json, "\n  ]\n}\n");
   }
-  if (close_out(out.csv, cfg->csv) || close_out(out.json, cfg->json) ||
-      out.failed)
+  if (bench_close_out(out.csv, cfg->csv) ||
+      bench_close_out(out.json, cfg->json) || out.failed)
     rc = CLI_ERR;
 
   size_t pass = 0, fail = 0, error = 0;

@@ -11,9 +11,9 @@
  *           and rung; bottom, speedup over cuSPARSE ALG1 (warm, log scale).
  */
 #define _DEFAULT_SOURCE
+#include "../cli/cli.h"
 #include "bench.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,29 +83,13 @@ static int run_gnuplot(const char *gp) {
   return system(cmd) == 0 ? 0 : -1;
 }
 
-static FILE *open_w(const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    fprintf(stderr, "smv: %s: %s\n", path, strerror(errno));
-  return f;
-}
-
-static int finish(FILE *f, const char *path) {
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    fprintf(stderr, "smv: %s: write error\n", path);
-    return -1;
-  }
-  return 0;
-}
-
 static int plot_sweep(const bench_records *rs, const char *matrix,
                       const char *prec, const char *png, const char *dat,
                       const char *gp) {
   const char *algs[MAXN];
   int nalg = bench_distinct(rs, offsetof(bench_record, alg), 1, matrix, prec,
                             algs, MAXN);
-  FILE *f = open_w(dat);
+  FILE *f = bench_open_out(dat);
   if (!f)
     return -1;
   fprintf(f, "# smv bench block sweep: %s %s\n", matrix, prec);
@@ -132,11 +116,11 @@ static int plot_sweep(const bench_records *rs, const char *matrix,
     }
     fprintf(f, "\n\n");
   }
-  if (finish(f, dat))
+  if (bench_close_out(f, dat))
     return -1;
 
   const bench_record *h = bench_find(rs, 1, matrix, prec, algs[0], -1);
-  if (!(f = open_w(gp)))
+  if (!(f = bench_open_out(gp)))
     return -1;
   fprintf(f, "# gnuplot script written by smv bench; data in the .dat\n");
   gp_terminal(f, png, 1200, 900);
@@ -175,7 +159,7 @@ static int plot_sweep(const bench_records *rs, const char *matrix,
     gp_str(f, algs[k]);
   }
   fprintf(f, "\nunset multiplot\n");
-  return finish(f, gp);
+  return bench_close_out(f, gp);
 }
 
 static int plot_ladder(const bench_records *rs, const char *prec,
@@ -185,7 +169,7 @@ static int plot_ladder(const bench_records *rs, const char *prec,
                           mats, 1024);
   int na = bench_distinct(rs, offsetof(bench_record, alg), 0, NULL, prec, algs,
                           MAXN);
-  FILE *f = open_w(dat);
+  FILE *f = bench_open_out(dat);
   if (!f)
     return -1;
   /* Table: matrix, then per rung warm GB/s, then per rung speedup. */
@@ -213,13 +197,13 @@ static int plot_ladder(const bench_records *rs, const char *prec,
       }
     fputc('\n', f);
   }
-  if (finish(f, dat))
+  if (bench_close_out(f, dat))
     return -1;
   const bench_record *h = NULL;
   for (size_t i = 0; i < rs->n && !h; i++)
     if (!rs->v[i].sweep && strcmp(rs->v[i].precision, prec) == 0)
       h = &rs->v[i];
-  if (!(f = open_w(gp)))
+  if (!(f = bench_open_out(gp)))
     return -1;
   fprintf(f, "# gnuplot script written by smv bench; data in the .dat\n");
   int w = 400 + 60 * nm;
@@ -256,7 +240,7 @@ static int plot_ladder(const bench_records *rs, const char *prec,
     fprintf(f, " using k:xtic(1) title columnheader(k)\n");
   }
   fprintf(f, "unset multiplot\n");
-  return finish(f, gp);
+  return bench_close_out(f, gp);
 }
 
 int bench_plot(const bench_records *rs, const char *png) {
@@ -272,7 +256,7 @@ int bench_plot(const bench_records *rs, const char *png) {
   int made = 0, rc = 0, gnuplot = have_gnuplot();
   char first_gp[1024] = "";
   if (np == 0) {
-    fprintf(stderr, "smv: --plot: no results to plot\n");
+    cli_error("--plot: no results to plot");
     return -1;
   }
   if (have_sweep) {
@@ -295,7 +279,7 @@ int bench_plot(const bench_records *rs, const char *png) {
         derive_path(png, single ? "" : suffix, "gp", img.gp, sizeof img.gp);
         rc = plot_sweep(rs, mats[m], precs[p], img.png, img.dat, img.gp);
         if (rc == 0 && gnuplot && run_gnuplot(img.gp) != 0) {
-          fprintf(stderr, "smv: gnuplot failed on %s\n", img.gp);
+          cli_error("gnuplot failed on %s", img.gp);
           rc = -1;
         }
         if (rc == 0) {
@@ -313,7 +297,7 @@ int bench_plot(const bench_records *rs, const char *png) {
       derive_path(png, np == 1 ? "" : precs[p], "gp", img.gp, sizeof img.gp);
       rc = plot_ladder(rs, precs[p], img.png, img.dat, img.gp);
       if (rc == 0 && gnuplot && run_gnuplot(img.gp) != 0) {
-        fprintf(stderr, "smv: gnuplot failed on %s\n", img.gp);
+        cli_error("gnuplot failed on %s", img.gp);
         rc = -1;
       }
       if (rc == 0) {
