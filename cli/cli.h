@@ -41,6 +41,13 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 int cli_parse_double(const char *s, double *v);
 int cli_parse_long(const char *s, long lo, long hi, long *v);
 
+/* An option with a value, "NAME VALUE" or "NAME=VALUE" (alias, such as
+ * "-o", may be NULL; it takes the separate form only). Returns 1 and sets
+ * *v when argv[*i] is that option, advancing *i past a separate value; 0
+ * when it is not; -1 when the separate value is missing. */
+int cli_opt_value(int argc, char **argv, int *i, const char *name,
+                  const char *alias, const char **v);
+
 /* 1 if `arg` is "-h" or "--help". */
 int cli_is_help(const char *arg);
 /* 1 if argv[1..argc-1] holds -h or --help before any "--": help wins

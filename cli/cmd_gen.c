@@ -30,8 +30,8 @@ static void gen_help(FILE *f) {
 }
 
 int cmd_gen(int argc, char **argv) {
-  const char *spec = NULL, *out = NULL;
-  int opts = 1;
+  const char *spec = NULL, *out = NULL, *v;
+  int opts = 1, r;
   if (cli_wants_help(argc, argv)) {
     gen_help(stdout);
     return CLI_OK;
@@ -44,16 +44,12 @@ int cmd_gen(int argc, char **argv) {
       spec = a;
     } else if (strcmp(a, "--") == 0) {
       opts = 0;
-    } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-      if (i + 1 >= argc)
+    } else if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &v))) {
+      if (r < 0)
         return cli_usage("gen", "%s needs a FILE", a);
       if (out)
         return cli_usage("gen", "-o given twice");
-      out = argv[++i];
-    } else if (strncmp(a, "--output=", 9) == 0) {
-      if (out)
-        return cli_usage("gen", "-o given twice");
-      out = a + 9;
+      out = v;
     } else {
       return cli_usage("gen", "unknown option '%s'", a);
     }

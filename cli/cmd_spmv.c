@@ -78,26 +78,6 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* "--name VALUE" or "--name=VALUE": returns 1 and sets *v when argv[*i]
- * is that option (advancing *i past a separate value), 0 when it is not,
- * -1 when the value is missing. */
-static int opt_value(int argc, char **argv, int *i, const char *name,
-                     const char *alias, const char **v) {
-  const char *a = argv[*i];
-  size_t n = strlen(name);
-  if (strcmp(a, name) == 0 || (alias && strcmp(a, alias) == 0)) {
-    if (*i + 1 >= argc)
-      return -1;
-    *v = argv[++*i];
-    return 1;
-  }
-  if (strncmp(a, name, n) == 0 && a[n] == '=') {
-    *v = a + n + 1;
-    return 1;
-  }
-  return 0;
-}
-
 /* Parse and cross-check every option before any work is done, so usage
  * errors never cost a matrix load. Returns CLI_OK or CLI_USAGE. */
 static int parse_args(int argc, char **argv, spmv_args *o) {
@@ -137,7 +117,8 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
     int matched = 0;
     for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
       const char *v = NULL;
-      int r = opt_value(argc, argv, &i, valued[k].name, valued[k].alias, &v);
+      int r =
+          cli_opt_value(argc, argv, &i, valued[k].name, valued[k].alias, &v);
       if (r < 0)
         return cli_usage("spmv", "%s needs a value", a);
       if (r == 0)

@@ -62,6 +62,23 @@ int cli_parse_long(const char *s, long lo, long hi, long *v) {
   return 0;
 }
 
+int cli_opt_value(int argc, char **argv, int *i, const char *name,
+                  const char *alias, const char **v) {
+  const char *a = argv[*i];
+  size_t n = strlen(name);
+  if (strcmp(a, name) == 0 || (alias && strcmp(a, alias) == 0)) {
+    if (*i + 1 >= argc)
+      return -1;
+    *v = argv[++*i];
+    return 1;
+  }
+  if (strncmp(a, name, n) == 0 && a[n] == '=') {
+    *v = a + n + 1;
+    return 1;
+  }
+  return 0;
+}
+
 int cli_is_help(const char *arg) {
   return arg && (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0);
 }
