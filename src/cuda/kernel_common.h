@@ -33,15 +33,6 @@ __device__ __forceinline__ int64_t smv_nthreads() {
   return (int64_t)gridDim.x * blockDim.x;
 }
 
-/* The smv_precision of a value type. */
-template <typename T> struct smv_prec_of;
-template <> struct smv_prec_of<double> {
-  static constexpr smv_precision value = SMV_F64;
-};
-template <> struct smv_prec_of<float> {
-  static constexpr smv_precision value = SMV_F32;
-};
-
 /* Launch `k` and return THIS launch's status. cudaLaunchKernelEx reports
  * the launch's own error, unlike a <<<>>> launch followed by
  * cudaGetLastError(), which would also return a stale, unrelated error left
