@@ -354,8 +354,10 @@ int bench_main(const bench_config *cfg) {
   if (out.json) {
     fprintf(out.json, "\n  ]\n}\n");
   }
-  if (bench_close_out(out.csv, cfg->csv) ||
-      bench_close_out(out.json, cfg->json) || out.failed)
+  /* both closed (and reported) even when the first fails */
+  if (bench_close_out(out.csv, cfg->csv) != 0)
+    rc = CLI_ERR;
+  if (bench_close_out(out.json, cfg->json) != 0 || out.failed)
     rc = CLI_ERR;
 
   size_t pass = 0, fail = 0, error = 0;
