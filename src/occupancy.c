@@ -76,7 +76,7 @@ static int regs_limit(const smv_arch *a, int gran, int warps_pb, int regs,
                          a->reg_alloc_unit);
     assumed = per_block;
   }
-  if (per_block > a->regs_per_block || assumed > a->regs_per_block) {
+  if (assumed > a->regs_per_block) { /* assumed >= per_block */
     blocks = 0;
   } else if (per_block == 0) {
     blocks = SMV_OCC_UNLIMITED;
