@@ -365,16 +365,19 @@ static void print_limits_json(FILE *f, unsigned bits) {
   fputc(']', f);
 }
 
-static void print_limits_text(FILE *f, unsigned bits) {
-  int first = 1;
+/* "warps, blocks, shared memory" (40 bytes at most, NUL included); "-" if
+ * no bit is set. Returns buf. */
+static const char *limits_text(char buf[64], unsigned bits) {
+  buf[0] = '\0';
   for (int k = 0; k < 4; k++)
     if (bits & (1u << k)) {
-      fprintf(f, "%s%s", first ? "" : ", ",
-              k == 3 ? "shared memory" : limit_names[k]);
-      first = 0;
+      if (buf[0])
+        strcat(buf, ", ");
+      strcat(buf, k == 3 ? "shared memory" : limit_names[k]);
     }
-  if (first)
-    fputs("-", f);
+  if (!buf[0])
+    strcpy(buf, "-");
+  return buf;
 }
 
 static void json_count(FILE *f, const char *key, int v) {
@@ -443,7 +446,7 @@ static void fmt_count(char *buf, size_t n, int v) {
 static void print_result_text(const smv_arch *a, int threads, int regs,
                               long smem, const smv_occupancy_options *p,
                               const smv_occupancy_result *r) {
-  char c[32];
+  char c[32], lim[64];
   printf("CC %d.%d %s: %d threads per block (%d warp%s), %d registers per "
          "thread, %ld bytes of shared memory per block\n\n",
          a->cc_major, a->cc_minor, a->name, threads, r->warps_per_block,
@@ -502,18 +505,17 @@ static void print_result_text(const smv_arch *a, int threads, int regs,
            a->smem_per_block, smem);
   printf("\n");
   if (r->blocks_per_sm == 0) {
-    printf("=> cannot launch: no block of this kernel fits an SM (limited by ");
-    print_limits_text(stdout, r->limited_by);
-    printf(")\n");
+    printf("=> cannot launch: no block of this kernel fits an SM (limited by "
+           "%s)\n",
+           limits_text(lim, r->limited_by));
     return;
   }
   printf("=> %d block%s x %d warp%s = %d of %d warps per SM: occupancy "
-         "%.1f%% (limited by ",
+         "%.1f%% (limited by %s)\n",
          r->blocks_per_sm, r->blocks_per_sm == 1 ? "" : "s", r->warps_per_block,
          r->warps_per_block == 1 ? "" : "s", r->warps_per_sm,
-         r->max_warps_per_sm, 100.0 * r->occupancy);
-  print_limits_text(stdout, r->limited_by);
-  printf(")\n");
+         r->max_warps_per_sm, 100.0 * r->occupancy,
+         limits_text(lim, r->limited_by));
 }
 
 /* ---- checks that make a bad request a usage error ------------------------
@@ -970,14 +972,8 @@ static int do_sweep(const struct opts *o, const smv_arch *a, smv_context *ctx,
              "cannot launch (shared memory or launch bounds)");
       continue;
     }
-    char lim[64] = "";
-    int first = 1;
-    for (int k = 0; k < 4; k++)
-      if (w->r.limited_by & (1u << k)) {
-        strcat(lim, first ? "" : ", ");
-        strcat(lim, k == 3 ? "shared memory" : limit_names[k]);
-        first = 0;
-      }
+    char lim[64];
+    limits_text(lim, w->r.limited_by);
     printf("%8d %6d %7d %8d %8.1f%%  ", w->threads, w->r.warps_per_block,
            w->r.blocks_per_sm, w->r.warps_per_sm, 100.0 * w->r.occupancy);
     if (w->runtime_blocks >= 0)
