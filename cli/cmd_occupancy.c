@@ -599,7 +599,8 @@ static void gp_quoted(FILE *f, const char *s) {
 
 static int write_plot(const char *png, const char *title, const char *subtitle,
                       const smv_arch *a, const struct sweep_row *rows, int n,
-                      int best, int with_runtime, int *ran) {
+                      const struct sweep_row *best, int with_runtime,
+                      int *ran) {
   char dat[4096], gp[4096];
   *ran = 0;
   if (plot_names(png, dat, gp, sizeof dat) != 0) {
@@ -628,10 +629,6 @@ static int write_plot(const char *png, const char *title, const char *subtitle,
     cli_error("%s: write failed", dat);
     return CLI_ERR;
   }
-  const struct sweep_row *b = NULL;
-  for (int i = 0; i < n; i++)
-    if (rows[i].threads == best)
-      b = &rows[i];
   f = fopen(gp, "w");
   if (!f) {
     cli_error("%s: %s", gp, strerror(errno));
@@ -671,16 +668,14 @@ static int write_plot(const char *png, const char *title, const char *subtitle,
     fprintf(f, " using 1:5 with points pt 6 ps 1.6 lc rgb '#2a9d2a' "
                "title 'CUDA runtime'");
   }
-  if (b) {
-    fprintf(f, ", ");
-    gp_quoted(f, dat);
-    fprintf(f,
-            " using ($1 == %d ? $1 : 1/0):2 with points pt 7 ps 2 lc rgb "
-            "'#c00000' title 'best: Db = %d, %d warps (%.0f%%), the smallest "
-            "block at the highest occupancy'",
-            best, best, b->r.warps_per_sm, 100.0 * b->r.occupancy);
-  }
-  fprintf(f, "\n");
+  fprintf(f, ", ");
+  gp_quoted(f, dat);
+  fprintf(f,
+          " using ($1 == %d ? $1 : 1/0):2 with points pt 7 ps 2 lc rgb "
+          "'#c00000' title 'best: Db = %d, %d warps (%.0f%%), the smallest "
+          "block at the highest occupancy'\n",
+          best->threads, best->threads, best->r.warps_per_sm,
+          100.0 * best->r.occupancy);
   if (fclose(f) != 0) {
     cli_error("%s: write failed", gp);
     return CLI_ERR;
@@ -862,20 +857,19 @@ static int do_sweep(const struct opts *o, const smv_arch *a, smv_context *ctx,
   int n = 0;
   if (sweep_rows(o, a, ctx, alg, rows, &n) != CLI_OK)
     return CLI_ERR;
-  int best = 0, best_w = -1, nvalid = 0, disagree = 0;
+  /* The smallest block at the highest warps per SM (ties keep the first). */
+  const struct sweep_row *best = NULL;
+  int disagree = 0;
   for (int i = 0; i < n; i++) {
     if (!rows[i].valid)
       continue;
-    nvalid++;
-    if (rows[i].r.warps_per_sm > best_w) {
-      best_w = rows[i].r.warps_per_sm;
-      best = rows[i].threads;
-    }
+    if (!best || rows[i].r.warps_per_sm > best->r.warps_per_sm)
+      best = &rows[i];
     if (rows[i].runtime_blocks >= 0 &&
         rows[i].runtime_blocks != rows[i].r.blocks_per_sm)
       disagree++;
   }
-  if (nvalid == 0) {
+  if (!best) {
     cli_error("no block size from 32 to %d can hold this request "
               "(shared memory above %d bytes per block)",
               a->max_threads_per_block, a->smem_per_block_optin);
@@ -916,10 +910,6 @@ static int do_sweep(const struct opts *o, const smv_arch *a, smv_context *ctx,
     if (rc != CLI_OK)
       return rc;
   }
-  const struct sweep_row *br = NULL;
-  for (int i = 0; i < n; i++)
-    if (rows[i].threads == best)
-      br = &rows[i];
   if (o->json) {
     printf("{");
     print_arch_json_fields(stdout, a);
@@ -936,8 +926,8 @@ static int do_sweep(const struct opts *o, const smv_arch *a, smv_context *ctx,
     }
     printf(",");
     print_pref_json_fields(stdout, &o->pref);
-    printf(",\"best_block\":%d,\"best_warps_per_sm\":%d,\"plot\":", best,
-           best_w);
+    printf(",\"best_block\":%d,\"best_warps_per_sm\":%d,\"plot\":",
+           best->threads, best->r.warps_per_sm);
     if (png && ran)
       json_str(stdout, png);
     else
@@ -979,18 +969,18 @@ static int do_sweep(const struct opts *o, const smv_arch *a, smv_context *ctx,
     if (w->runtime_blocks >= 0)
       printf("%-28s%d%s", lim, w->runtime_blocks,
              w->runtime_blocks == w->r.blocks_per_sm ? "" : "  (differs)");
-    else if (w->threads == best)
+    else if (w == best)
       printf("%-28s", lim);
     else
       printf("%s", lim);
-    printf("%s\n", w->threads != best       ? ""
+    printf("%s\n", w != best                ? ""
                    : w->runtime_blocks >= 0 ? "  <- best"
                                             : "<- best");
   }
   printf("\nbest: %d threads per block, %d blocks, %d of %d warps per SM "
          "(%.1f%%): the smallest block at the highest occupancy\n",
-         best, br ? br->r.blocks_per_sm : 0, best_w, a->max_warps_per_sm,
-         br ? 100.0 * br->r.occupancy : 0.0);
+         best->threads, best->r.blocks_per_sm, best->r.warps_per_sm,
+         a->max_warps_per_sm, 100.0 * best->r.occupancy);
   if (ctx)
     printf("CUDA runtime (cudaOccupancyMaxActiveBlocksPerMultiprocessor): "
            "%s\n",
