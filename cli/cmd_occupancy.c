@@ -3,6 +3,7 @@
  * one of smv's own kernels with its real registers and shared memory
  * (--kernel); a block-size sweep as a table and a gnuplot PNG (the seed's
  * figure: warps per SM against block size); the architecture table. */
+#include "../bench/bench.h" /* bench_json_string */
 #include "cli.h"
 
 #include <errno.h>
@@ -387,20 +388,6 @@ static void json_count(FILE *f, const char *key, int v) {
     fprintf(f, "\"%s\":%d", key, v);
 }
 
-/* JSON string with the few characters device names could carry escaped. */
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\u%04x", (unsigned char)*s);
-    else
-      fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 static void print_result_json_fields(FILE *f, const smv_occupancy_result *r) {
   fprintf(f,
           "\"blocks_per_sm\":%d,\"warps_per_sm\":%d,\"max_warps_per_sm\":%d,"
@@ -427,7 +414,7 @@ static void print_result_json_fields(FILE *f, const smv_occupancy_result *r) {
 
 static void print_arch_json_fields(FILE *f, const smv_arch *a) {
   fprintf(f, "\"cc\":\"%d.%d\",\"arch\":", a->cc_major, a->cc_minor);
-  json_str(f, a->name);
+  bench_json_string(f, a->name);
 }
 
 static void print_pref_json_fields(FILE *f, const smv_occupancy_options *p) {
@@ -739,7 +726,7 @@ static int do_list(const struct opts *o) {
       for (int k = 0; k < a->smem_config_count; k++)
         printf("%s%d", k ? "," : "", a->smem_configs[k]);
       printf("],\"source\":");
-      json_str(stdout, a->source);
+      bench_json_string(stdout, a->source);
       printf("}");
     }
     printf("\n]\n");
@@ -784,7 +771,7 @@ static int do_single(const struct opts *o, const smv_arch *a,
     print_arch_json_fields(stdout, a);
     if (device_name) {
       printf(",\"device\":");
-      json_str(stdout, device_name);
+      bench_json_string(stdout, device_name);
     }
     printf(",\"threads_per_block\":%ld,\"regs_per_thread\":%ld,"
            "\"smem_per_block\":%ld,",
@@ -915,7 +902,7 @@ static int do_sweep(const struct opts *o, const smv_arch *a, smv_context *ctx,
     print_arch_json_fields(stdout, a);
     if (ctx) {
       printf(",\"device\":");
-      json_str(stdout, device_name);
+      bench_json_string(stdout, device_name);
       printf(",\"kernel\":\"%s\",\"alg\":\"%s\",\"precision\":\"%s\"",
              smv_kernel_name(alg), smv_alg_name(alg),
              o->prec == SMV_F64 ? "f64" : "f32");
@@ -929,7 +916,7 @@ static int do_sweep(const struct opts *o, const smv_arch *a, smv_context *ctx,
     printf(",\"best_block\":%d,\"best_warps_per_sm\":%d,\"plot\":",
            best->threads, best->r.warps_per_sm);
     if (png && ran)
-      json_str(stdout, png);
+      bench_json_string(stdout, png);
     else
       printf("null");
     printf(",\"sweep\":[");
@@ -1032,7 +1019,7 @@ static int do_kernel_single(const struct opts *o, const smv_arch *a,
     printf("{");
     print_arch_json_fields(stdout, a);
     printf(",\"device\":");
-    json_str(stdout, device_name);
+    bench_json_string(stdout, device_name);
     printf(",\"kernel\":\"%s\",\"alg\":\"%s\",\"precision\":\"%s\","
            "\"threads_per_block\":%d,\"default_block\":%s,"
            "\"regs_per_thread\":%d,\"static_smem_bytes\":%zu,"
