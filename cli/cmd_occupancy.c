@@ -933,7 +933,7 @@ static int do_sweep(const struct opts *o, const smv_arch *a, smv_context *ctx,
       printf("}");
     }
     printf("\n]}\n");
-    return CLI_OK;
+    return disagree ? CLI_ERR : CLI_OK; /* as the table and --kernel do */
   }
   printf("%s\n%s\n\n", title, subtitle);
   if (ctx)
