@@ -417,6 +417,19 @@ static void print_arch_json_fields(FILE *f, const smv_arch *a) {
   bench_json_string(f, a->name);
 }
 
+static const char *prec_name(smv_precision p) {
+  return p == SMV_F64 ? "f64" : "f32";
+}
+
+/* The --kernel modes' identity: device, kernel, rung, precision. */
+static void print_kernel_json_fields(FILE *f, const char *device, smv_alg alg,
+                                     smv_precision prec) {
+  fputs("\"device\":", f);
+  bench_json_string(f, device);
+  fprintf(f, ",\"kernel\":\"%s\",\"alg\":\"%s\",\"precision\":\"%s\"",
+          smv_kernel_name(alg), smv_alg_name(alg), prec_name(prec));
+}
+
 static void print_pref_json_fields(FILE *f, const smv_occupancy_options *p) {
   fprintf(f, "\"carveout\":%d,\"cache_config\":\"%s\"", p->carveout,
           cache_names[p->cache_config]);
@@ -866,14 +879,13 @@ static int do_sweep(const struct opts *o, const smv_arch *a, smv_context *ctx,
   char title[512], subtitle[512], defname[256];
   if (ctx) {
     snprintf(title, sizeof title, "%s (%s) on %s: warps per SM vs block size",
-             smv_kernel_name(alg), o->prec == SMV_F64 ? "f64" : "f32",
-             device_name);
+             smv_kernel_name(alg), prec_name(o->prec), device_name);
     snprintf(subtitle, sizeof subtitle,
              "CC %d.%d (%s), the kernel's own registers and shared memory "
              "at each block size",
              a->cc_major, a->cc_minor, a->name);
     snprintf(defname, sizeof defname, "occupancy_%s_%s.png",
-             smv_kernel_name(alg), o->prec == SMV_F64 ? "f64" : "f32");
+             smv_kernel_name(alg), prec_name(o->prec));
   } else {
     char smem_desc[96];
     if (o->smem_per_thread)
@@ -901,11 +913,8 @@ static int do_sweep(const struct opts *o, const smv_arch *a, smv_context *ctx,
     printf("{");
     print_arch_json_fields(stdout, a);
     if (ctx) {
-      printf(",\"device\":");
-      bench_json_string(stdout, device_name);
-      printf(",\"kernel\":\"%s\",\"alg\":\"%s\",\"precision\":\"%s\"",
-             smv_kernel_name(alg), smv_alg_name(alg),
-             o->prec == SMV_F64 ? "f64" : "f32");
+      printf(",");
+      print_kernel_json_fields(stdout, device_name, alg, o->prec);
     } else {
       printf(",\"regs_per_thread\":%ld,\"smem_per_block\":%ld,"
              "\"smem_per_thread\":%ld",
@@ -1018,16 +1027,13 @@ static int do_kernel_single(const struct opts *o, const smv_arch *a,
   if (o->json) {
     printf("{");
     print_arch_json_fields(stdout, a);
-    printf(",\"device\":");
-    bench_json_string(stdout, device_name);
-    printf(",\"kernel\":\"%s\",\"alg\":\"%s\",\"precision\":\"%s\","
-           "\"threads_per_block\":%d,\"default_block\":%s,"
+    printf(",");
+    print_kernel_json_fields(stdout, device_name, alg, o->prec);
+    printf(",\"threads_per_block\":%d,\"default_block\":%s,"
            "\"regs_per_thread\":%d,\"static_smem_bytes\":%zu,"
            "\"dynamic_smem_bytes\":%zu,\"local_bytes\":%zu,"
            "\"smem_per_block\":%ld,",
-           smv_kernel_name(alg), smv_alg_name(alg),
-           o->prec == SMV_F64 ? "f64" : "f32", block,
-           o->have_threads ? "false" : "true", ka.regs_per_thread,
+           block, o->have_threads ? "false" : "true", ka.regs_per_thread,
            ka.static_smem_bytes, ka.dynamic_smem_bytes, ka.local_bytes, smem);
     print_pref_json_fields(stdout, &o->pref);
     printf(",");
@@ -1038,9 +1044,9 @@ static int do_kernel_single(const struct opts *o, const smv_arch *a,
   }
   printf("kernel %s (%s, rung %s) on %s: %d registers per thread, %zu bytes "
          "static + %zu dynamic shared memory, %zu bytes local memory%s\n\n",
-         smv_kernel_name(alg), o->prec == SMV_F64 ? "f64" : "f32",
-         smv_alg_name(alg), device_name, ka.regs_per_thread,
-         ka.static_smem_bytes, ka.dynamic_smem_bytes, ka.local_bytes,
+         smv_kernel_name(alg), prec_name(o->prec), smv_alg_name(alg),
+         device_name, ka.regs_per_thread, ka.static_smem_bytes,
+         ka.dynamic_smem_bytes, ka.local_bytes,
          o->have_threads ? "" : " (block size: the engine's default)");
   print_result_text(a, block, ka.regs_per_thread, smem, &o->pref, &r);
   printf("   CUDA runtime (cudaOccupancyMaxActiveBlocksPerMultiprocessor): %d "
