@@ -1,5 +1,6 @@
 /* cmd_info.c — `smv info MATRIX [--json]`: shape, row-length statistics
  * and histogram of a Matrix Market file or a generated matrix. */
+#include "../bench/bench.h" /* bench_json_string */
 #include "cli.h"
 
 #include <stdio.h>
@@ -69,20 +70,6 @@ static void bin_range(int b, long long *lo, long long *hi) {
   *hi = (1LL << b) - 1;
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      fprintf(f, "\\%c", *p);
-    else if (*p < 0x20)
-      fprintf(f, "\\u%04x", *p);
-    else
-      fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
 static int last_bin(const smv_stats *s) {
   int last = 0;
   for (int b = 0; b < SMV_HIST_BINS; b++)
@@ -94,7 +81,7 @@ static int last_bin(const smv_stats *s) {
 static void print_json(const char *matrix, const char *source, const smv_csr *A,
                        const smv_stats *s) {
   printf("{\n  \"matrix\": ");
-  json_string(stdout, matrix);
+  bench_json_string(stdout, matrix);
   printf(",\n  \"source\": \"%s\",\n", source);
   printf("  \"rows\": %lld,\n  \"cols\": %lld,\n  \"nnz\": %lld,\n",
          (long long)s->rows, (long long)s->cols, (long long)s->nnz);
