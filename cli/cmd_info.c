@@ -60,6 +60,16 @@ static const char *symmetry_name(smv_symmetry s) {
   return "unknown";
 }
 
+static const char *format_name(smv_format f) {
+  return f == SMV_FORMAT_ARRAY ? "array" : "coordinate";
+}
+
+/* Host CSR memory: row_ptr (rows + 1) offsets, col_idx and values nnz
+ * entries each (4 + 4 + 8 bytes: 12 per entry, 4 per row). */
+static long long csr_bytes(const smv_stats *s) {
+  return (long long)(s->nnz * 12 + (s->rows + 1) * 4);
+}
+
 /* Row lengths of histogram bin b: 0 for b = 0, [2^(b-1), 2^b - 1] after. */
 static void bin_range(int b, long long *lo, long long *hi) {
   if (b == 0) {
@@ -95,9 +105,8 @@ static void print_json(const char *matrix, const char *source, const smv_csr *A,
   printf("  \"field\": \"%s\",\n  \"symmetry\": \"%s\",\n  \"format\": "
          "\"%s\",\n",
          field_name(A->field), symmetry_name(A->symmetry),
-         A->format == SMV_FORMAT_ARRAY ? "array" : "coordinate");
-  printf("  \"csr_bytes\": %lld,\n",
-         (long long)(s->nnz * 12 + (s->rows + 1) * 4));
+         format_name(A->format));
+  printf("  \"csr_bytes\": %lld,\n", csr_bytes(s));
   printf("  \"histogram\": [");
   int last = s->rows > 0 ? last_bin(s) : -1;
   for (int b = 0; b <= last; b++) {
@@ -118,8 +127,7 @@ static void print_table(const char *matrix, const char *source,
   printf("field         %s\n", field_name(A->field));
   printf("symmetry      %s%s\n", symmetry_name(A->symmetry),
          A->symmetry == SMV_SYM_GENERAL ? "" : " (expanded to general)");
-  printf("format        %s\n",
-         A->format == SMV_FORMAT_ARRAY ? "array" : "coordinate");
+  printf("format        %s\n", format_name(A->format));
   printf("row length    min %lld, max %lld, mean %.3f, stddev %.3f\n",
          (long long)s->row_min, (long long)s->row_max, s->row_mean,
          s->row_stddev);
@@ -127,7 +135,7 @@ static void print_table(const char *matrix, const char *source,
   printf("diagonal      %lld stored entries\n", (long long)s->diag_entries);
   printf("bandwidth     %lld (max |i - j|)\n", (long long)s->bandwidth);
   printf("CSR memory    %.3f MB (int32 offsets and columns, double values)\n",
-         (double)(s->nnz * 12 + (s->rows + 1) * 4) / 1e6);
+         (double)csr_bytes(s) / 1e6);
   if (s->rows == 0)
     return;
   printf("row lengths   histogram (rows per length range)\n");
