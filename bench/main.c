@@ -142,6 +142,33 @@ int bench_close_out(FILE *f, const char *path) {
   return 0;
 }
 
+/* Open --csv and --json (errors printed) and write the CSV header; the
+ * caller writes the JSON head. -1 when one could not be opened. */
+static int open_outputs(const bench_config *cfg, outputs *o) {
+  memset(o, 0, sizeof *o);
+  int rc = 0;
+  if (cfg->csv && !(o->csv = bench_open_out(cfg->csv)))
+    rc = -1;
+  if (cfg->json && !(o->json = bench_open_out(cfg->json)))
+    rc = -1;
+  if (o->csv)
+    bench_csv_header(o->csv);
+  return rc;
+}
+
+/* End the JSON's results array and close both files, each checked on its
+ * own; -1 when any write failed (printed). */
+static int close_outputs(outputs *o, const bench_config *cfg) {
+  if (o->json)
+    fputs("\n  ]\n}\n", o->json);
+  int rc = o->failed ? -1 : 0;
+  if (bench_close_out(o->csv, cfg->csv) != 0)
+    rc = -1;
+  if (bench_close_out(o->json, cfg->json) != 0)
+    rc = -1;
+  return rc;
+}
+
 /* Tables for records [from, to): the ladder of each matrix in one table,
  * the sweep per precision. */
 static void print_tables(const bench_config *cfg, const bench_records *rs,
@@ -191,35 +218,17 @@ static int from_csv(const bench_config *cfg) {
     printf("smv bench: no results in %s\n", cfg->from_csv);
   print_tables(cfg, &rs, 0, rs.n);
   int rc = CLI_OK;
-  if (cfg->csv) {
-    FILE *f = bench_open_out(cfg->csv);
-    if (!f) {
-      rc = CLI_ERR;
-    } else {
-      bench_csv_header(f);
-      for (size_t i = 0; i < rs.n; i++)
-        bench_csv_row(f, &rs.v[i]);
-      if (bench_close_out(f, cfg->csv))
-        rc = CLI_ERR;
-    }
+  outputs out;
+  if (open_outputs(cfg, &out) != 0)
+    rc = CLI_ERR;
+  if (out.json) {
+    fprintf(out.json, "{\n  \"tool\": \"smv bench\",\n  \"source\": ");
+    bench_json_string(out.json, cfg->from_csv);
+    fprintf(out.json, ",\n  \"results\": [");
   }
-  if (cfg->json) {
-    FILE *f = bench_open_out(cfg->json);
-    if (!f) {
-      rc = CLI_ERR;
-    } else {
-      fprintf(f, "{\n  \"tool\": \"smv bench\",\n  \"source\": ");
-      bench_json_string(f, cfg->from_csv);
-      fprintf(f, ",\n  \"results\": [");
-      for (size_t i = 0; i < rs.n; i++) {
-        fputs(i ? ",\n    " : "\n    ", f);
-        bench_json_record(f, &rs.v[i], "    ");
-      }
-      fprintf(f, "\n  ]\n}\n");
-      if (bench_close_out(f, cfg->json))
-        rc = CLI_ERR;
-    }
-  }
+  emit(&out, &rs, 0);
+  if (close_outputs(&out, cfg) != 0)
+    rc = CLI_ERR;
   if (cfg->plot && rs.n && bench_plot(&rs, cfg->plot) != 0)
     rc = CLI_ERR;
   if (write_markdown(cfg, &rs) != 0)
@@ -311,13 +320,9 @@ int bench_main(const bench_config *cfg) {
   bench_banner(stdout, &run);
   fflush(stdout);
 
-  outputs out = {NULL, NULL, 0, 0};
-  if (cfg->csv && !(out.csv = bench_open_out(cfg->csv)))
+  outputs out;
+  if (open_outputs(cfg, &out) != 0)
     rc = CLI_ERR;
-  if (cfg->json && !(out.json = bench_open_out(cfg->json)))
-    rc = CLI_ERR;
-  if (out.csv)
-    bench_csv_header(out.csv);
   if (out.json)
     json_head(out.json, &run);
 
@@ -351,13 +356,7 @@ int bench_main(const bench_config *cfg) {
     print_tables(cfg, &rs, from, rs.n);
     emit(&out, &rs, from);
   }
-  if (out.json) {
-    fprintf(out.json, "\n  ]\n}\n");
-  }
-  /* both closed (and reported) even when the first fails */
-  if (bench_close_out(out.csv, cfg->csv) != 0)
-    rc = CLI_ERR;
-  if (bench_close_out(out.json, cfg->json) != 0 || out.failed)
+  if (close_outputs(&out, cfg) != 0)
     rc = CLI_ERR;
 
   size_t pass = 0, fail = 0, error = 0;
