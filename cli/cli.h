@@ -54,6 +54,9 @@ int cli_is_help(const char *arg);
  * wherever it appears, even where an option's value is expected. */
 int cli_wants_help(int argc, char **argv);
 
+/* CLOCK_MONOTONIC in seconds, for wall-clock intervals. */
+double cli_now_s(void);
+
 /* Read options for long loads: a progress line on stderr for inputs over
  * 100 MB when stderr is a terminal. */
 const smv_read_options *cli_read_options(void);

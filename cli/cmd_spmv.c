@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static void spmv_help(FILE *f) {
   fprintf(
@@ -71,12 +70,6 @@ typedef struct {
   smv_alg alg; /* when the CUDA path runs */
   cpu_alg cpu; /* when the CPU path runs */
 } spmv_args;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Parse and cross-check every option before any work is done, so usage
  * errors never cost a matrix load. Returns CLI_OK or CLI_USAGE. */
@@ -347,9 +340,9 @@ int cmd_spmv(int argc, char **argv) {
       cli_error("no CUDA device (%s); using the CPU", no_device_reason(st));
     }
   }
-  double t0 = now_s();
+  double t0 = cli_now_s();
   rc = use_cuda ? run_cuda(&o, ctx, A, x, y) : run_cpu(&o, A, x, y);
-  double t1 = now_s();
+  double t1 = cli_now_s();
   if (rc != CLI_OK)
     goto done;
   if (o.verbose) {

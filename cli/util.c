@@ -98,17 +98,17 @@ struct progress {
 };
 static struct progress g_progress;
 
-static double now_s(void) {
+double cli_now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void progress_cb(void *user, uint64_t done, uint64_t total) {
   struct progress *p = user;
   if (total < 100000000ull)
     return;
-  double t = now_s();
+  double t = cli_now_s();
   if (done < total && t - p->last < 0.25)
     return;
   p->last = t;
