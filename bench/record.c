@@ -5,6 +5,7 @@
 #include "bench.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -381,7 +382,7 @@ static int parse_value(bench_record *r, const field *fd, const char *s) {
     if (!*s)
       return 0;
     long v = strtol(s, &end, 10);
-    if (*end || errno)
+    if (*end || errno || v < INT_MIN || v > INT_MAX)
       return -1;
     *(int *)p = (int)v;
     return 0;

@@ -183,11 +183,13 @@ static void test_csv_round_trip(void) {
   const char *bad[] = {
       "label,device\n\"open quote,x\n", /* unterminated quote */
       "label,rows\nx,12abc\n",          /* bad number */
+      "label,block\nx,4294967297\n",    /* int column out of range */
       "label,rows\nx,1,2\n",            /* too many fields */
       "hello,world\n1,2\n",             /* not ours */
       "",                               /* empty */
   };
-  const char *want[] = {"unterminated", "column 'rows'", "3 fields",
+  const char *want[] = {"unterminated",         "column 'rows'",
+                        "column 'block'",       "3 fields",
                         "not an smv bench CSV", "empty file"};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     f = fopen(path, "w");
