@@ -259,43 +259,33 @@ int bench_plot(const bench_records *rs, const char *png) {
     cli_error("--plot: no results to plot");
     return -1;
   }
-  if (have_sweep) {
-    const char *mats[1024];
-    int nm = bench_distinct(rs, offsetof(bench_record, matrix), 1, NULL, NULL,
-                            mats, 1024);
-    for (int m = 0; m < nm && rc == 0; m++)
-      for (int p = 0; p < np && rc == 0; p++) {
-        const char *any[1];
-        if (bench_distinct(rs, offsetof(bench_record, alg), 1, mats[m],
-                           precs[p], any, 1) == 0)
-          continue;
-        char suffix[300];
-        const char *slash = strrchr(mats[m], '/');
-        snprintf(suffix, sizeof suffix, "%s-%s", slash ? slash + 1 : mats[m],
-                 precs[p]);
-        int single = nm == 1 && np == 1;
-        derive_path(png, single ? "" : suffix, "png", img.png, sizeof img.png);
-        derive_path(png, single ? "" : suffix, "dat", img.dat, sizeof img.dat);
-        derive_path(png, single ? "" : suffix, "gp", img.gp, sizeof img.gp);
-        rc = plot_sweep(rs, mats[m], precs[p], img.png, img.dat, img.gp);
-        if (rc == 0 && gnuplot && run_gnuplot(img.gp) != 0) {
-          cli_error("gnuplot failed on %s", img.gp);
-          rc = -1;
-        }
-        if (rc == 0) {
-          made++;
-          if (gnuplot)
-            printf("plot: %s\n", img.png);
-          if (!first_gp[0])
-            snprintf(first_gp, sizeof first_gp, "%s", img.gp);
-        }
-      }
-  } else {
+  /* One image per (matrix, precision) for a sweep, per precision for the
+   * ladder (mats[0] = NULL: every matrix in one image). */
+  const char *mats[1024] = {NULL};
+  int nm = have_sweep ? bench_distinct(rs, offsetof(bench_record, matrix), 1,
+                                       NULL, NULL, mats, 1024)
+                      : 1;
+  for (int m = 0; m < nm && rc == 0; m++)
     for (int p = 0; p < np && rc == 0; p++) {
-      derive_path(png, np == 1 ? "" : precs[p], "png", img.png, sizeof img.png);
-      derive_path(png, np == 1 ? "" : precs[p], "dat", img.dat, sizeof img.dat);
-      derive_path(png, np == 1 ? "" : precs[p], "gp", img.gp, sizeof img.gp);
-      rc = plot_ladder(rs, precs[p], img.png, img.dat, img.gp);
+      const char *any[1];
+      if (have_sweep && bench_distinct(rs, offsetof(bench_record, alg), 1,
+                                       mats[m], precs[p], any, 1) == 0)
+        continue;
+      char suffix[300] = ""; /* none when there is a single image */
+      if (nm > 1 || np > 1) {
+        const char *slash = mats[m] ? strrchr(mats[m], '/') : NULL;
+        if (mats[m])
+          snprintf(suffix, sizeof suffix, "%s-%s", slash ? slash + 1 : mats[m],
+                   precs[p]);
+        else
+          snprintf(suffix, sizeof suffix, "%s", precs[p]);
+      }
+      derive_path(png, suffix, "png", img.png, sizeof img.png);
+      derive_path(png, suffix, "dat", img.dat, sizeof img.dat);
+      derive_path(png, suffix, "gp", img.gp, sizeof img.gp);
+      rc = have_sweep
+               ? plot_sweep(rs, mats[m], precs[p], img.png, img.dat, img.gp)
+               : plot_ladder(rs, precs[p], img.png, img.dat, img.gp);
       if (rc == 0 && gnuplot && run_gnuplot(img.gp) != 0) {
         cli_error("gnuplot failed on %s", img.gp);
         rc = -1;
@@ -308,7 +298,6 @@ int bench_plot(const bench_records *rs, const char *png) {
           snprintf(first_gp, sizeof first_gp, "%s", img.gp);
       }
     }
-  }
   if (rc == 0 && !gnuplot && made)
     printf("plot: gnuplot not found: wrote %d gnuplot script(s) (e.g. %s); "
            "install it (apt-get install gnuplot-nox) and run gnuplot on "
