@@ -23,12 +23,13 @@ smv_status smv_load(const char *matrix, const smv_read_options *opt,
   struct stat sb;
   if (stat(matrix, &sb) == 0)
     return smv_mm_read(matrix, opt, A, err);
-  /* A path that exists but cannot be examined (permissions on a parent
-   * directory) is a file problem, not a spec. */
-  if (errno != ENOENT && errno != ENOTDIR && !smv_is_spec(matrix))
-    return smv_err_set(err, SMV_ERR_IO, matrix, 0, "%s", strerror(errno));
+  const int e = errno;
   if (smv_is_spec(matrix))
     return smv_generate(matrix, A, err);
+  /* A path that exists but cannot be examined (permissions on a parent
+   * directory) is a file problem. */
+  if (e != ENOENT && e != ENOTDIR)
+    return smv_err_set(err, SMV_ERR_IO, matrix, 0, "%s", strerror(e));
   return smv_err_set(err, SMV_ERR_IO, matrix, 0,
                      "no such file (and not a generator spec)");
 }
