@@ -62,26 +62,6 @@ static const char usage_text[] =
     "Exit status: 0 all verified and timed, 1 an error or a failed "
     "verification,\n2 usage error.\n";
 
-/* Value of an option: "--opt=value" or "--opt value". */
-static const char *opt_value(int argc, char **argv, int *i, const char *name,
-                             int *matched) {
-  size_t n = strlen(name);
-  const char *a = argv[*i];
-  *matched = 0;
-  if (strncmp(a, name, n) != 0)
-    return NULL;
-  if (a[n] == '=') {
-    *matched = 1;
-    return a + n + 1;
-  }
-  if (a[n] != '\0')
-    return NULL;
-  *matched = 1;
-  if (*i + 1 >= argc)
-    return NULL;
-  return argv[++*i];
-}
-
 /* LIST: names or numbers, comma-separated; "all" (alone or inside the
  * list) stands for rungs 1..SMV_ALG_COUNT-1, so "all,auto" adds the
  * engine's own choice (rung 0) as one more column. */
@@ -139,8 +119,7 @@ int cmd_bench(int argc, char **argv) {
   }
   int rc = -1;
   for (int i = 1; i < argc && rc < 0; i++) {
-    const char *a = argv[i], *v;
-    int m;
+    const char *a = argv[i], *v = NULL; /* NULL: the value is missing */
     long n;
     double d;
     if (cli_is_help(a)) {
@@ -150,10 +129,10 @@ int cmd_bench(int argc, char **argv) {
       cfg.opt.flush_l2 = 1;
     } else if (strcmp(a, "--quiet") == 0) {
       cfg.quiet = 1;
-    } else if ((v = opt_value(argc, argv, &i, "--alg", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--alg", NULL, &v)) {
       if (!v || parse_algs(v, &cfg) != 0)
         rc = v ? CLI_USAGE : cli_usage("bench", "--alg needs a value");
-    } else if ((v = opt_value(argc, argv, &i, "--block", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--block", NULL, &v)) {
       if (v && strcmp(v, "sweep") == 0) {
         cfg.sweep = 1;
         cfg.block = 0;
@@ -169,7 +148,7 @@ int cmd_bench(int argc, char **argv) {
         cfg.sweep = 0;
         cfg.block = (int)n;
       }
-    } else if ((v = opt_value(argc, argv, &i, "--precision", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--precision", NULL, &v)) {
       if (v && strcmp(v, "f64") == 0)
         cfg.precisions = BENCH_F64;
       else if (v && strcmp(v, "f32") == 0)
@@ -179,52 +158,52 @@ int cmd_bench(int argc, char **argv) {
       else
         rc = cli_usage("bench", "--precision: want f64, f32 or both, got '%s'",
                        v ? v : "");
-    } else if ((v = opt_value(argc, argv, &i, "--graph-batch", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--graph-batch", NULL, &v)) {
       if (!v || cli_parse_long(v, 0, 100000, &n) != 0)
         rc = cli_usage("bench", "--graph-batch: want 0..100000");
       else
         cfg.opt.graph_batch = (int)n;
-    } else if ((v = opt_value(argc, argv, &i, "--graph-replays", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--graph-replays", NULL, &v)) {
       if (!v || cli_parse_long(v, 1, 1000000, &n) != 0)
         rc = cli_usage("bench", "--graph-replays: want 1..1000000");
       else
         cfg.opt.graph_replays = (int)n;
-    } else if ((v = opt_value(argc, argv, &i, "--runs", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--runs", NULL, &v)) {
       if (!v || cli_parse_long(v, 1, 10000000, &n) != 0)
         rc = cli_usage("bench", "--runs: want 1..10000000");
       else
         cfg.opt.runs = (int)n;
-    } else if ((v = opt_value(argc, argv, &i, "--warmup", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--warmup", NULL, &v)) {
       if (!v || cli_parse_long(v, 0, 1000000, &n) != 0)
         rc = cli_usage("bench", "--warmup: want 0..1000000");
       else
         cfg.opt.warmup = (int)n;
-    } else if ((v = opt_value(argc, argv, &i, "--max-time", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--max-time", NULL, &v)) {
       if (!v || cli_parse_double(v, &d) != 0 || d < 0 || d > 1e6)
         rc = cli_usage("bench", "--max-time: want seconds >= 0");
       else
         cfg.opt.max_seconds = d;
-    } else if ((v = opt_value(argc, argv, &i, "--alpha", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--alpha", NULL, &v)) {
       if (!v || cli_parse_double(v, &d) != 0)
         rc = cli_usage("bench", "--alpha: want a number");
       else
         cfg.opt.alpha = d;
-    } else if ((v = opt_value(argc, argv, &i, "--beta", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--beta", NULL, &v)) {
       if (!v || cli_parse_double(v, &d) != 0)
         rc = cli_usage("bench", "--beta: want a number");
       else
         cfg.opt.beta = d;
-    } else if ((v = opt_value(argc, argv, &i, "--seed", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--seed", NULL, &v)) {
       if (!v || cli_parse_long(v, 0, 2147483647L, &n) != 0)
         rc = cli_usage("bench", "--seed: want 0..2147483647");
       else
         cfg.seed = (uint64_t)n;
-    } else if ((v = opt_value(argc, argv, &i, "--device", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--device", NULL, &v)) {
       if (!v || cli_parse_long(v, 0, 1024, &n) != 0)
         rc = cli_usage("bench", "--device: want a device number");
       else
         cfg.device = (int)n;
-    } else if ((v = opt_value(argc, argv, &i, "--backend", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--backend", NULL, &v)) {
       if (v && strcmp(v, "auto") == 0)
         cfg.backend = BENCH_BACKEND_AUTO;
       else if (v && strcmp(v, "cuda") == 0)
@@ -234,27 +213,27 @@ int cmd_bench(int argc, char **argv) {
       else
         rc = cli_usage("bench", "--backend: want auto, cuda or cpu, got '%s'",
                        v ? v : "");
-    } else if ((v = opt_value(argc, argv, &i, "--csv", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--csv", NULL, &v)) {
       if (!v || !*v)
         rc = cli_usage("bench", "--csv needs a file name");
       cfg.csv = v;
-    } else if ((v = opt_value(argc, argv, &i, "--json", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--json", NULL, &v)) {
       if (!v || !*v)
         rc = cli_usage("bench", "--json needs a file name");
       cfg.json = v;
-    } else if ((v = opt_value(argc, argv, &i, "--plot", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--plot", NULL, &v)) {
       if (!v || !*v)
         rc = cli_usage("bench", "--plot needs a file name (FILE.png)");
       cfg.plot = v;
-    } else if ((v = opt_value(argc, argv, &i, "--markdown", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--markdown", NULL, &v)) {
       if (!v || !*v)
         rc = cli_usage("bench", "--markdown needs a file name");
       cfg.markdown = v;
-    } else if ((v = opt_value(argc, argv, &i, "--label", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--label", NULL, &v)) {
       if (!v)
         rc = cli_usage("bench", "--label needs a value");
       cfg.label = v;
-    } else if ((v = opt_value(argc, argv, &i, "--from-csv", &m)), m) {
+    } else if (cli_opt_value(argc, argv, &i, "--from-csv", NULL, &v)) {
       if (!v || !*v)
         rc = cli_usage("bench", "--from-csv needs a file name");
       cfg.from_csv = v;
