@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < NCOMMANDS; i++)
     if (strcmp(cmd, commands[i].name) == 0)
       return commands[i].fn(argc - 1, argv + 1);
-  fprintf(stderr, "smv: unknown command '%s'\n", cmd);
+  cli_error("unknown command '%s'", cmd);
   usage(stderr);
   return CLI_USAGE;
 }
