@@ -12,7 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef enum { CPU_OMP = 0, CPU_SERIAL = 1 } cpu_kind;
 
@@ -24,12 +23,6 @@ typedef struct {
   double *x, *y;  /* f64 */
   float *xf, *yf; /* f32 */
 } cpu_job;
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 static smv_status cpu_run(cpu_job *j) {
   if (j->prec == SMV_F32)
@@ -47,10 +40,10 @@ static smv_status cpu_time(cpu_job *j, const smv_bench_options *o,
   smv_status st = SMV_OK;
   for (int i = 0; i < o->warmup && st == SMV_OK; i++)
     st = cpu_run(j);
-  double t0 = now_ms();
+  double t0 = cli_now_s();
   if (st == SMV_OK)
     st = cpu_run(j);
-  double est_s = (now_ms() - t0) * 1e-3;
+  double est_s = cli_now_s() - t0;
   if (st != SMV_OK)
     return st;
   int n = o->runs;
@@ -64,9 +57,9 @@ static smv_status cpu_time(cpu_job *j, const smv_bench_options *o,
   if (!ms)
     return SMV_ERR_NOMEM;
   for (int i = 0; i < n && st == SMV_OK; i++) {
-    double a = now_ms();
+    double a = cli_now_s();
     st = cpu_run(j);
-    ms[i] = now_ms() - a;
+    ms[i] = (cli_now_s() - a) * 1e3;
   }
   if (st == SMV_OK)
     bench_summarise(ms, n, t);
