@@ -38,17 +38,6 @@ static void derive_path(const char *png, const char *suffix, const char *ext,
   snprintf(out, n, "%.*s%s%s.%s", (int)len, png, k ? "-" : "", clean, ext);
 }
 
-/* gnuplot string literal in single quotes ('' escapes a quote). */
-static void gp_str(FILE *f, const char *s) {
-  fputc('\'', f);
-  for (; *s; s++) {
-    if (*s == '\'')
-      fputc('\'', f);
-    fputc(*s, f);
-  }
-  fputc('\'', f);
-}
-
 static void gp_terminal(FILE *f, const char *png, int w, int h) {
   fprintf(f,
           "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
@@ -58,29 +47,8 @@ static void gp_terminal(FILE *f, const char *png, int w, int h) {
           "}\n"
           "set output ",
           w, h, w, h);
-  gp_str(f, png);
+  cli_gnuplot_string(f, png);
   fputc('\n', f);
-}
-
-static int have_gnuplot(void) {
-  return system("command -v gnuplot >/dev/null 2>&1") == 0;
-}
-
-/* Run gnuplot on gp (quoted for sh). Returns 0 on success. */
-static int run_gnuplot(const char *gp) {
-  char cmd[4096];
-  size_t k = 0;
-  k += (size_t)snprintf(cmd, sizeof cmd, "gnuplot '");
-  for (const char *s = gp; *s && k + 8 < sizeof cmd; s++) {
-    if (*s == '\'') {
-      memcpy(cmd + k, "'\\''", 4);
-      k += 4;
-    } else {
-      cmd[k++] = *s;
-    }
-  }
-  snprintf(cmd + k, sizeof cmd - k, "'");
-  return system(cmd) == 0 ? 0 : -1;
 }
 
 static int plot_sweep(const bench_records *rs, const char *matrix,
@@ -143,20 +111,20 @@ static int plot_sweep(const bench_records *rs, const char *matrix,
   fprintf(f, "plot ");
   for (int k = 0; k < nalg; k++) {
     fprintf(f, "%s", k ? ", \\\n     " : "");
-    gp_str(f, dat);
+    cli_gnuplot_string(f, dat);
     /* distinct markers and dashes: rungs often share a curve */
     fprintf(f, " index %d using 1:2 with linespoints pt %d ps 0.7 dt %d title ",
             k, 4 + k, 1 + k % 5);
-    gp_str(f, algs[k]);
+    cli_gnuplot_string(f, algs[k]);
   }
   fprintf(f, "\nset ylabel 'calculated occupancy (%%)'\n"
              "set xlabel 'threads per block'\nset yrange [0:105]\nplot ");
   for (int k = 0; k < nalg; k++) {
     fprintf(f, "%s", k ? ", \\\n     " : "");
-    gp_str(f, dat);
+    cli_gnuplot_string(f, dat);
     fprintf(f, " index %d using 1:3 with linespoints pt %d ps 0.7 dt %d title ",
             k, 4 + k, 1 + k % 5);
-    gp_str(f, algs[k]);
+    cli_gnuplot_string(f, algs[k]);
   }
   fprintf(f, "\nunset multiplot\n");
   return bench_close_out(f, gp);
@@ -217,7 +185,7 @@ static int plot_ladder(const bench_records *rs, const char *prec,
                 isfinite(rs->v[i].warm_speedup_alg1);
   fprintf(f, "set datafile missing '-'\nset multiplot layout %d,1 title ",
           speedups ? 2 : 1);
-  gp_str(f, title);
+  cli_gnuplot_string(f, title);
   fprintf(f,
           "\nset style data histogram\n"
           "set style histogram clustered gap 1\n"
@@ -228,7 +196,7 @@ static int plot_ladder(const bench_records *rs, const char *prec,
           "set ylabel 'effective GB/s (warm median, minimal bytes)'\n"
           "plot for [k=2:%d] ",
           na + 1);
-  gp_str(f, dat);
+  cli_gnuplot_string(f, dat);
   fprintf(f, " using k:xtic(1) title columnheader(k)\n");
   if (speedups) { /* none on the CPU path or without cusparse-alg1 */
     fprintf(f,
@@ -236,7 +204,7 @@ static int plot_ladder(const bench_records *rs, const char *prec,
             "set ylabel 'speedup over cusparse-alg1 (warm)'\n"
             "plot for [k=%d:%d] ",
             na + 2, 2 * na + 1);
-    gp_str(f, dat);
+    cli_gnuplot_string(f, dat);
     fprintf(f, " using k:xtic(1) title columnheader(k)\n");
   }
   fprintf(f, "unset multiplot\n");
@@ -253,7 +221,7 @@ int bench_plot(const bench_records *rs, const char *png) {
   const char *precs[4];
   int np = bench_distinct(rs, offsetof(bench_record, precision), have_sweep,
                           NULL, NULL, precs, 4);
-  int made = 0, rc = 0, gnuplot = have_gnuplot();
+  int made = 0, rc = 0, gnuplot = cli_have_gnuplot();
   char first_gp[1024] = "";
   if (np == 0) {
     cli_error("--plot: no results to plot");
@@ -286,7 +254,7 @@ int bench_plot(const bench_records *rs, const char *png) {
       rc = have_sweep
                ? plot_sweep(rs, mats[m], precs[p], img.png, img.dat, img.gp)
                : plot_ladder(rs, precs[p], img.png, img.dat, img.gp);
-      if (rc == 0 && gnuplot && run_gnuplot(img.gp) != 0) {
+      if (rc == 0 && gnuplot && cli_run_gnuplot(img.gp) != 0) {
         cli_error("gnuplot failed on %s", img.gp);
         rc = -1;
       }

@@ -8,6 +8,8 @@
 
 #include "smv.h"
 
+#include <stdio.h>
+
 #define CLI_OK 0
 #define CLI_ERR 1
 #define CLI_USAGE 2
@@ -67,5 +69,13 @@ int cli_load(const char *matrix, smv_csr **A);
 
 /* Directory holding the running executable (for finding build/micro). */
 int cli_exe_dir(char *buf, size_t n);
+
+/* gnuplot, for the PNG plots of `occupancy --sweep` and `bench --plot`:
+ * a single-quoted gnuplot string literal ('' escapes a quote); whether
+ * gnuplot is on PATH; run `gnuplot SCRIPT` without a shell: 0 on success, a
+ * positive errno if it could not be started, -1 if gnuplot failed. */
+void cli_gnuplot_string(FILE *f, const char *s);
+int cli_have_gnuplot(void);
+int cli_run_gnuplot(const char *script);
 
 #endif

@@ -7,15 +7,11 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define CMD "occupancy"
 
@@ -543,27 +539,6 @@ static int check_request(const smv_arch *a, long threads, long regs,
  */
 
 /* Is `prog` an executable in $PATH (what `command -v` answers)? */
-static int in_path(const char *prog) {
-  const char *path = getenv("PATH");
-  if (!path || !*path)
-    return 0;
-  char buf[4096];
-  while (*path) {
-    const char *colon = strchr(path, ':');
-    size_t n = colon ? (size_t)(colon - path) : strlen(path);
-    if (n > 0 && n + strlen(prog) + 2 < sizeof buf) {
-      memcpy(buf, path, n);
-      buf[n] = '/';
-      strcpy(buf + n + 1, prog);
-      if (access(buf, X_OK) == 0)
-        return 1;
-    }
-    path += n;
-    if (*path == ':')
-      path++;
-  }
-  return 0;
-}
 
 struct sweep_row {
   int threads;
@@ -584,17 +559,6 @@ static int plot_names(const char *png, char *dat, char *gp, size_t n) {
   snprintf(dat, n, "%.*s.dat", (int)base, png);
   snprintf(gp, n, "%.*s.gp", (int)base, png);
   return 0;
-}
-
-/* gnuplot string literal in single quotes: '' escapes a quote. */
-static void gp_quoted(FILE *f, const char *s) {
-  fputc('\'', f);
-  for (; *s; s++) {
-    if (*s == '\'')
-      fputc('\'', f);
-    fputc(*s, f);
-  }
-  fputc('\'', f);
 }
 
 static int write_plot(const char *png, const char *title, const char *subtitle,
@@ -639,11 +603,11 @@ static int write_plot(const char *png, const char *title, const char *subtitle,
   fprintf(f, "%s\n", gp);
   fprintf(f, "set terminal pngcairo size 960,560 enhanced font 'Sans,11'\n");
   fprintf(f, "set output ");
-  gp_quoted(f, png);
+  cli_gnuplot_string(f, png);
   fprintf(f, "\nset title ");
-  gp_quoted(f, title);
+  cli_gnuplot_string(f, title);
   fprintf(f, ".\"\\n\".");
-  gp_quoted(f, subtitle);
+  cli_gnuplot_string(f, subtitle);
   fprintf(f,
           " noenhanced\n"
           "set xlabel 'threads per block (Db)'\n"
@@ -659,17 +623,17 @@ static int write_plot(const char *png, const char *title, const char *subtitle,
           "'#606060'\n",
           a->max_warps_per_sm, a->max_warps_per_sm + 3);
   fprintf(f, "plot ");
-  gp_quoted(f, dat);
+  cli_gnuplot_string(f, dat);
   fprintf(f, " using 1:2 with linespoints pt 7 ps 0.8 lc rgb '#1f5fbf' "
              "title 'warps per SM (smv model)'");
   if (with_runtime) {
     fprintf(f, ", ");
-    gp_quoted(f, dat);
+    cli_gnuplot_string(f, dat);
     fprintf(f, " using 1:5 with points pt 6 ps 1.6 lc rgb '#2a9d2a' "
                "title 'CUDA runtime'");
   }
   fprintf(f, ", ");
-  gp_quoted(f, dat);
+  cli_gnuplot_string(f, dat);
   fprintf(f,
           " using ($1 == %d ? $1 : 1/0):2 with points pt 7 ps 2 lc rgb "
           "'#c00000' title 'best: Db = %d, %d warps (%.0f%%), the smallest "
@@ -680,23 +644,19 @@ static int write_plot(const char *png, const char *title, const char *subtitle,
     cli_error("%s: write failed", gp);
     return CLI_ERR;
   }
-  if (!in_path("gnuplot")) {
+  if (!cli_have_gnuplot()) {
     fprintf(stderr,
             "smv: gnuplot not found: wrote %s and %s; to draw %s install "
             "gnuplot (apt-get install gnuplot-nox) and run 'gnuplot %s'\n",
             dat, gp, png, gp);
     return CLI_OK;
   }
-  pid_t pid;
-  char *args[] = {"gnuplot", gp, NULL};
-  int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ);
-  if (rc != 0) {
+  int rc = cli_run_gnuplot(gp);
+  if (rc > 0) {
     cli_error("running gnuplot: %s", strerror(rc));
     return CLI_ERR;
   }
-  int status;
-  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0) {
+  if (rc < 0) {
     cli_error("gnuplot %s failed (its message is above)", gp);
     return CLI_ERR;
   }

@@ -4,12 +4,16 @@
 
 #include <errno.h>
 #include <math.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 void cli_error(const char *fmt, ...) {
   va_list ap;
@@ -151,5 +155,55 @@ int cli_exe_dir(char *buf, size_t n) {
   if (!slash)
     return -1;
   *slash = '\0';
+  return 0;
+}
+
+/* ---- gnuplot (smv occupancy --sweep, smv bench --plot) -------------------
+ */
+
+void cli_gnuplot_string(FILE *f, const char *s) {
+  fputc('\'', f);
+  for (; *s; s++) {
+    if (*s == '\'')
+      fputc('\'', f);
+    fputc(*s, f);
+  }
+  fputc('\'', f);
+}
+
+/* A PATH search like the shell's, so "not installed" is known before any
+ * script is run (and posix_spawnp's not-found handling needs no recent
+ * glibc). */
+int cli_have_gnuplot(void) {
+  const char *path = getenv("PATH");
+  if (!path || !*path)
+    return 0;
+  char buf[4096];
+  while (*path) {
+    const char *colon = strchr(path, ':');
+    size_t n = colon ? (size_t)(colon - path) : strlen(path);
+    if (n > 0 && n + sizeof "/gnuplot" < sizeof buf) {
+      memcpy(buf, path, n);
+      memcpy(buf + n, "/gnuplot", sizeof "/gnuplot");
+      if (access(buf, X_OK) == 0)
+        return 1;
+    }
+    path += n;
+    if (*path == ':')
+      path++;
+  }
+  return 0;
+}
+
+int cli_run_gnuplot(const char *script) {
+  pid_t pid;
+  char *args[] = {"gnuplot", (char *)script, NULL};
+  int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ);
+  if (rc != 0)
+    return rc;
+  int status;
+  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0)
+    return -1;
   return 0;
 }
