@@ -102,6 +102,12 @@ static int parse_algs(const char *s, bench_config *cfg) {
 }
 
 int cmd_bench(int argc, char **argv) {
+  /* Help wins wherever it stands, as in the other subcommands (it was once
+   * taken as the value of a preceding --csv). */
+  if (cli_wants_help(argc, argv)) {
+    fputs(usage_text, stdout);
+    return CLI_OK;
+  }
   bench_config cfg;
   memset(&cfg, 0, sizeof cfg);
   smv_bench_options_init(&cfg.opt);
@@ -122,10 +128,7 @@ int cmd_bench(int argc, char **argv) {
     const char *a = argv[i], *v = NULL; /* NULL: the value is missing */
     long n;
     double d;
-    if (cli_is_help(a)) {
-      fputs(usage_text, stdout);
-      rc = CLI_OK;
-    } else if (strcmp(a, "--flush-l2") == 0) {
+    if (strcmp(a, "--flush-l2") == 0) {
       cfg.opt.flush_l2 = 1;
     } else if (strcmp(a, "--quiet") == 0) {
       cfg.quiet = 1;

@@ -213,4 +213,14 @@ fi
 expect_err 1 "--block sweep needs the CUDA backend" "sweep on the CPU backend" \
   $SMV bench lap2d:4 --backend cpu --block sweep
 
+# Help wins wherever it stands: never taken as the value of --csv (which
+# once wrote a CSV file named --help).
+smv_abs=$(cd "$(dirname "$SMV")" && pwd)/$(basename "$SMV")
+(cd "$D" && "$smv_abs" bench lap2d:4 --csv --help >out.txt 2>&1)
+if [ $? -eq 0 ] && grep -q '^usage: smv bench' "$D/out.txt" && [ ! -e "$D/--help" ]; then
+  ok
+else
+  bad "bench --csv --help: want usage, exit 0, no file named --help"
+fi
+
 finish
