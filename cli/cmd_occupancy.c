@@ -148,23 +148,17 @@ static int parse_cache(const char *s, smv_cache_config *c) {
   return -1;
 }
 
-/* Value of option argv[*i] (either "--opt=V" or "--opt V"); NULL if this
- * argument is not `name`. Sets *missing when the value is absent. */
+/* Value of option argv[*i] ("--opt=V" or "--opt V", by cli_opt_value);
+ * NULL if this argument is not `name`. A missing value gives "" and sets
+ * *missing, so the caller's message can quote what it got. */
 static const char *opt_value(int argc, char **argv, int *i, const char *name,
                              int *missing) {
-  size_t n = strlen(name);
-  const char *a = argv[*i];
-  if (strncmp(a, name, n) != 0)
+  const char *v = "";
+  int r = cli_opt_value(argc, argv, i, name, NULL, &v);
+  if (r == 0)
     return NULL;
-  if (a[n] == '=')
-    return a + n + 1;
-  if (a[n] != '\0')
-    return NULL;
-  if (*i + 1 >= argc) {
-    *missing = 1;
-    return "";
-  }
-  return argv[++*i];
+  *missing = r < 0;
+  return v;
 }
 
 static int parse_args(int argc, char **argv, struct opts *o) {
@@ -1016,11 +1010,10 @@ static int do_kernel_single(const struct opts *o, const smv_arch *a,
 }
 
 int cmd_occupancy(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (cli_is_help(argv[i])) {
-      occ_help(stdout);
-      return CLI_OK;
-    }
+  if (cli_wants_help(argc, argv)) {
+    occ_help(stdout);
+    return CLI_OK;
+  }
   struct opts o;
   int rc = parse_args(argc, argv, &o);
   if (rc != CLI_OK)
