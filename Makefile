@@ -86,9 +86,15 @@ $(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu include/smv.h $(wildcard src/cuda/*.h) 
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -Iinclude -Isrc -c $< -o $@
 
-# The commit is baked into the one object that reports it.
+# The commit is baked into the one object that reports it. The stamp file
+# changes only when the commit does, so an unchanged tree rebuilds nothing
+# (forcing version.o every time re-archived the library and relinked every
+# program on every make).
 $(BUILD)/obj/src/version.o: CPPFLAGS += -DSMV_GIT_COMMIT='"$(GIT_COMMIT)"'
-$(BUILD)/obj/src/version.o: .FORCE
+$(BUILD)/obj/src/version.o: $(BUILD)/commit.stamp
+$(BUILD)/commit.stamp: .FORCE
+	@mkdir -p $(@D)
+	@echo '$(GIT_COMMIT)' | cmp -s - $@ || echo '$(GIT_COMMIT)' >$@
 .PHONY: .FORCE
 .FORCE:
 
@@ -102,7 +108,7 @@ $(BUILD)/smv: $(CLI_OBJ) $(BUILD)/libsmv.a
 
 $(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/libsmv.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) -Itests $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) -MMD -MP -Itests $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
 
 # C++ test programs (e.g. the check against the toolkit's cuda_occupancy.h):
 # built with g++, no GPU needed; CUDA_HOME/include must exist for that one.
@@ -165,4 +171,5 @@ clean:
 help:
 	@sed -n '2,14p' Makefile
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+# Header (and included .c) dependencies of objects and test programs.
+-include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
