@@ -56,6 +56,8 @@ static int setup(fixture *f, const char *spec) {
   int64_t n = f->A->cols, m = f->A->rows;
   f->x = malloc((size_t)n * sizeof(double));
   f->y = malloc((size_t)m * sizeof(double));
+  if (!f->x || !f->y)
+    return -1;
   bench_rng g = {11};
   for (int64_t i = 0; i < n; i++)
     f->x[i] = bench_rng_value(&g);
@@ -73,6 +75,19 @@ static int setup(fixture *f, const char *spec) {
              ? 0
              : -1;
 }
+
+static void teardown(fixture *f);
+
+/* setup, or fail the test and free what was built: the test body must not
+ * run on a half-built fixture. */
+#define SETUP(f, spec)                                                         \
+  do {                                                                         \
+    if (setup(f, spec) != 0) {                                                 \
+      CHECKF(0, "setting up %s failed", spec);                                 \
+      teardown(f);                                                             \
+      return;                                                                  \
+    }                                                                          \
+  } while (0)
 
 static void teardown(fixture *f) {
   smv_device_free(ctx, f->dx);
@@ -97,7 +112,7 @@ static void check_y(fixture *f, const char *what) {
 static void test_all_modes_every_rung(void) {
   NEED_DEVICE();
   fixture f;
-  CHECK(setup(&f, "lap2d:64") == 0);
+  SETUP(&f, "lap2d:64");
   smv_device_props p;
   CHECK_OK(smv_device_props_get(ctx, &p));
   smv_bench_options o;
@@ -129,7 +144,7 @@ static void test_all_modes_every_rung(void) {
 static void test_graph_cusparse_tiny(void) {
   NEED_DEVICE();
   fixture f;
-  CHECK(setup(&f, "lap2d:8") == 0);
+  SETUP(&f, "lap2d:8");
   smv_bench_options o;
   smv_bench_options_init(&o);
   o.warmup = 2;
@@ -152,7 +167,7 @@ static void test_graph_cusparse_tiny(void) {
 static void test_defaults_and_cap(void) {
   NEED_DEVICE();
   fixture f;
-  CHECK(setup(&f, "rand:20000:16") == 0);
+  SETUP(&f, "rand:20000:16");
   smv_bench_result r;
   /* NULL options: defaults (200 warm runs, nothing else) */
   CHECK_OK(
@@ -189,7 +204,7 @@ static void test_defaults_and_cap(void) {
 static void test_bad_arguments(void) {
   NEED_DEVICE();
   fixture f;
-  CHECK(setup(&f, "lap2d:8") == 0);
+  SETUP(&f, "lap2d:8");
   smv_bench_result r;
   smv_bench_options o;
   smv_bench_options_init(&o);
