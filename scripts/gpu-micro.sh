@@ -20,7 +20,7 @@ J=$(nproc 2>/dev/null || echo 8)
 
 {
   date -u +"%Y-%m-%dT%H:%M:%SZ"
-  echo "commit $(git rev-parse --verify -q HEAD 2>/dev/null || echo "${SMV_COMMIT:-unknown}")"
+  echo "commit ${SMV_COMMIT:-$(git rev-parse --verify -q HEAD 2>/dev/null || echo unknown)}"
   git status --short 2>/dev/null | head -30
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,ecc.mode.current \
     --format=csv 2>&1
