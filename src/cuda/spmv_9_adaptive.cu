@@ -439,15 +439,21 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
     m->chunks = (int2 *)d;
     m->partials = (char *)d + list_bytes;
     m->counts = (unsigned *)((char *)d + list_bytes + (size_t)n * 8);
+    /* Each step names itself if it fails (the message used to say
+     * cudaMemcpy whichever of the three it was). */
+    const char *what = "cudaMemcpy of the long-row chunk list";
     err = cudaMemcpyAsync(m->chunks, h, list_bytes, cudaMemcpyHostToDevice,
                           ctx->stream);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess) {
+      what = "cudaMemset of the long-row counters";
       err = cudaMemsetAsync(m->counts, 0, (size_t)n * 4, ctx->stream);
-    if (err == cudaSuccess)
+    }
+    if (err == cudaSuccess) {
+      what = "cudaStreamSynchronize after the long-row set-up";
       err = cudaStreamSynchronize(ctx->stream);
+    }
     if (err != cudaSuccess)
-      st = smv_cu_fail(ctx, err, "cudaMemcpy of %zu bytes (long-row chunks)",
-                       list_bytes);
+      st = smv_cu_fail(ctx, err, "%s (%zu bytes)", what, bytes);
     else
       m->nchunks = n;
   }
