@@ -1,6 +1,7 @@
 # smv — plain Makefile.
 #
-#   make                  library build/libsmv.a and CLI build/smv (CUDA if nvcc found)
+#   make                  library build/libsmv.a, lab build/libsmvlab.a and CLI
+#                         build/smv (CUDA if nvcc found)
 #   make CUDA=0           CPU-only build (in build-cpu/), links and runs without nvcc
 #   make SAN=1            host code with address + undefined-behaviour sanitizers
 #   make run              the main job: build, then benchmark SpMV on a generated
@@ -48,7 +49,11 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusparse -lcud
 HOST_SRC := $(sort $(wildcard src/*.c))
 CU_SRC := $(sort $(wildcard src/cuda/*.cu))
 STUB_SRC := src/nocuda/nocuda.c
-CLI_SRC := $(sort $(wildcard cli/*.c) $(wildcard bench/*.c))
+# The lab (lab/): verification, records, timing, plots; on top of libsmv.
+LAB_SRC := $(sort $(wildcard lab/*.c))
+LAB_CU_SRC := $(sort $(wildcard lab/cuda/*.cu))
+LAB_STUB_SRC := $(sort $(wildcard lab/nocuda/*.c))
+CLI_SRC := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_CXX := $(sort $(wildcard tests/cxx_*.cpp))
 MICRO_SRC := $(sort $(wildcard micro/*.cu))
@@ -57,14 +62,19 @@ EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
 HOST_OBJ := $(HOST_SRC:%.c=$(BUILD)/obj/%.o)
 ifeq ($(CUDA),1)
   ENGINE_OBJ := $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
+  LAB_ENGINE_OBJ := $(LAB_CU_SRC:%.cu=$(BUILD)/obj/%.o)
   LDLIBS += $(CUDA_LIBS)
   CPPFLAGS += -DSMV_HAVE_CUDA=1
   # Device tests (graph capture) call the CUDA runtime themselves.
   TEST_CPPFLAGS := -isystem $(CUDA_HOME)/include
 else
   ENGINE_OBJ := $(STUB_SRC:%.c=$(BUILD)/obj/%.o)
+  LAB_ENGINE_OBJ := $(LAB_STUB_SRC:%.c=$(BUILD)/obj/%.o)
 endif
 LIB_OBJ := $(HOST_OBJ) $(ENGINE_OBJ)
+LAB_OBJ := $(LAB_SRC:%.c=$(BUILD)/obj/%.o) $(LAB_ENGINE_OBJ)
+# What programs of the lab and the CLI link: the lab first, then the library.
+LAB_LIBS := $(BUILD)/libsmvlab.a $(BUILD)/libsmv.a
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%) $(TEST_CXX:tests/%.cpp=$(BUILD)/tests/%)
 MICRO_BIN := $(MICRO_SRC:micro/%.cu=$(BUILD)/micro/%)
@@ -73,18 +83,28 @@ EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
 .PHONY: all lib cli run test tests micro fuzz format format-check install clean help
-all: $(BUILD)/libsmv.a $(BUILD)/smv
+all: $(BUILD)/libsmv.a $(BUILD)/libsmvlab.a $(BUILD)/smv
 
-lib: $(BUILD)/libsmv.a
+lib: $(BUILD)/libsmv.a $(BUILD)/libsmvlab.a
 cli: $(BUILD)/smv
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu include/smv.h $(wildcard src/cuda/*.h) src/internal.h
+$(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu include/smv.h include/smv_lab.h $(wildcard src/cuda/*.h) src/internal.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -Iinclude -Isrc -c $< -o $@
+
+# The lab's CUDA timing code: public headers only (no engine internals).
+$(BUILD)/obj/lab/cuda/%.o: lab/cuda/%.cu include/smv.h include/smv_lab.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -Iinclude -c $< -o $@
+
+# Layers: lab/ sees the library's public headers and its own; cli/ sees the
+# lab's too. Nothing in lab/ includes cli/.
+$(BUILD)/obj/lab/%.o: CPPFLAGS += -Ilab
+$(BUILD)/obj/cli/%.o: CPPFLAGS += -Ilab
 
 # The commit is baked into the one object that reports it. The stamp file
 # changes only when the commit does, so an unchanged tree rebuilds nothing
@@ -103,18 +123,23 @@ $(BUILD)/libsmv.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/smv: $(CLI_OBJ) $(BUILD)/libsmv.a
-	$(CC) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libsmv.a $(LDLIBS) -o $@
-
-$(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/libsmv.a
+$(BUILD)/libsmvlab.a: $(LAB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) -MMD -MP -Itests $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/smv: $(CLI_OBJ) $(LAB_LIBS)
+	$(CC) $(LDFLAGS) $(CLI_OBJ) $(LAB_LIBS) $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: tests/%.c tests/test.h $(LAB_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) -MMD -MP -Itests -Ilab $< $(LAB_LIBS) $(LDFLAGS) $(LDLIBS) -o $@
 
 # C++ test programs (e.g. the check against the toolkit's cuda_occupancy.h):
 # built with g++, no GPU needed; CUDA_HOME/include must exist for that one.
-$(BUILD)/tests/cxx_%: tests/cxx_%.cpp tests/test.h $(BUILD)/libsmv.a
+$(BUILD)/tests/cxx_%: tests/cxx_%.cpp tests/test.h $(LAB_LIBS)
 	@mkdir -p $(@D)
-	$(CXX) -std=c++17 -O2 -Wall -Wextra $(SANFLAGS) -Iinclude -Itests -isystem $(CUDA_HOME)/include $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(CXX) -std=c++17 -O2 -Wall -Wextra $(SANFLAGS) -Iinclude -Itests -isystem $(CUDA_HOME)/include $< $(LAB_LIBS) $(LDFLAGS) $(LDLIBS) -o $@
 
 RUN_MATRIX ?= lap3d:100
 run: all
@@ -132,9 +157,9 @@ test: tests
 
 # Microbenchmarks: one self-contained .cu each (micro/common.h shared helpers).
 micro: $(MICRO_BIN)
-$(BUILD)/micro/%: micro/%.cu $(wildcard micro/*.h) $(BUILD)/libsmv.a
+$(BUILD)/micro/%: micro/%.cu $(wildcard micro/*.h) $(LAB_LIBS)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -Iinclude -Imicro $< $(BUILD)/libsmv.a -Xcompiler -fopenmp -lz -o $@
+	$(NVCC) $(NVCCFLAGS) -Iinclude -Imicro $< $(LAB_LIBS) -Xcompiler -fopenmp -lz -o $@
 
 # Fuzzing the Matrix Market reader with libFuzzer (clang). FUZZ_TIME in seconds.
 FUZZ_TIME ?= 60
@@ -155,15 +180,20 @@ format:
 format-check:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 
+SMV_VERSION = $(shell sed -n 's/^\#define SMV_VERSION_STRING "\(.*\)"/\1/p' include/smv.h)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/smv.h $(DESTDIR)$(PREFIX)/include/smv.h
+	install -m 644 include/smv_lab.h $(DESTDIR)$(PREFIX)/include/smv_lab.h
 	install -m 644 $(BUILD)/libsmv.a $(DESTDIR)$(PREFIX)/lib/libsmv.a
+	install -m 644 $(BUILD)/libsmvlab.a $(DESTDIR)$(PREFIX)/lib/libsmvlab.a
 	install -m 755 $(BUILD)/smv $(DESTDIR)$(PREFIX)/bin/smv
 	if [ -d $(BUILD)/micro ]; then install -d $(DESTDIR)$(PREFIX)/libexec/smv/micro && \
 	  install -m 755 $(BUILD)/micro/* $(DESTDIR)$(PREFIX)/libexec/smv/micro/; fi
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|'`sed -n 's/^#define SMV_VERSION_STRING "\(.*\)"/\1/p' include/smv.h`'|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SMV_VERSION)|' \
 	  -e 's|@LIBS_PRIVATE@|-fopenmp $(LDLIBS)|' smv.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/smv.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SMV_VERSION)|' \
+	  smv-lab.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/smv-lab.pc
 
 clean:
 	rm -rf build build-cpu build-san build-cpu-san build-fuzz

@@ -6,6 +6,7 @@
 #ifndef SMV_CLI_H
 #define SMV_CLI_H
 
+#include "lab.h"
 #include "smv.h"
 
 #include <stdio.h>
@@ -56,9 +57,6 @@ int cli_is_help(const char *arg);
  * wherever it appears, even where an option's value is expected. */
 int cli_wants_help(int argc, char **argv);
 
-/* CLOCK_MONOTONIC in seconds, for wall-clock intervals. */
-double cli_now_s(void);
-
 /* Read options for long loads: a progress line on stderr for inputs over
  * 100 MB when stderr is a terminal. */
 const smv_read_options *cli_read_options(void);
@@ -69,13 +67,5 @@ int cli_load(const char *matrix, smv_csr **A);
 
 /* Directory holding the running executable (for finding build/micro). */
 int cli_exe_dir(char *buf, size_t n);
-
-/* gnuplot, for the PNG plots of `occupancy --sweep` and `bench --plot`:
- * a single-quoted gnuplot string literal ('' escapes a quote); whether
- * gnuplot is on PATH; run `gnuplot SCRIPT` without a shell: 0 on success, a
- * positive errno if it could not be started, -1 if gnuplot failed. */
-void cli_gnuplot_string(FILE *f, const char *s);
-int cli_have_gnuplot(void);
-int cli_run_gnuplot(const char *script);
 
 #endif

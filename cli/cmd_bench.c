@@ -1,6 +1,6 @@
 /* cmd_bench.c — `smv bench`: parse the command line, hand it to the
- * benchmark driver (bench/main.c). */
-#include "../bench/bench.h"
+ * benchmark driver (cli/bench_main.c). */
+#include "bench.h"
 #include "cli.h"
 
 #include <stdlib.h>

@@ -1,6 +1,5 @@
 /* cmd_info.c — `smv info MATRIX [--json]`: shape, row-length statistics
  * and histogram of a Matrix Market file or a generated matrix. */
-#include "../bench/bench.h" /* bench_json_string */
 #include "cli.h"
 
 #include <stdio.h>

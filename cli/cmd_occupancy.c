@@ -3,7 +3,6 @@
  * one of smv's own kernels with its real registers and shared memory
  * (--kernel); a block-size sweep as a table and a gnuplot PNG (the seed's
  * figure: warps per SM against block size); the architecture table. */
-#include "../bench/bench.h" /* bench_json_string */
 #include "cli.h"
 
 #include <errno.h>
@@ -597,11 +596,11 @@ static int write_plot(const char *png, const char *title, const char *subtitle,
   fprintf(f, "%s\n", gp);
   fprintf(f, "set terminal pngcairo size 960,560 enhanced font 'Sans,11'\n");
   fprintf(f, "set output ");
-  cli_gnuplot_string(f, png);
+  lab_gnuplot_string(f, png);
   fprintf(f, "\nset title ");
-  cli_gnuplot_string(f, title);
+  lab_gnuplot_string(f, title);
   fprintf(f, ".\"\\n\".");
-  cli_gnuplot_string(f, subtitle);
+  lab_gnuplot_string(f, subtitle);
   fprintf(f,
           " noenhanced\n"
           "set xlabel 'threads per block (Db)'\n"
@@ -617,17 +616,17 @@ static int write_plot(const char *png, const char *title, const char *subtitle,
           "'#606060'\n",
           a->max_warps_per_sm, a->max_warps_per_sm + 3);
   fprintf(f, "plot ");
-  cli_gnuplot_string(f, dat);
+  lab_gnuplot_string(f, dat);
   fprintf(f, " using 1:2 with linespoints pt 7 ps 0.8 lc rgb '#1f5fbf' "
              "title 'warps per SM (smv model)'");
   if (with_runtime) {
     fprintf(f, ", ");
-    cli_gnuplot_string(f, dat);
+    lab_gnuplot_string(f, dat);
     fprintf(f, " using 1:5 with points pt 6 ps 1.6 lc rgb '#2a9d2a' "
                "title 'CUDA runtime'");
   }
   fprintf(f, ", ");
-  cli_gnuplot_string(f, dat);
+  lab_gnuplot_string(f, dat);
   fprintf(f,
           " using ($1 == %d ? $1 : 1/0):2 with points pt 7 ps 2 lc rgb "
           "'#c00000' title 'best: Db = %d, %d warps (%.0f%%), the smallest "
@@ -638,14 +637,14 @@ static int write_plot(const char *png, const char *title, const char *subtitle,
     cli_error("%s: write failed", gp);
     return CLI_ERR;
   }
-  if (!cli_have_gnuplot()) {
+  if (!lab_have_gnuplot()) {
     fprintf(stderr,
             "smv: gnuplot not found: wrote %s and %s; to draw %s install "
             "gnuplot (apt-get install gnuplot-nox) and run 'gnuplot %s'\n",
             dat, gp, png, gp);
     return CLI_OK;
   }
-  int rc = cli_run_gnuplot(gp);
+  int rc = lab_run_gnuplot(gp);
   if (rc > 0) {
     cli_error("running gnuplot: %s", strerror(rc));
     return CLI_ERR;

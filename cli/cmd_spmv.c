@@ -340,9 +340,9 @@ int cmd_spmv(int argc, char **argv) {
       cli_error("no CUDA device (%s); using the CPU", no_device_reason(st));
     }
   }
-  double t0 = cli_now_s();
+  double t0 = lab_now_s();
   rc = use_cuda ? run_cuda(&o, ctx, A, x, y) : run_cpu(&o, A, x, y);
-  double t1 = cli_now_s();
+  double t1 = lab_now_s();
   if (rc != CLI_OK)
     goto done;
   if (o.verbose) {

@@ -18,9 +18,7 @@ extern char **environ;
 void cli_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("smv: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  lab_verror(fmt, ap);
   va_end(ap);
 }
 
@@ -102,17 +100,11 @@ struct progress {
 };
 static struct progress g_progress;
 
-double cli_now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void progress_cb(void *user, uint64_t done, uint64_t total) {
   struct progress *p = user;
   if (total < 100000000ull)
     return;
-  double t = cli_now_s();
+  double t = lab_now_s();
   if (done < total && t - p->last < 0.25)
     return;
   p->last = t;
@@ -155,55 +147,5 @@ int cli_exe_dir(char *buf, size_t n) {
   if (!slash)
     return -1;
   *slash = '\0';
-  return 0;
-}
-
-/* ---- gnuplot (smv occupancy --sweep, smv bench --plot) -------------------
- */
-
-void cli_gnuplot_string(FILE *f, const char *s) {
-  fputc('\'', f);
-  for (; *s; s++) {
-    if (*s == '\'')
-      fputc('\'', f);
-    fputc(*s, f);
-  }
-  fputc('\'', f);
-}
-
-/* A PATH search like the shell's, so "not installed" is known before any
- * script is run (and posix_spawnp's not-found handling needs no recent
- * glibc). */
-int cli_have_gnuplot(void) {
-  const char *path = getenv("PATH");
-  if (!path || !*path)
-    return 0;
-  char buf[4096];
-  while (*path) {
-    const char *colon = strchr(path, ':');
-    size_t n = colon ? (size_t)(colon - path) : strlen(path);
-    if (n > 0 && n + sizeof "/gnuplot" < sizeof buf) {
-      memcpy(buf, path, n);
-      memcpy(buf + n, "/gnuplot", sizeof "/gnuplot");
-      if (access(buf, X_OK) == 0)
-        return 1;
-    }
-    path += n;
-    if (*path == ':')
-      path++;
-  }
-  return 0;
-}
-
-int cli_run_gnuplot(const char *script) {
-  pid_t pid;
-  char *args[] = {"gnuplot", (char *)script, NULL};
-  int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ);
-  if (rc != 0)
-    return rc;
-  int status;
-  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0)
-    return -1;
   return 0;
 }

@@ -32,7 +32,7 @@
 #include <sys/stat.h>
 #include <vector>
 
-#include "smv.h"
+#include "smv_lab.h"
 
 #define MICRO_EXIT_FAIL 1
 #define MICRO_EXIT_USAGE 2

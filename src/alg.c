@@ -1,7 +1,7 @@
 /* alg.c — names of the kernel ladder's rungs (host side, no CUDA needed so
  * the CLI can parse --alg everywhere). Numbers are stable: see
  * src/cuda/dispatch.cu for what each rung changes. */
-#include "smv.h"
+#include "smv_lab.h"
 
 #include <stdlib.h>
 #include <string.h>

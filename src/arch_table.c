@@ -36,7 +36,7 @@
  *   - CC 7.0+ allow 255 registers per thread [PG]; cuda_occupancy.h accepts
  *     256. We keep 255.
  */
-#include "smv.h"
+#include "smv_lab.h"
 
 #include <stddef.h>
 #include <string.h>

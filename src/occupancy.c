@@ -33,6 +33,7 @@
  * (never binding: the hardware has one or two per block slot).
  */
 #include "internal.h"
+#include "smv_lab.h"
 
 #include <limits.h>
 #include <stddef.h>

@@ -20,7 +20,7 @@
  * Configurations our table refuses (registers above 63 on CC 3.0, where the
  * header accepts up to 255) are counted separately and not compared.
  */
-#include "smv.h"
+#include "smv_lab.h"
 #include "test.h"
 
 #include <vector>

@@ -2,11 +2,9 @@
  * test_bench.c — the benchmark driver's pieces that decide what a result
  * means: timing summaries, the minimal-bytes model, derived rates and
  * speedups, the CSV/JSON writers and the CSV reader, the verification
- * bound and check. No GPU needed. The driver's sources are compiled into
- * the CLI, not libsmv.a, so they are included here directly.
+ * bound and check (the lab, libsmvlab.a). No GPU needed.
  */
-#include "../bench/record.c"
-#include "../bench/verify.c"
+#include "lab.h"
 
 #include "test.h"
 

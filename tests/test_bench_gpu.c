@@ -6,7 +6,7 @@
  * work), and graph capture works for every rung. No speed is asserted
  * (speed lives in the benchmark, not in tests).
  */
-#include "../bench/verify.c"
+#include "lab.h"
 
 #include "test.h"
 

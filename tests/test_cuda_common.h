@@ -4,7 +4,7 @@
  * one SpMV against the serial reference.
  *
  * The reference, the bound and the check are the benchmark's own
- * (bench/verify.c: bench_expect_compute, bench_check), so a test and
+ * (lab/verify.c: bench_expect_compute, bench_check), so a test and
  * `smv bench` accept exactly the same results. Per row i (eps =
  * DBL_EPSILON or FLT_EPSILON):
  *
@@ -22,7 +22,7 @@
 #ifndef SMV_TEST_CUDA_COMMON_H
 #define SMV_TEST_CUDA_COMMON_H
 
-#include "../bench/verify.c"
+#include "lab.h"
 
 #include "smv.h"
 #include "test.h"

@@ -5,7 +5,7 @@
  * The configuration-by-configuration check against the toolkit's
  * cuda_occupancy.h is tests/cxx_occupancy_toolkit.cpp.
  */
-#include "smv.h"
+#include "smv_lab.h"
 #include "test.h"
 
 #include <stdint.h>

@@ -7,7 +7,7 @@
  * agrees with what the driver reports, and the engine's default block size
  * reaches the highest occupancy our model finds. SKIPs without a device.
  */
-#include "smv.h"
+#include "smv_lab.h"
 #include "test.h"
 
 static smv_context *g_ctx;

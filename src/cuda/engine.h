@@ -18,7 +18,7 @@
 #define SMV_CUDA_ENGINE_H
 
 #include "internal.h"
-#include "smv.h"
+#include "smv_lab.h"
 
 #include <cuda_runtime.h>
 #include <cusparse.h>

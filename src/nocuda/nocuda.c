@@ -1,7 +1,7 @@
 /* nocuda.c — the engine's API when smv is built without CUDA (CUDA=0):
  * everything links, and every device call answers SMV_ERR_NO_DEVICE so
  * callers (the CLI's --backend auto) fall back to the CPU path. */
-#include "smv.h"
+#include "smv_lab.h"
 
 #include <string.h>
 
@@ -109,20 +109,5 @@ smv_status smv_kernel_default_block(smv_context *ctx, smv_alg alg,
   (void)ctx, (void)alg, (void)prec;
   if (block)
     *block = 0;
-  return SMV_ERR_NO_DEVICE;
-}
-smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg, const smv_matrix *dA,
-                          const void *x, void *y, const smv_bench_options *opt,
-                          smv_bench_result *r) {
-  (void)ctx, (void)alg, (void)dA, (void)x, (void)y, (void)opt;
-  if (r)
-    memset(r, 0, sizeof *r);
-  return SMV_ERR_NO_DEVICE;
-}
-smv_status smv_device_copy_bandwidth(smv_context *ctx, size_t bytes,
-                                     double *gbps) {
-  (void)ctx, (void)bytes;
-  if (gbps)
-    *gbps = 0;
   return SMV_ERR_NO_DEVICE;
 }

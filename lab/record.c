@@ -2,7 +2,7 @@
  * record.c — bench records: the field table that drives CSV, JSON and the
  * CSV reader; the minimal-bytes model; derived rates; timing summaries.
  */
-#include "bench.h"
+#include "lab.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -112,31 +112,6 @@ void bench_record_init(bench_record *r) {
   r->block = 0;
 }
 
-void bench_record_start(bench_record *r, const bench_run *run,
-                        const char *matrix, const smv_csr *A,
-                        smv_precision prec, const char *alg, double alpha,
-                        double beta) {
-  bench_record_init(r);
-  snprintf(r->label, sizeof r->label, "%s",
-           run->cfg->label ? run->cfg->label : "");
-  snprintf(r->device, sizeof r->device, "%s", run->device);
-  snprintf(r->commit, sizeof r->commit, "%s", run->commit);
-  snprintf(r->date, sizeof r->date, "%s", run->date);
-  snprintf(r->backend, sizeof r->backend, "%s", run->ctx ? "cuda" : "cpu");
-  snprintf(r->matrix, sizeof r->matrix, "%s", matrix);
-  r->rows = A->rows;
-  r->cols = A->cols;
-  r->nnz = A->nnz;
-  snprintf(r->precision, sizeof r->precision, "%s",
-           prec == SMV_F32 ? "f32" : "f64");
-  snprintf(r->alg, sizeof r->alg, "%s", alg);
-  r->alpha = alpha;
-  r->beta = beta;
-  r->bytes = bench_min_bytes(A->rows, A->cols, A->nnz, prec == SMV_F32 ? 4 : 8,
-                             beta != 0);
-  r->copy_gbps = run->copy_gbps; /* NaN on the CPU path */
-}
-
 int bench_records_push(bench_records *rs, const bench_record *r) {
   if (rs->n == rs->cap) {
     size_t cap = rs->cap ? 2 * rs->cap : 64;
@@ -191,6 +166,24 @@ const bench_record *bench_find(const bench_records *rs, int sweep,
 /* ------------------------------------------------------------------------ */
 /* Bytes, rates, statistics                                                  */
 /* ------------------------------------------------------------------------ */
+
+const char bench_model_text[] =
+    "bytes      minimal model per SpMV: values + column indices once "
+    "(nnz*(V+4)),\n"
+    "           row pointers once ((rows+1)*4), x once (cols*V), y once "
+    "(rows*V,\n"
+    "           2*rows*V when beta != 0); V = 8 (f64) or 4 (f32). GB/s = "
+    "bytes / median.\n"
+    "           GFLOP/s = 2*nnz / median. %copy = GB/s / device copy "
+    "bandwidth.\n"
+    "modes      warm: L2-warm, runs back to back, one event pair each;\n"
+    "           flushed: a buffer of 4x L2 written before each run (not "
+    "timed);\n"
+    "           graph: N SpMVs captured in one CUDA graph, time per SpMV.\n"
+    "verify     |y - ref| <= 2 eps (len_i + 2) (|alpha| (|A||x|)_i + |beta "
+    "y0_i|) per row,\n"
+    "           fresh random x, y poisoned with NaN (beta = 0); FAIL is never "
+    "timed.\n";
 
 double bench_min_bytes(int64_t rows, int64_t cols, int64_t nnz, int value_bytes,
                        int beta_nonzero) {

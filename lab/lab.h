@@ -1,67 +1,30 @@
 /*
- * bench.h — the benchmark driver behind `smv bench` (compiled into the CLI).
+ * lab.h — the lab: what a measurement means, shared by `smv bench`,
+ * `smv occupancy`, `smv info` and the tests. Built into libsmvlab.a, on top
+ * of libsmv.a (the library never depends on it; the CLI does).
  *
  * Pieces:
- *   record.c  one bench_record per (matrix, precision, rung, block): the
- *             field table that drives CSV, JSON and the CSV reader; the
- *             minimal-bytes model; derived rates; CPU-side timing summary;
- *   verify.c  random vectors, the reference and the error bound, the check;
- *   gpu.c     verify-then-time on the GPU (smv_bench_spmv), block sweep with
- *             the calculated occupancy;
- *   cpu.c     the same on the CPU path (smv_spmv_cpu / _f32) when there is
- *             no GPU, with wall-clock timing;
- *   report.c  banner and fixed-width tables;
- *   plot.c    gnuplot data and script, PNG when gnuplot is installed;
+ *   record.c    one bench_record per (matrix, precision, rung, block): the
+ *               field table that drives CSV, JSON and the CSV reader; the
+ *               minimal-bytes model; derived rates; the percentile summary;
+ *               JSON string escaping;
+ *   verify.c    the splitmix64 RNG, the reference and the error bound, the
+ *               check;
+ *   plot.c      gnuplot data and script, PNG when gnuplot is installed;
  *   markdown.c  Markdown tables for bench/results/;
- *   main.c    bench_main: backend choice, the loop over matrices, outputs.
+ *   util.c      output files, gnuplot helpers, error printing, the clock;
+ *   cuda/bench.cu  the GPU timing API of include/smv_lab.h (smv_bench_spmv,
+ *               smv_device_copy_bandwidth); nocuda/bench.c its stub.
+ * The lab may print (to stderr, "smv: ..."); it never calls exit().
  */
-#ifndef SMV_BENCH_H
-#define SMV_BENCH_H
+#ifndef SMV_LAB_H_INTERNAL
+#define SMV_LAB_H_INTERNAL
 
-#include "smv.h"
+#include "smv_lab.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-
-/* ------------------------------------------------------------------------ */
-/* Configuration (filled by cli/cmd_bench.c)                                 */
-/* ------------------------------------------------------------------------ */
-
-typedef enum {
-  BENCH_BACKEND_AUTO = 0, /* CUDA when a device answers, else the CPU */
-  BENCH_BACKEND_CUDA,
-  BENCH_BACKEND_CPU
-} bench_backend;
-
-#define BENCH_F64 1
-#define BENCH_F32 2
-
-typedef struct {
-  char **matrices; /* files or generator specs */
-  int nmatrices;
-  smv_alg algs[SMV_ALG_COUNT + 1]; /* rungs to run, in order */
-  int nalgs;
-  int block;      /* 0: each rung's default; else every rung at this size */
-  int sweep;      /* --block sweep: 32..1024 step 32 for our kernels */
-  int precisions; /* BENCH_F64 | BENCH_F32 */
-  smv_bench_options opt;
-  bench_backend backend;
-  int device;
-  uint64_t seed;        /* of the random vectors */
-  const char *csv;      /* may be NULL */
-  const char *json;     /* may be NULL */
-  const char *plot;     /* PNG path, may be NULL */
-  const char *markdown; /* Markdown tables, may be NULL */
-  const char *from_csv; /* re-report a saved CSV instead of running */
-  const char *label;    /* free text stored with every record */
-  int quiet;            /* no per-matrix tables (banner and summary only) */
-  int argc;             /* the command line, for the banner */
-  char **argv;
-} bench_config;
-
-/* Runs the benchmark; returns the CLI exit code (0 ok, 1 error, and 1 when
- * any rung failed verification). Prints as it goes. */
-int bench_main(const bench_config *cfg);
 
 /* ------------------------------------------------------------------------ */
 /* Records                                                                   */
@@ -143,7 +106,7 @@ void bench_derive(bench_record *r);
 void bench_speedups(bench_records *rs, size_t from);
 
 /* Summary of n samples (ms), sorted in place; linear interpolation
- * between order statistics, as src/cuda/bench.cu does. */
+ * between order statistics, as lab/cuda/bench.cu does. */
 void bench_summarise(double *ms, int n, smv_timing *t);
 
 /* CSV: a header line naming every field, one line per record. Fields with
@@ -201,46 +164,18 @@ int bench_judge(const bench_expect *e, const double *y, bench_record *r,
 smv_status bench_csr_round_f32(const smv_csr *A, smv_csr **B);
 
 /* ------------------------------------------------------------------------ */
-/* Runners                                                                   */
+/* Outputs                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* What every record of a run shares (filled by main.c). */
-typedef struct {
-  const bench_config *cfg;
-  char device[256];
-  char commit[48];
-  char date[32];
-  double copy_gbps; /* NaN on the CPU path */
-  smv_context *ctx; /* NULL on the CPU path */
-  smv_device_props props;
-  bench_rng rng;
-} bench_run;
-
-/* Init r and fill what a result is of: label, device, commit, date and
- * backend from the run; matrix name and shape, precision, alg, alpha, beta,
- * the minimal bytes and the run's copy bandwidth. */
-void bench_record_start(bench_record *r, const bench_run *run,
-                        const char *matrix, const smv_csr *A,
-                        smv_precision prec, const char *alg, double alpha,
-                        double beta);
-
-/* One matrix, one precision, every configured rung (or the sweep): records
- * appended to rs. Returns 0, or -1 on an error that stops the run (already
- * printed); a rung that fails verification is a FAIL record, not an error. */
-int bench_gpu_matrix(bench_run *run, const char *name, const smv_csr *A,
-                     smv_precision prec, bench_records *rs);
-int bench_gpu_sweep(bench_run *run, const char *name, const smv_csr *A,
-                    smv_precision prec, bench_records *rs);
-int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
-                     smv_precision prec, bench_records *rs);
-/* Fill the record's block, regs, smem and occupancy fields for one of our
- * kernels at `block` (0 = the engine's default). */
-void bench_gpu_occupancy(bench_run *run, smv_alg alg, smv_precision prec,
-                         int block, bench_record *r);
-
-/* ------------------------------------------------------------------------ */
-/* Reports                                                                   */
-/* ------------------------------------------------------------------------ */
+/* "smv: <message>" on stderr (lab_verror: the va_list form). */
+void lab_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+void lab_verror(const char *fmt, va_list ap);
+/* CLOCK_MONOTONIC in seconds, for wall-clock intervals. */
+double lab_now_s(void);
 
 /* fopen(path, "w"); on failure prints "smv: PATH: reason" and returns
  * NULL. */
@@ -248,14 +183,7 @@ FILE *bench_open_out(const char *path);
 /* fclose(f) (f may be NULL); on a write error prints "smv: PATH: write
  * error" and returns -1, else 0. */
 int bench_close_out(FILE *f, const char *path);
-
-void bench_banner(FILE *f, const bench_run *run);
-/* The ladder table of records [from, to) (one matrix). */
-void bench_table(FILE *f, const bench_records *rs, size_t from, size_t to);
-/* The sweep table of records [from, to) (one matrix and precision). */
-void bench_sweep_table(FILE *f, const bench_records *rs, size_t from,
-                       size_t to);
-/* Text of the timing/bytes model, for the banner and docs. */
+/* Text of the timing/bytes model, for the banner, JSON and docs. */
 extern const char bench_model_text[];
 
 /* PNG(s) from the records: the block sweep (time and calculated occupancy
@@ -271,5 +199,13 @@ int bench_plot(const bench_records *rs, const char *png);
  * cuSPARSE ALG1, % of copy bandwidth; per sweep matrix and precision, time
  * and calculated occupancy per block size. */
 void bench_markdown(FILE *f, const bench_records *rs);
+
+/* gnuplot, for the PNG plots of `occupancy --sweep` and `bench --plot`:
+ * a single-quoted gnuplot string literal ('' escapes a quote); whether
+ * gnuplot is on PATH; run `gnuplot SCRIPT` without a shell: 0 on success, a
+ * positive errno if it could not be started, -1 if gnuplot failed. */
+void lab_gnuplot_string(FILE *f, const char *s);
+int lab_have_gnuplot(void);
+int lab_run_gnuplot(const char *script);
 
 #endif

@@ -7,7 +7,7 @@
  * table per matrix and precision (time and calculated occupancy per block
  * size). Device, date and commit head every table.
  */
-#include "bench.h"
+#include "lab.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -10,8 +10,8 @@
  * f32: the reference is built from the float-rounded matrix, x, y0, alpha
  * and beta, in double, so only the kernel's own rounding is measured.
  */
-#include "../cli/cli.h"
 #include "bench.h"
+#include "cli.h"
 
 #include <float.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * serial reference (smv_spmv_ref) with its error bound (smv_spmv_ref_abs),
  * and the element-wise check.
  */
-#include "bench.h"
+#include "lab.h"
 
 #include <math.h>
 #include <stdlib.h>

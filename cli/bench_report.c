@@ -6,24 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-const char bench_model_text[] =
-    "bytes      minimal model per SpMV: values + column indices once "
-    "(nnz*(V+4)),\n"
-    "           row pointers once ((rows+1)*4), x once (cols*V), y once "
-    "(rows*V,\n"
-    "           2*rows*V when beta != 0); V = 8 (f64) or 4 (f32). GB/s = "
-    "bytes / median.\n"
-    "           GFLOP/s = 2*nnz / median. %copy = GB/s / device copy "
-    "bandwidth.\n"
-    "modes      warm: L2-warm, runs back to back, one event pair each;\n"
-    "           flushed: a buffer of 4x L2 written before each run (not "
-    "timed);\n"
-    "           graph: N SpMVs captured in one CUDA graph, time per SpMV.\n"
-    "verify     |y - ref| <= 2 eps (len_i + 2) (|alpha| (|A||x|)_i + |beta "
-    "y0_i|) per row,\n"
-    "           fresh random x, y poisoned with NaN (beta = 0); FAIL is never "
-    "timed.\n";
-
 void bench_banner(FILE *f, const bench_run *run) {
   const bench_config *cfg = run->cfg;
   fprintf(f, "smv bench  smv %s, commit %s\n", smv_version(), run->commit);

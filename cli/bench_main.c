@@ -6,8 +6,8 @@
  * (a time limit on a shared GPU machine) still leaves every finished
  * matrix on disk (the JSON then lacks its closing brackets).
  */
-#include "../cli/cli.h"
 #include "bench.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <math.h>
@@ -52,6 +52,31 @@ static void cpu_name(char *buf, size_t n) {
   snprintf(buf, n, "cpu: %s, %d OpenMP threads", model, threads);
 }
 
+void bench_record_start(bench_record *r, const bench_run *run,
+                        const char *matrix, const smv_csr *A,
+                        smv_precision prec, const char *alg, double alpha,
+                        double beta) {
+  bench_record_init(r);
+  snprintf(r->label, sizeof r->label, "%s",
+           run->cfg->label ? run->cfg->label : "");
+  snprintf(r->device, sizeof r->device, "%s", run->device);
+  snprintf(r->commit, sizeof r->commit, "%s", run->commit);
+  snprintf(r->date, sizeof r->date, "%s", run->date);
+  snprintf(r->backend, sizeof r->backend, "%s", run->ctx ? "cuda" : "cpu");
+  snprintf(r->matrix, sizeof r->matrix, "%s", matrix);
+  r->rows = A->rows;
+  r->cols = A->cols;
+  r->nnz = A->nnz;
+  snprintf(r->precision, sizeof r->precision, "%s",
+           prec == SMV_F32 ? "f32" : "f64");
+  snprintf(r->alg, sizeof r->alg, "%s", alg);
+  r->alpha = alpha;
+  r->beta = beta;
+  r->bytes = bench_min_bytes(A->rows, A->cols, A->nnz, prec == SMV_F32 ? 4 : 8,
+                             beta != 0);
+  r->copy_gbps = run->copy_gbps; /* NaN on the CPU path */
+}
+
 /* ------------------------------------------------------------------------ */
 /* Outputs                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -61,13 +86,6 @@ typedef struct {
   size_t json_count;
   int failed; /* a write error happened */
 } outputs;
-
-FILE *bench_open_out(const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    cli_error("%s: %s", path, strerror(errno));
-  return f;
-}
 
 static void json_head(FILE *f, const bench_run *run) {
   const bench_config *cfg = run->cfg;
@@ -129,17 +147,6 @@ static void emit(outputs *o, const bench_records *rs, size_t from) {
     o->failed = 1;
   if (o->json && fflush(o->json) != 0)
     o->failed = 1;
-}
-
-int bench_close_out(FILE *f, const char *path) {
-  if (!f)
-    return 0;
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    cli_error("%s: write error", path);
-    return -1;
-  }
-  return 0;
 }
 
 /* Open --csv and --json (errors printed) and write the CSV header; the

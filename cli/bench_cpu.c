@@ -5,8 +5,8 @@
  * reference, the serial oracle smv_spmv_ref (f64). No L2 flush and no
  * graphs here: those modes are GPU-only and stay empty in the output.
  */
-#include "../cli/cli.h"
 #include "bench.h"
+#include "cli.h"
 
 #include <float.h>
 #include <math.h>
@@ -40,10 +40,10 @@ static smv_status cpu_time(cpu_job *j, const smv_bench_options *o,
   smv_status st = SMV_OK;
   for (int i = 0; i < o->warmup && st == SMV_OK; i++)
     st = cpu_run(j);
-  double t0 = cli_now_s();
+  double t0 = lab_now_s();
   if (st == SMV_OK)
     st = cpu_run(j);
-  double est_s = cli_now_s() - t0;
+  double est_s = lab_now_s() - t0;
   if (st != SMV_OK)
     return st;
   int n = o->runs;
@@ -57,9 +57,9 @@ static smv_status cpu_time(cpu_job *j, const smv_bench_options *o,
   if (!ms)
     return SMV_ERR_NOMEM;
   for (int i = 0; i < n && st == SMV_OK; i++) {
-    double a = cli_now_s();
+    double a = lab_now_s();
     st = cpu_run(j);
-    ms[i] = (cli_now_s() - a) * 1e3;
+    ms[i] = (lab_now_s() - a) * 1e3;
   }
   if (st == SMV_OK)
     bench_summarise(ms, n, t);

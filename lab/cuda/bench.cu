@@ -30,7 +30,7 @@
  * The summary of each mode: median, min, p10, p90, max of the per-run
  * times (linear interpolation between order statistics).
  */
-#include "smv.h"
+#include "smv_lab.h"
 
 #include <cuda_runtime.h>
 

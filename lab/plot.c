@@ -11,8 +11,7 @@
  *           and rung; bottom, speedup over cuSPARSE ALG1 (warm, log scale).
  */
 #define _DEFAULT_SOURCE
-#include "../cli/cli.h"
-#include "bench.h"
+#include "lab.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -47,7 +46,7 @@ static void gp_terminal(FILE *f, const char *png, int w, int h) {
           "}\n"
           "set output ",
           w, h, w, h);
-  cli_gnuplot_string(f, png);
+  lab_gnuplot_string(f, png);
   fputc('\n', f);
 }
 
@@ -111,20 +110,20 @@ static int plot_sweep(const bench_records *rs, const char *matrix,
   fprintf(f, "plot ");
   for (int k = 0; k < nalg; k++) {
     fprintf(f, "%s", k ? ", \\\n     " : "");
-    cli_gnuplot_string(f, dat);
+    lab_gnuplot_string(f, dat);
     /* distinct markers and dashes: rungs often share a curve */
     fprintf(f, " index %d using 1:2 with linespoints pt %d ps 0.7 dt %d title ",
             k, 4 + k, 1 + k % 5);
-    cli_gnuplot_string(f, algs[k]);
+    lab_gnuplot_string(f, algs[k]);
   }
   fprintf(f, "\nset ylabel 'calculated occupancy (%%)'\n"
              "set xlabel 'threads per block'\nset yrange [0:105]\nplot ");
   for (int k = 0; k < nalg; k++) {
     fprintf(f, "%s", k ? ", \\\n     " : "");
-    cli_gnuplot_string(f, dat);
+    lab_gnuplot_string(f, dat);
     fprintf(f, " index %d using 1:3 with linespoints pt %d ps 0.7 dt %d title ",
             k, 4 + k, 1 + k % 5);
-    cli_gnuplot_string(f, algs[k]);
+    lab_gnuplot_string(f, algs[k]);
   }
   fprintf(f, "\nunset multiplot\n");
   return bench_close_out(f, gp);
@@ -185,7 +184,7 @@ static int plot_ladder(const bench_records *rs, const char *prec,
                 isfinite(rs->v[i].warm_speedup_alg1);
   fprintf(f, "set datafile missing '-'\nset multiplot layout %d,1 title ",
           speedups ? 2 : 1);
-  cli_gnuplot_string(f, title);
+  lab_gnuplot_string(f, title);
   fprintf(f,
           "\nset style data histogram\n"
           "set style histogram clustered gap 1\n"
@@ -196,7 +195,7 @@ static int plot_ladder(const bench_records *rs, const char *prec,
           "set ylabel 'effective GB/s (warm median, minimal bytes)'\n"
           "plot for [k=2:%d] ",
           na + 1);
-  cli_gnuplot_string(f, dat);
+  lab_gnuplot_string(f, dat);
   fprintf(f, " using k:xtic(1) title columnheader(k)\n");
   if (speedups) { /* none on the CPU path or without cusparse-alg1 */
     fprintf(f,
@@ -204,7 +203,7 @@ static int plot_ladder(const bench_records *rs, const char *prec,
             "set ylabel 'speedup over cusparse-alg1 (warm)'\n"
             "plot for [k=%d:%d] ",
             na + 2, 2 * na + 1);
-    cli_gnuplot_string(f, dat);
+    lab_gnuplot_string(f, dat);
     fprintf(f, " using k:xtic(1) title columnheader(k)\n");
   }
   fprintf(f, "unset multiplot\n");
@@ -221,10 +220,10 @@ int bench_plot(const bench_records *rs, const char *png) {
   const char *precs[4];
   int np = bench_distinct(rs, offsetof(bench_record, precision), have_sweep,
                           NULL, NULL, precs, 4);
-  int made = 0, rc = 0, gnuplot = cli_have_gnuplot();
+  int made = 0, rc = 0, gnuplot = lab_have_gnuplot();
   char first_gp[1024] = "";
   if (np == 0) {
-    cli_error("--plot: no results to plot");
+    lab_error("--plot: no results to plot");
     return -1;
   }
   /* One image per (matrix, precision) for a sweep, per precision for the
@@ -254,8 +253,8 @@ int bench_plot(const bench_records *rs, const char *png) {
       rc = have_sweep
                ? plot_sweep(rs, mats[m], precs[p], img.png, img.dat, img.gp)
                : plot_ladder(rs, precs[p], img.png, img.dat, img.gp);
-      if (rc == 0 && gnuplot && cli_run_gnuplot(img.gp) != 0) {
-        cli_error("gnuplot failed on %s", img.gp);
+      if (rc == 0 && gnuplot && lab_run_gnuplot(img.gp) != 0) {
+        lab_error("gnuplot failed on %s", img.gp);
         rc = -1;
       }
       if (rc == 0) {

@@ -1,0 +1,112 @@
+/*
+ * bench.h — the benchmark driver behind `smv bench` (part of the CLI; the
+ * records, verification, timing, plots and Markdown it uses are the lab's,
+ * lab/lab.h).
+ *
+ * Pieces:
+ *   bench_gpu.c     verify-then-time on the GPU (smv_bench_spmv), block
+ *                   sweep with the calculated occupancy;
+ *   bench_cpu.c     the same on the CPU path (smv_spmv_cpu / _f32) when
+ *                   there is no GPU, with wall-clock timing;
+ *   bench_report.c  banner and fixed-width tables;
+ *   bench_main.c    bench_main: backend choice, the loop over matrices,
+ *                   outputs.
+ */
+#ifndef SMV_BENCH_H
+#define SMV_BENCH_H
+
+#include "lab.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------------------ */
+/* Configuration (filled by cli/cmd_bench.c)                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef enum {
+  BENCH_BACKEND_AUTO = 0, /* CUDA when a device answers, else the CPU */
+  BENCH_BACKEND_CUDA,
+  BENCH_BACKEND_CPU
+} bench_backend;
+
+#define BENCH_F64 1
+#define BENCH_F32 2
+
+typedef struct {
+  char **matrices; /* files or generator specs */
+  int nmatrices;
+  smv_alg algs[SMV_ALG_COUNT + 1]; /* rungs to run, in order */
+  int nalgs;
+  int block;      /* 0: each rung's default; else every rung at this size */
+  int sweep;      /* --block sweep: 32..1024 step 32 for our kernels */
+  int precisions; /* BENCH_F64 | BENCH_F32 */
+  smv_bench_options opt;
+  bench_backend backend;
+  int device;
+  uint64_t seed;        /* of the random vectors */
+  const char *csv;      /* may be NULL */
+  const char *json;     /* may be NULL */
+  const char *plot;     /* PNG path, may be NULL */
+  const char *markdown; /* Markdown tables, may be NULL */
+  const char *from_csv; /* re-report a saved CSV instead of running */
+  const char *label;    /* free text stored with every record */
+  int quiet;            /* no per-matrix tables (banner and summary only) */
+  int argc;             /* the command line, for the banner */
+  char **argv;
+} bench_config;
+
+/* Runs the benchmark; returns the CLI exit code (0 ok, 1 error, and 1 when
+ * any rung failed verification). Prints as it goes. */
+int bench_main(const bench_config *cfg);
+
+/* ------------------------------------------------------------------------ */
+/* Runners                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* What every record of a run shares (filled by main.c). */
+typedef struct {
+  const bench_config *cfg;
+  char device[256];
+  char commit[48];
+  char date[32];
+  double copy_gbps; /* NaN on the CPU path */
+  smv_context *ctx; /* NULL on the CPU path */
+  smv_device_props props;
+  bench_rng rng;
+} bench_run;
+
+/* Init r and fill what a result is of: label, device, commit, date and
+ * backend from the run; matrix name and shape, precision, alg, alpha, beta,
+ * the minimal bytes and the run's copy bandwidth. */
+void bench_record_start(bench_record *r, const bench_run *run,
+                        const char *matrix, const smv_csr *A,
+                        smv_precision prec, const char *alg, double alpha,
+                        double beta);
+
+/* One matrix, one precision, every configured rung (or the sweep): records
+ * appended to rs. Returns 0, or -1 on an error that stops the run (already
+ * printed); a rung that fails verification is a FAIL record, not an error. */
+int bench_gpu_matrix(bench_run *run, const char *name, const smv_csr *A,
+                     smv_precision prec, bench_records *rs);
+int bench_gpu_sweep(bench_run *run, const char *name, const smv_csr *A,
+                    smv_precision prec, bench_records *rs);
+int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
+                     smv_precision prec, bench_records *rs);
+/* Fill the record's block, regs, smem and occupancy fields for one of our
+ * kernels at `block` (0 = the engine's default). */
+void bench_gpu_occupancy(bench_run *run, smv_alg alg, smv_precision prec,
+                         int block, bench_record *r);
+
+/* ------------------------------------------------------------------------ */
+/* Reports                                                                   */
+/* ------------------------------------------------------------------------ */
+void bench_banner(FILE *f, const bench_run *run);
+/* The ladder table of records [from, to) (one matrix). */
+void bench_table(FILE *f, const bench_records *rs, size_t from, size_t to);
+/* The sweep table of records [from, to) (one matrix and precision). */
+void bench_sweep_table(FILE *f, const bench_records *rs, size_t from,
+                       size_t to);
+/* Text of the timing/bytes model, for the banner and docs. */
+
+#endif
