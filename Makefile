@@ -92,7 +92,7 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu include/smv.h include/smv_lab.h $(wildcard src/cuda/*.h) src/internal.h
+$(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu include/smv.h include/smv_lab.h $(wildcard src/cuda/*.h) src/internal.h src/rungs.def
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -Iinclude -Isrc -c $< -o $@
 

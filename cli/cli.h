@@ -57,6 +57,14 @@ int cli_is_help(const char *arg);
  * wherever it appears, even where an option's value is expected. */
 int cli_wants_help(int argc, char **argv);
 
+/* The rung names of the registry (src/rungs.def) in number order,
+ * "auto, scalar, ..., adaptive", for --alg help and errors. */
+const char *cli_alg_names(void);
+/* Print text from column `indent` (where the caller left the cursor),
+ * wrapped at 76 columns with continuation lines indented as much, and a
+ * newline. */
+void cli_wrap(FILE *f, int indent, const char *text);
+
 /* Read options for long loads: a progress line on stderr for inputs over
  * 100 MB when stderr is a terminal. */
 const smv_read_options *cli_read_options(void);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A printf format: the last rung and the names of the first and last. */
 static const char usage_text[] =
     "usage: smv bench MATRIX... [OPTIONS]\n"
     "       smv bench --from-csv FILE [--plot FILE.png] [--csv F] [--json F]\n"
@@ -20,7 +21,7 @@ static const char usage_text[] =
     "options:\n"
     "  --alg LIST|all        rungs by name or number, comma-separated "
     "(default all:\n"
-    "                        rungs 1..9, scalar ... adaptive; 'all,auto' "
+    "                        rungs 1..%d, %s ... %s; 'all,auto' "
     "adds auto)\n"
     "  --block B|sweep       threads per block for every rung (32..1024, a "
     "multiple of 32;\n"
@@ -105,7 +106,8 @@ int cmd_bench(int argc, char **argv) {
   /* Help wins wherever it stands, as in the other subcommands (it was once
    * taken as the value of a preceding --csv). */
   if (cli_wants_help(argc, argv)) {
-    fputs(usage_text, stdout);
+    printf(usage_text, SMV_ALG_COUNT - 1, smv_alg_name(SMV_ALG_SCALAR),
+           smv_alg_name((smv_alg)(SMV_ALG_COUNT - 1)));
     return CLI_OK;
   }
   bench_config cfg;

@@ -41,21 +41,20 @@ static void spmv_help(FILE *f) {
       "float,\n"
       "                  float accumulation; the result is written as "
       "double)\n"
-      "  --alg NAME      CUDA: a rung of the kernel ladder (auto, scalar, "
-      "vector,\n"
-      "                  vector-tex, vector-ldg, vector-shfl, "
-      "vector-atomic,\n"
-      "                  cusparse-alg1, cusparse-alg2, adaptive, or its "
-      "number).\n"
-      "                  CPU: omp (default, OpenMP merge-path) or ref "
-      "(serial\n"
-      "                  reference, f64 only); naming a CPU one picks the "
-      "CPU.\n"
-      "  -v, --verbose   report backend, algorithm and time on stderr\n"
-      "  -h, --help      this text\n"
-      "\n"
-      "Exit status: 0 ok, 1 bad input (matrix, vector length, no device), "
-      "2 usage.\n");
+      "  --alg NAME      ");
+  char text[512];
+  snprintf(text, sizeof text,
+           "CUDA: a rung of the kernel ladder (%s, or its number). CPU: omp "
+           "(default, OpenMP merge-path) or ref (serial reference, f64 "
+           "only); naming a CPU one picks the CPU.",
+           cli_alg_names());
+  cli_wrap(f, 18, text);
+  fprintf(f,
+          "  -v, --verbose   report backend, algorithm and time on stderr\n"
+          "  -h, --help      this text\n"
+          "\n"
+          "Exit status: 0 ok, 1 bad input (matrix, vector length, no device), "
+          "2 usage.\n");
 }
 
 typedef enum { BK_AUTO, BK_CPU, BK_CUDA } backend;
@@ -182,13 +181,8 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
                          "ref",
                          o->alg_name);
       if (smv_alg_parse(o->alg_name, &o->alg) != SMV_OK)
-        return cli_usage(
-            "spmv",
-            "unknown --alg '%s' (CUDA: auto, scalar, vector, "
-            "vector-tex, vector-ldg, vector-shfl, "
-            "vector-atomic, cusparse-alg1, cusparse-alg2, adaptive; "
-            "CPU: omp, ref)",
-            o->alg_name);
+        return cli_usage("spmv", "unknown --alg '%s' (CUDA: %s; CPU: omp, ref)",
+                         o->alg_name, cli_alg_names());
     }
   }
   if (o->cpu == CPU_REF && o->prec == SMV_F32)

@@ -149,3 +149,39 @@ int cli_exe_dir(char *buf, size_t n) {
   *slash = '\0';
   return 0;
 }
+
+const char *cli_alg_names(void) {
+  static char buf[1024];
+  if (!buf[0]) {
+    size_t len = 0;
+    for (int a = 0; a < SMV_ALG_COUNT; a++) {
+      int n = snprintf(buf + len, sizeof buf - len, "%s%s", a ? ", " : "",
+                       smv_alg_name((smv_alg)a));
+      if (n < 0 || (size_t)n >= sizeof buf - len)
+        break;
+      len += (size_t)n;
+    }
+  }
+  return buf;
+}
+
+void cli_wrap(FILE *f, int indent, const char *text) {
+  int col = indent;
+  const char *s = text;
+  while (*s) {
+    size_t w = strcspn(s, " ");
+    if (col > indent && col + 1 + (int)w > 76) {
+      fprintf(f, "\n%*s", indent, "");
+      col = indent;
+    } else if (col > indent) {
+      fputc(' ', f);
+      col++;
+    }
+    fwrite(s, 1, w, f);
+    col += (int)w;
+    s += w;
+    while (*s == ' ')
+      s++;
+  }
+  fputc('\n', f);
+}

@@ -279,6 +279,10 @@ typedef enum {
 const char *smv_alg_name(smv_alg alg);
 /* Parse a name (or its number) into an alg. */
 smv_status smv_alg_parse(const char *name, smv_alg *alg);
+/* One line on what the rung changes (the README's ladder table); NULL if
+ * out of range. Names and descriptions come from one registry,
+ * src/rungs.def. */
+const char *smv_alg_description(smv_alg alg);
 
 typedef struct {
   char name[256];

@@ -1,48 +1,59 @@
 /* alg.c — names of the kernel ladder's rungs (host side, no CUDA needed so
- * the CLI can parse --alg everywhere). Numbers are stable: see
- * src/cuda/dispatch.cu for what each rung changes. */
+ * the CLI can parse --alg everywhere), all from the registry src/rungs.def.
+ * Numbers are stable: see src/cuda/dispatch.cu for what each rung changes. */
 #include "smv_lab.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-static const char *const alg_names[SMV_ALG_COUNT] = {
-    "auto",          "scalar",      "vector",        "vector-tex",
-    "vector-ldg",    "vector-shfl", "vector-atomic", "cusparse-alg1",
-    "cusparse-alg2", "adaptive"};
+struct rung_info {
+  smv_alg alg;
+  const char *name;   /* --alg NAME                                   */
+  const char *kernel; /* the CUDA kernel of ours, NULL for cuSPARSE   */
+  const char *what;   /* one line: what the rung changes              */
+};
 
-/* The CUDA kernel behind each rung (cuSPARSE rungs have none of ours). */
-static const char *const kernel_names[SMV_ALG_COUNT] = {NULL,
-                                                        "spmv_scalar",
-                                                        "spmv_vector",
-                                                        "spmv_vector_tex",
-                                                        "spmv_vector_ldg",
-                                                        "spmv_vector_shfl",
-                                                        "spmv_vector_atomic",
-                                                        NULL,
-                                                        NULL,
-                                                        "spmv_adaptive"};
+static const struct rung_info rungs[] = {
+#define SMV_RUNG(n, alg, name, kernel, glue, what) {alg, name, kernel, what},
+#define SMV_RUNG_LIB(n, alg, name, what) {alg, name, NULL, what},
+#include "rungs.def"
+#undef SMV_RUNG
+#undef SMV_RUNG_LIB
+};
+_Static_assert(sizeof rungs / sizeof rungs[0] == SMV_ALG_COUNT,
+               "src/rungs.def needs one line per smv_alg");
 
-const char *smv_alg_name(smv_alg alg) {
+/* The registry's line for alg (lines are in number order: checked by
+ * tests/test_rungs.c), NULL if out of range. */
+static const struct rung_info *info(smv_alg alg) {
   if ((int)alg < 0 || alg >= SMV_ALG_COUNT)
     return NULL;
-  return alg_names[alg];
+  return &rungs[alg];
+}
+
+const char *smv_alg_name(smv_alg alg) {
+  const struct rung_info *r = info(alg);
+  return r ? r->name : NULL;
+}
+
+const char *smv_alg_description(smv_alg alg) {
+  const struct rung_info *r = info(alg);
+  return r ? r->what : NULL;
 }
 
 const char *smv_kernel_name(smv_alg alg) {
-  if ((int)alg < 0 || alg >= SMV_ALG_COUNT)
-    return NULL;
-  return kernel_names[alg];
+  const struct rung_info *r = info(alg);
+  return r ? r->kernel : NULL;
 }
 
 smv_status smv_alg_parse(const char *name, smv_alg *alg) {
   if (!name || !alg)
     return SMV_ERR_ARG;
   for (int i = 0; i < SMV_ALG_COUNT; i++) {
-    if (strcasecmp(name, alg_names[i]) == 0 ||
-        (kernel_names[i] && strcasecmp(name, kernel_names[i]) == 0)) {
-      *alg = (smv_alg)i;
+    if (strcasecmp(name, rungs[i].name) == 0 ||
+        (rungs[i].kernel && strcasecmp(name, rungs[i].kernel) == 0)) {
+      *alg = rungs[i].alg;
       return SMV_OK;
     }
   }

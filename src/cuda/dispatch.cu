@@ -3,162 +3,24 @@
  * handles the cases no kernel needs to see, launches.
  *
  * ==========================================================================
- * THE LADDER (table of contents; numbers are stable, never renumbered)
+ * THE LADDER (table of contents; numbers are stable, never renumbered).
+ * One line per rung: what changed / why / where it loses. The registry of
+ * names and descriptions is src/rungs.def; the measurements (H100, dated,
+ * with commits) are in bench/results/h100-80gb-hbm3/ladder.md, section
+ * "Rung notes (moved from dispatch.cu)".
  * ==========================================================================
- * Measured: H100 80GB HBM3 (132 SMs), CUDA 13.0, cuSPARSE 12.6,
- * 2026-11-22T14:35Z, commit 80fd6badd242 (the final run of
- * scripts/gpu-check.sh bench: bench/results/h100-80gb-hbm3/ladder.md,
- * 620 of 620 verified and timed; device copy 3009 GB/s); `smv bench`,
- * L2-warm median of 200 runs, alpha 1, beta 0. Times in us for
- * lap3d:160 (4.1M rows, 28.5M nnz, 7/row, local columns),
- * rand:2000000:16 and plaw:2000000:16 (32M nnz, random columns; plaw's
- * rows 8..~16000), f64 / f32, with the speed-up over cuSPARSE ALG1 of the
- * same run; then the geometric mean of the speed-up over ALG1 on the 28
- * real SuiteSparse matrices (f64, all < 1M nnz, i.e. L2-resident and
- * mostly launch-bound: 4-30 us). Full tables: bench/results/. Every
- * rung and AUTO below is from that run; rung 9 keeps a short history.
- *
- * 1 scalar (spmv_1_scalar.cu)
- *   changed:  baseline — one thread per row.
- *   helps:    nothing to set up; short rows keep every lane busy, and
- *             neighbouring threads' rows share cache lines.
- *   loses:    a warp waits for its longest row; one thread per huge row.
- *   measured: lap3d 152/99 (1.30x/1.21x: faster than cuSPARSE!), rand
- *             1257/313 (0.24x/0.89x), plaw 3208/1200 (0.09x/0.23x);
- *             real 0.60x (1.9x on Pd, 1.6x on luxembourg_osm, 0.06x on
- *             rajat01).
- *             f64 is 4x slower than f32 on rand because the compiler
- *             unrolled only the f32 loop: one gather in flight per thread.
- * 2 vector (spmv_2_vector.cu)
- *   changed:  one warp per row, partials reduced in shared memory in 5
- *             steps with __syncwarp() between them (the seed's volatile
- *             lock-step reduction is wrong since Volta: see the file).
- *   helps:    coalesced loads of values and column indices along the row.
- *   loses:    rows much shorter than 32 leave lanes idle; 5 smem round
- *             trips per row.
- *   measured: lap3d 826/792 (0.24x/0.15x: 7 of 32 lanes busy), rand
- *             418/402 (0.72x/0.69x), plaw 466/431 (0.65x/0.65x);
- *             real 1.10x (1.27x inside a CUDA graph).
- * 3 vector-tex (spmv_3_tex.cu)
- *   changed:  rung 2 with x read through a texture object (int2 +
- *             __hiloint2double for doubles), cached per x in the context.
- *   helps:    on Kepler a separate texture cache served the x gather
- *             (seed: 0.3045 -> 0.2712 ms on K20).
- *   loses:    sm_90 unifies L1 and texture cache: only the texture path's
- *             extra latency remains; x longer than maxTexture1DLinear
- *             (2^28) falls back to rung 4's load.
- *   measured: a LOSS on sm_90: lap3d 875/848, rand 450/432, plaw 507/464,
- *             6-9% slower than rung 2 on these; real 1.08x (2% slower
- *             than rung 2 L2-warm, 9% with L2 flushed).
- * 4 vector-ldg (spmv_4_ldg.cu)
- *   changed:  rung 2 with const __restrict__ everywhere and __ldg(x):
- *             ld.global.nc, no texture object.
- *   helps:    read-only path without setup (seed: 0.2581 ms on K20).
- *   loses:    same idle-lane problem as rung 2.
- *   measured: identical to rung 2 (827/792, 418/402, 467/431; real
- *             1.10x): on sm_90 plain loads of data the kernel never
- *             writes already take the same path.
- * 5 vector-shfl (spmv_5_shfl.cu)
- *   changed:  rung 4 with __shfl_down_sync reduction, no shared memory
- *             (the seed's final Kepler kernel).
- *   helps:    no smem traffic, occupancy limited only by registers/warps.
- *   loses:    short rows (lanes idle) and power-law rows (one warp per
- *             huge row serialises it).
- *   measured: best of the warp-per-row rungs, 3-4% over rung 2: lap3d
- *             798/759 (0.25x/0.16x), rand 405/389 (0.74x/0.71x), plaw
- *             446/421 (0.68x/0.66x); real 1.13x. On K20 the seed had
- *             cuSPARSE at 0.1484 ms against this kernel's 0.2264 on
- *             mark3jac140 (0.66x, about ours on plaw), and
- *             2.1-5.6x ahead on its irregular matrices.
- * 6 vector-atomic (spmv_6_atomic.cu)
- *   changed:  no reduction: lane 0 scales y[row] by beta, each lane
- *             atomicAdds alpha * its partial (native fp64 atomics, sm_60+).
- *   helps:    the seed's experiment: shows what atomics cost vs shuffles.
- *   loses:    up to 32 serialised L2 atomics per row; not bit-reproducible.
- *   measured: a LOSS, as in the seed: lap3d 903/1067, rand 856/931, plaw
- *             820/863 (1.1-2.4x rung 5); real 0.97x (on these small,
- *             L2-resident matrices the atomics cost little more than the
- *             launch).
- * 7 cusparse-alg1 (spmv_7_cusparse.cu)
- *   changed:  cusparseSpMV, CUSPARSE_SPMV_CSR_ALG1, preprocessed at upload.
- *   helps:    NVIDIA's tuned kernel: the yardstick.
- *   loses:    opaque; on the smallest matrices a call costs 6.7-7.8 us
- *             where one of our kernels takes 4.5.
- *   measured: lap3d 199/120, rand 301/277, plaw 302/279 (70%, 46%, 45%
- *             of the 3009 GB/s device copy in f64 by the minimal-bytes
- *             model, L2 flushed); inside a CUDA graph still 4.6-5.9 us
- *             per SpMV on the five smallest matrices (f64), where rungs
- *             2-6 take 1.6-2.9.
- * 8 cusparse-alg2 (spmv_7_cusparse.cu)
- *   changed:  cusparseSpMV, CUSPARSE_SPMV_CSR_ALG2 (deterministic).
- *   helps:    bit-reproducible results.
- *   loses:    a little speed: lap3d 217/147 (0.91x/0.81x), rand 315/288
- *             (0.95x/0.96x), plaw 315/287 (0.96x/0.97x); real 0.75x.
- *   measured: as above.
- * 9 adaptive (spmv_9_adaptive.cu) — past the seed
- *   changed:  L = 1..32 lanes per row (mean < 8: 1; matrix past the L2:
- *             the largest power of two <= mean, one entry per lane; else
- *             <= mean / 2), rounds of four predicated loads per lane; rows
- *             longer than 16 L entries (4 L on tiny SpMVs: row groups plus
- *             chunk warps within a quarter of the resident threads) summed
- *             by whole warps in 128-entry chunks IN THE SAME LAUNCH (chunk
- *             blocks first; a row of several chunks combined in chunk
- *             order by the last warp to finish: bit-reproducible); past
- *             the L2 with L >= 8, values and indices loaded L2
- *             evict-first so x stays in L2.
- *   helps:    lanes match the rows; several gathers in flight per
- *             thread; no warp stuck on a long row; one launch per SpMV.
- *   loses:    one L for all short rows; plaw-like rows (8-16000, random
- *             columns), where ALG1 stays 8-9% ahead; a fixed ~0.2 us on a
- *             few tiny matrices (below); two rung-9 SpMVs on one matrix
- *             with multi-chunk rows must not run concurrently (shared
- *             partials and counters).
- *   measured: lap3d 152/97 (1.31x/1.24x; 90% of the copy bandwidth
- *             flushed), rand 300/284 (1.01x/0.98x), plaw 326/307
- *             (0.92x/0.91x); real 1.51x f64 (1.53x f32), faster than
- *             ALG1 on 28 of 28, 2.01x inside a CUDA graph (the engine's
- *             run at bf79ab0, 14:22Z, agreed within 1%). Fastest rung of
- *             the run on 24 of 31 (f64); a warp-per-row rung is
- *             0.03-0.18 us ahead on six small matrices (karate, lp_afiro,
- *             west0067, lp_ship04l, bcsstk13, PGPgiantcompo), ALG1 8% on
- *             plaw. rand f64 (ncu, cd510af run; bf79ab0 kept rand's
- *             path): 408 MB of DRAM reads (the stream, offsets and x once:
- *             x stays in L2; ALG1 415 MB), so DRAM is at 1.4 TB/s and the
- *             cost is the 32M random x sectors served by the L2 (micro:
- *             ~135 G scattered sectors/s at 16 MiB, i.e. >= 237 us for
- *             the gathers alone); plaw likewise (bf79ab0 run: 411 MB, 330
- *             us under ncu; ALG1 413 MB, 298 us).
- *   history:  before the rework (ladder run 1, c370ff6, 13:54Z; second
- *             kernel for long rows, no cache hints): lap3d 149/96, rand
- *             333/288, plaw 343/305, real 1.31x (24 of 28), graph 1.70x.
- *             The second launch is gone: karate 7.71 -> 4.64 us (rung 5
- *             4.58), lp_ship04l 9.62 -> 5.06 (4.99), delaunay_n16 9.25 ->
- *             6.53 (ALG1 9.34), wiki-Vote 10.24 -> 7.07, ct2010 10.24 ->
- *             7.62 (ALG1 9.89), PGPgiantcompo 8.80 -> 6.45; in a graph
- *             karate 3.69 -> 1.74, lp_ship04l 5.71 -> 2.13 (f64). Lost a
- *             little: crack 5.09 -> 5.26 us (graph 2.18 -> 2.37), west0067
- *             4.45 -> 4.67 (1.53 -> 1.81), Pd 4.48 -> 4.67 (1.59 ->
- *             1.75), bcsstk33 6.75 -> 6.91, lap3d f64 149 -> 152: a fixed
- *             ~0.2 us on tiny SpMVs, not explained yet (crack has no
- *             chunk at all; candidates: the larger kernel, the chunk path
- *             of west0067/Pd's 5-6-entry rows). First try of this version
- *             (cd510af) had the evict-first loads on every matrix: lap3d
- *             288/108 us, see the rung's file. Raw runs:
- *             bench/results/h100-80gb-hbm3/raw/rung9-rework/.
- *
- * AUTO (SMV_ALG_AUTO = 0): chosen once per matrix at upload from its
- * statistics, by smv_auto_choose below (the rule and its reasons are
- * there).
- *   measured: PASS on all 31 matrices, f64 and f32; rung 9 everywhere but
- *             rand and plaw (ALG1: 301.1/277.4 and 301.4/278.9 us).
- *             Against the fastest of all ten rungs per matrix: within 3%
- *             on 28 of 31 L2-warm f64 (real-set geomean 1.006; worst
- *             lp_afiro and west0067, 1.04) and on 31 of 31 f32; in a
- *             graph within 5% on 27 of 31 f64 (worst PGPgiantcompo 3.58
- *             vs rung 5's 3.11 us). Before the rework (c370ff6): 10%
- *             behind the fastest rung (geomean), up to 1.9x. On rand f64
- *             rung 9 and ALG1 are level (299.5 vs 301.1 us, inside the
- *             run-to-run spread), so the rule keeps ALG1 there.
+ * 1 scalar: thread per row / no setup, short rows busy / waits on longest row
+ * 2 vector: warp per row, smem reduction / coalesced rows / idle lanes <32
+ * 3 vector-tex: x via texture / Kepler's tex cache / LOSS on sm_90 (latency)
+ * 4 vector-ldg: x via __ldg / read-only path / same as 2 on sm_90
+ * 5 vector-shfl: shuffle reduction / no smem / short and power-law rows
+ * 6 vector-atomic: atomicAdd into y / the seed's test / LOSS: serial atomics
+ * 7 cusparse-alg1: cusparseSpMV ALG1 / the yardstick / 6.7+ us tiny calls
+ * 8 cusparse-alg2: ALG2 / bit-reproducible / a little slower than ALG1
+ * 9 adaptive: lanes per row from the matrix, long rows in chunks, one
+ *   launch / fits the rows / plaw-like rows; concurrent rung-9 SpMVs on
+ *   one matrix with multi-chunk rows must not overlap
+ * 0 auto: smv_auto_choose below, once per matrix at upload
  *
  * Block sizes: every rung with a kernel gets the block size with the
  * highest occupancy for its real registers and shared memory on the actual
@@ -175,21 +37,14 @@
 #include <string.h>
 
 const struct smv_rung *smv_rung_of(smv_alg alg) {
-  switch (alg) {
-  case SMV_ALG_SCALAR:
-    return &smv_rung_scalar;
-  case SMV_ALG_VECTOR:
-    return &smv_rung_vector;
-  case SMV_ALG_VECTOR_TEX:
-    return &smv_rung_vector_tex;
-  case SMV_ALG_VECTOR_LDG:
-    return &smv_rung_vector_ldg;
-  case SMV_ALG_VECTOR_SHFL:
-    return &smv_rung_vector_shfl;
-  case SMV_ALG_VECTOR_ATOMIC:
-    return &smv_rung_vector_atomic;
-  case SMV_ALG_ADAPTIVE:
-    return &smv_rung_adaptive;
+  switch (alg) { /* from the registry, src/rungs.def */
+#define SMV_RUNG(n, alg, name, kernel, glue, what)                             \
+  case alg:                                                                    \
+    return &glue;
+#define SMV_RUNG_LIB(n, alg, name, what)
+#include "rungs.def"
+#undef SMV_RUNG
+#undef SMV_RUNG_LIB
   default:
     return NULL; /* AUTO and the cuSPARSE rungs have no kernel of ours */
   }

@@ -173,13 +173,14 @@ struct smv_rung {
   int preferred_block; /* tie-break among max-occupancy sizes, measured */
 };
 
-extern const struct smv_rung smv_rung_scalar;        /* spmv_1_scalar.cu   */
-extern const struct smv_rung smv_rung_vector;        /* spmv_2_vector.cu   */
-extern const struct smv_rung smv_rung_vector_tex;    /* spmv_3_tex.cu      */
-extern const struct smv_rung smv_rung_vector_ldg;    /* spmv_4_ldg.cu      */
-extern const struct smv_rung smv_rung_vector_shfl;   /* spmv_5_shfl.cu     */
-extern const struct smv_rung smv_rung_vector_atomic; /* spmv_6_atomic.cu */
-extern const struct smv_rung smv_rung_adaptive;      /* spmv_9_adaptive.cu */
+/* One per rung with a kernel of ours, from the registry (src/rungs.def);
+ * each defined at the end of its src/cuda/spmv_N_*.cu. */
+#define SMV_RUNG(n, alg, name, kernel, glue, what)                             \
+  extern const struct smv_rung glue;
+#define SMV_RUNG_LIB(n, alg, name, what)
+#include "rungs.def"
+#undef SMV_RUNG
+#undef SMV_RUNG_LIB
 
 /* The rung behind an alg, NULL for AUTO and the cuSPARSE rungs. */
 const struct smv_rung *smv_rung_of(smv_alg alg);

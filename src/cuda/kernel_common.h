@@ -50,4 +50,53 @@ static inline cudaError_t smv_launch_k(void (*k)(Exp...), unsigned grid,
   return cudaLaunchKernelEx(&cfg, k, std::forward<Act>(args)...);
 }
 
+/* ---- host glue of a rung ------------------------------------------------
+ *
+ * What the dispatcher needs of a rung (struct smv_rung, engine.h):
+ * kernel() for attribute and occupancy queries, smem() for the dynamic
+ * shared memory at a block size, launch() on a struct smv_launch. A rung
+ * whose kernel K<T> takes the common arguments
+ *   (rows, row_ptr, col_idx, values, x, alpha, beta, y)
+ * gets all three from one line at the end of its file:
+ *   const struct smv_rung smv_rung_NAME =
+ *       SMV_SIMPLE_RUNG(K, LANES, SMEM, PREFERRED_BLOCK);
+ * LANES threads per row (the grid covers rows * LANES threads), SMEM
+ * elements of T of dynamic shared memory per thread (0 or 1), and the
+ * measured tie-break block size. A rung with other arguments (3: the
+ * texture; 9: its chunk list) writes launch() itself and may still use
+ * smv_kernel_pick and smv_smem_per_thread. */
+
+/* The f64 or f32 instance of a kernel, as the runtime's queries want it. */
+template <auto K64, auto K32>
+static const void *smv_kernel_pick(smv_precision prec) {
+  return prec == SMV_F64 ? (const void *)K64 : (const void *)K32;
+}
+
+/* SMEM elements of the precision's type per thread of the block. */
+template <int SMEM>
+static size_t smv_smem_per_thread(smv_precision prec, int block) {
+  return (size_t)block * SMEM *
+         (prec == SMV_F64 ? sizeof(double) : sizeof(float));
+}
+
+template <auto K64, auto K32, int LANES, int SMEM> struct smv_simple_glue {
+  template <typename T, typename K>
+  static cudaError_t run(K k, const struct smv_launch *L) {
+    unsigned grid = smv_grid_for(L->rows * LANES, L->block);
+    return smv_launch_k(k, grid, L->block,
+                        smv_smem_per_thread<SMEM>(L->prec, L->block), L->stream,
+                        L->rows, L->row_ptr, L->col_idx, (const T *)L->values,
+                        (const T *)L->x, (T)L->alpha, (T)L->beta, (T *)L->y);
+  }
+  static cudaError_t launch(const struct smv_launch *L) {
+    return L->prec == SMV_F64 ? run<double>(K64, L) : run<float>(K32, L);
+  }
+};
+
+#define SMV_SIMPLE_RUNG(K, LANES, SMEM, PREFERRED)                             \
+  {                                                                            \
+    smv_kernel_pick<K<double>, K<float>>, smv_smem_per_thread<SMEM>,           \
+        smv_simple_glue<K<double>, K<float>, LANES, SMEM>::launch, PREFERRED   \
+  }
+
 #endif

@@ -32,22 +32,4 @@ __global__ void spmv_scalar(int64_t rows, const int32_t *row_ptr,
   }
 }
 
-static const void *kernel(smv_precision prec) {
-  return prec == SMV_F64 ? (const void *)spmv_scalar<double>
-                         : (const void *)spmv_scalar<float>;
-}
-
-static size_t smem(smv_precision, int) { return 0; }
-
-template <typename T> static cudaError_t run(const struct smv_launch *L) {
-  unsigned grid = smv_grid_for(L->rows, L->block);
-  return smv_launch_k(spmv_scalar<T>, grid, L->block, 0, L->stream, L->rows,
-                      L->row_ptr, L->col_idx, (const T *)L->values,
-                      (const T *)L->x, (T)L->alpha, (T)L->beta, (T *)L->y);
-}
-
-static cudaError_t launch(const struct smv_launch *L) {
-  return L->prec == SMV_F64 ? run<double>(L) : run<float>(L);
-}
-
-const struct smv_rung smv_rung_scalar = {kernel, smem, launch, 128};
+const struct smv_rung smv_rung_scalar = SMV_SIMPLE_RUNG(spmv_scalar, 1, 0, 128);

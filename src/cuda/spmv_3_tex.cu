@@ -82,28 +82,22 @@ __global__ void spmv_vector_tex(int64_t rows, const int32_t *row_ptr,
   }
 }
 
-static const void *kernel(smv_precision prec) {
-  return prec == SMV_F64 ? (const void *)spmv_vector_tex<double>
-                         : (const void *)spmv_vector_tex<float>;
-}
-
-static size_t smem(smv_precision prec, int block) {
-  return (size_t)block * (prec == SMV_F64 ? sizeof(double) : sizeof(float));
-}
-
 template <typename T> static cudaError_t run(const struct smv_launch *L) {
   unsigned grid = smv_grid_for(L->rows * 32, L->block);
   return smv_launch_k(spmv_vector_tex<T>, grid, L->block,
-                      smem(L->prec, L->block), L->stream, L->rows, L->row_ptr,
-                      L->col_idx, (const T *)L->values, L->tex,
-                      (int)L->tex_offset, (T)L->alpha, (T)L->beta, (T *)L->y);
+                      smv_smem_per_thread<1>(L->prec, L->block), L->stream,
+                      L->rows, L->row_ptr, L->col_idx, (const T *)L->values,
+                      L->tex, (int)L->tex_offset, (T)L->alpha, (T)L->beta,
+                      (T *)L->y);
 }
 
 static cudaError_t launch(const struct smv_launch *L) {
   return L->prec == SMV_F64 ? run<double>(L) : run<float>(L);
 }
 
-const struct smv_rung smv_rung_vector_tex = {kernel, smem, launch, 128};
+const struct smv_rung smv_rung_vector_tex = {
+    smv_kernel_pick<spmv_vector_tex<double>, spmv_vector_tex<float>>,
+    smv_smem_per_thread<1>, launch, 128};
 
 /* ---- the texture cache --------------------------------------------------- */
 

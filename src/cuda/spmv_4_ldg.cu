@@ -53,25 +53,5 @@ spmv_vector_ldg(int64_t rows, const int32_t *__restrict__ row_ptr,
   }
 }
 
-static const void *kernel(smv_precision prec) {
-  return prec == SMV_F64 ? (const void *)spmv_vector_ldg<double>
-                         : (const void *)spmv_vector_ldg<float>;
-}
-
-static size_t smem(smv_precision prec, int block) {
-  return (size_t)block * (prec == SMV_F64 ? sizeof(double) : sizeof(float));
-}
-
-template <typename T> static cudaError_t run(const struct smv_launch *L) {
-  unsigned grid = smv_grid_for(L->rows * 32, L->block);
-  return smv_launch_k(spmv_vector_ldg<T>, grid, L->block,
-                      smem(L->prec, L->block), L->stream, L->rows, L->row_ptr,
-                      L->col_idx, (const T *)L->values, (const T *)L->x,
-                      (T)L->alpha, (T)L->beta, (T *)L->y);
-}
-
-static cudaError_t launch(const struct smv_launch *L) {
-  return L->prec == SMV_F64 ? run<double>(L) : run<float>(L);
-}
-
-const struct smv_rung smv_rung_vector_ldg = {kernel, smem, launch, 128};
+const struct smv_rung smv_rung_vector_ldg =
+    SMV_SIMPLE_RUNG(spmv_vector_ldg, 32, 1, 128);

@@ -249,13 +249,6 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
   }
 }
 
-static const void *kernel(smv_precision prec) {
-  return prec == SMV_F64 ? (const void *)spmv_adaptive<double, 8, false>
-                         : (const void *)spmv_adaptive<float, 8, false>;
-}
-
-static size_t smem(smv_precision, int) { return 0; }
-
 template <typename T, int L, bool EF>
 static cudaError_t run_l(const smv_launch *P) {
   const smv_matrix *m = P->m;
@@ -300,7 +293,10 @@ static cudaError_t launch(const struct smv_launch *P) {
   return P->prec == SMV_F64 ? run<double>(P) : run<float>(P);
 }
 
-const struct smv_rung smv_rung_adaptive = {kernel, smem, launch, 128};
+const struct smv_rung smv_rung_adaptive = {
+    smv_kernel_pick<spmv_adaptive<double, 8, false>,
+                    spmv_adaptive<float, 8, false>>,
+    smv_smem_per_thread<0>, launch, 128};
 
 /* ---- analysis --------------------------------------------------------------
  */

@@ -1,0 +1,107 @@
+/*
+ * test_rungs.c — the registry of the kernel ladder (src/rungs.def) is the
+ * one source of names, numbers and descriptions: every rung round-trips
+ * through smv_alg_name / smv_alg_parse (so the registry's lines are in
+ * number order), and the ladder tables of README.md and docs/engine.md
+ * carry exactly the registry's rows (number, name, kernel, and in the
+ * README the description word for word). Run from the repository root.
+ */
+#include "smv_lab.h"
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  size_t got;
+  while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+    n += got;
+    if (n + 1 == cap) {
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+    }
+  }
+  fclose(f);
+  if (buf)
+    buf[n] = '\0';
+  return buf;
+}
+
+static void test_round_trip(void) {
+  for (int a = 0; a < SMV_ALG_COUNT; a++) {
+    const char *name = smv_alg_name((smv_alg)a);
+    CHECKF(name && *name, "rung %d has no name", a);
+    CHECKF(smv_alg_description((smv_alg)a) != NULL, "rung %d: no text", a);
+    smv_alg back;
+    CHECKF(name && smv_alg_parse(name, &back) == SMV_OK && back == (smv_alg)a,
+           "rung %d: '%s' parses to another rung (registry out of order?)", a,
+           name ? name : "");
+    const char *k = smv_kernel_name((smv_alg)a);
+    if (k)
+      CHECKF(smv_alg_parse(k, &back) == SMV_OK && back == (smv_alg)a,
+             "rung %d: kernel '%s' parses to another rung", a, k);
+  }
+  CHECK(smv_alg_name(SMV_ALG_COUNT) == NULL);
+  CHECK(smv_alg_description(SMV_ALG_COUNT) == NULL);
+}
+
+/* README.md: "| N | `name` | what |" for every rung, none past the last. */
+static void test_readme(void) {
+  char *doc = slurp("README.md");
+  CHECKF(doc != NULL, "cannot read README.md (run from the repository root)");
+  if (!doc)
+    return;
+  char row[512];
+  for (int a = 0; a < SMV_ALG_COUNT; a++) {
+    snprintf(row, sizeof row, "\n| %d | `%s` | %s |\n", a,
+             smv_alg_name((smv_alg)a), smv_alg_description((smv_alg)a));
+    CHECKF(strstr(doc, row) != NULL, "README.md lacks the row%s", row);
+  }
+  snprintf(row, sizeof row, "\n| %d | `", SMV_ALG_COUNT);
+  CHECKF(strstr(doc, row) == NULL, "README.md has a row for rung %d",
+         SMV_ALG_COUNT);
+  free(doc);
+}
+
+/* docs/engine.md: "| N | `name` | `kernel` |" (cuSPARSE or "—" for the
+ * rungs without a kernel of ours). */
+static void test_engine_doc(void) {
+  char *doc = slurp("docs/engine.md");
+  CHECKF(doc != NULL, "cannot read docs/engine.md");
+  if (!doc)
+    return;
+  char row[512];
+  for (int a = 0; a < SMV_ALG_COUNT; a++) {
+    const char *k = smv_kernel_name((smv_alg)a);
+    char kern[128];
+    if (k)
+      snprintf(kern, sizeof kern, "`%s`", k);
+    else
+      snprintf(kern, sizeof kern, "%s", a == SMV_ALG_AUTO ? "—" : "cuSPARSE");
+    snprintf(row, sizeof row, "\n| %d | `%s` | %s |", a,
+             smv_alg_name((smv_alg)a), kern);
+    CHECKF(strstr(doc, row) != NULL, "docs/engine.md lacks the row%s |", row);
+  }
+  snprintf(row, sizeof row, "\n| %d | `", SMV_ALG_COUNT);
+  CHECKF(strstr(doc, row) == NULL, "docs/engine.md has a row for rung %d",
+         SMV_ALG_COUNT);
+  free(doc);
+}
+
+int main(void) {
+  RUN(test_round_trip);
+  RUN(test_readme);
+  RUN(test_engine_doc);
+  return TEST_END();
+}
