@@ -251,7 +251,7 @@ static int run_cuda(const spmv_args *o, smv_context *ctx, const smv_csr *A,
   smv_matrix *dA = NULL;
   smv_status st = smv_matrix_create(ctx, A, o->prec, &dA);
   if (st == SMV_OK)
-    st = smv_spmv_host(ctx, o->alg, o->alpha, dA, x, o->beta, y);
+    st = smv_spmv_host_vectors(ctx, o->alg, o->alpha, dA, x, o->beta, y);
   smv_matrix_free(dA);
   if (st != SMV_OK) {
     const char *why = smv_context_error(ctx);

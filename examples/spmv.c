@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
   if (st == SMV_OK) {
     st = smv_matrix_create(ctx, A, SMV_F64, &dA); /* analysis, once */
     if (st == SMV_OK)
-      st = smv_spmv_host(ctx, SMV_ALG_AUTO, 2.0, dA, x, -1.0, y);
+      st = smv_spmv_host_vectors(ctx, SMV_ALG_AUTO, 2.0, dA, x, -1.0, y);
     if (st != SMV_OK)
       fprintf(stderr, "GPU: %s\n", smv_context_error(ctx));
   } else {

@@ -9,9 +9,21 @@
  *   - host data is transparent (smv_csr is a plain struct you may fill
  *     yourself), device data is opaque (smv_context, smv_matrix);
  *   - create/free pairs; every free is NULL-safe;
- *   - the library never prints and never exits: errors come back as a status
- *     plus, where a function takes one, an smv_error with file, line and
- * reason.
+ *   - the library never prints and never exits. Errors: one rule. Every
+ *     function returns an smv_status; the text of an error (file, line and
+ *     reason) goes to an smv_error * argument on host functions that take
+ *     one (it may be NULL), and to the context on device functions (read it
+ *     with smv_context_error; smv_context_create's own failure with
+ *     smv_context_error(NULL), per thread);
+ *   - option structs: each has an SMV_<NAME>_INIT macro giving its defaults
+ *     (SMV_READ_OPTIONS_INIT, SMV_OCCUPANCY_OPTIONS_INIT,
+ *     SMV_BENCH_OPTIONS_INIT); passing NULL for the options means the
+ *     defaults;
+ *   - threads: the host functions are reentrant (no global state). An
+ *     smv_context is used by one thread at a time (it holds the last error
+ *     text, the stream and a workspace). An smv_matrix may be shared by
+ *     contexts on its device and used concurrently, with the limits stated
+ *     at smv_spmv.
  *
  * Sections: status and errors; host CSR; Matrix Market I/O; generators and
  * loading; statistics; CPU SpMV; CUDA engine. The lab (occupancy
@@ -148,6 +160,9 @@ typedef struct {
   smv_progress_fn progress; /* may be NULL */
   void *progress_user;
 } smv_read_options;
+/* The defaults (no progress callback); the same as passing NULL. */
+#define SMV_READ_OPTIONS_INIT                                                  \
+  { NULL, NULL }
 
 /* Read a Matrix Market matrix (coordinate or array; real, integer or
  * pattern; general, symmetric or skew-symmetric). gzip input (.mtx.gz) is
@@ -302,10 +317,14 @@ typedef struct {
   int ecc;
 } smv_device_props;
 
-/* Create a context on CUDA device `device` (usually 0). */
+/* Create a context on CUDA device `device` (usually 0). A context belongs
+ * to one thread at a time: give each thread its own (they may share
+ * matrices, see smv_spmv), or serialise the calls. */
 smv_status smv_context_create(int device, smv_context **ctx);
+/* Frees the context's stream, handles, texture objects and workspace. */
 void smv_context_free(smv_context *ctx);
-/* Text of the last error on this context ("" if none). */
+/* Text of the last error on this context ("" if none); with NULL, the
+ * reason the calling thread's last smv_context_create failed. */
 const char *smv_context_error(const smv_context *ctx);
 /* Run on the caller's stream (a cudaStream_t passed as void*); NULL = the
  * context's own stream. */
@@ -329,13 +348,35 @@ void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
 /* y = alpha*A*x + beta*y on device pointers (double* for SMV_F64, float*
  * for SMV_F32, matching the matrix). Asynchronous on the context's stream;
  * no allocation, no host synchronisation: it may be captured in a CUDA
- * graph. alpha and beta are rounded to float for SMV_F32. */
-smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
-                    const smv_matrix *dA, const void *x, double beta, void *y);
-/* Convenience on host vectors (double, whatever the matrix precision):
- * copies in, runs, copies out, synchronises. */
+ * graph. alpha and beta are rounded to float for SMV_F32.
+ *
+ * The matrix is not const: some rungs write to it. Sharing one matrix:
+ *   - rungs 1-6 only read it: any number of contexts, threads and streams
+ *     may run them on one matrix at once;
+ *   - rungs 7 and 8 (cuSPARSE) set the matrix's vector descriptors on the
+ *     host at every call and share its one cuSPARSE workspace: calls on
+ *     one matrix must come from one thread at a time and must not overlap
+ *     on the device (one stream, or the previous call finished);
+ *   - rung 9 on a matrix with rows of several chunks (rows longer than
+ *     its long-row threshold) writes the matrix's partial sums and
+ *     counters: two such SpMVs on one matrix must not overlap on the
+ *     device (same stream, or the first finished);
+ *   - AUTO runs rung 9 or rung 7, so it has their limits. */
+smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha, smv_matrix *dA,
+                    const void *x, double beta, void *y);
+/* smv_spmv on host vectors (double, whatever the matrix precision): copies
+ * x (and y when beta != 0) to the device, runs, copies y back and
+ * synchronises. Allocates nothing per call: the device and staging buffers
+ * are a workspace kept in the context, grown on demand and freed by
+ * smv_context_free, so calls on one context must not overlap (one thread at
+ * a time). */
+smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg, double alpha,
+                                 smv_matrix *dA, const double *x, double beta,
+                                 double *y);
+/* Deprecated: the former name of smv_spmv_host_vectors (same call; kept so
+ * existing code compiles and links). */
 smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
-                         const smv_matrix *dA, const double *x, double beta,
+                         smv_matrix *dA, const double *x, double beta,
                          double *y);
 
 /* Device memory helpers for callers without CUDA headers (the CLI). */

@@ -158,10 +158,10 @@ static inline smv_status tc_download(smv_context *ctx, int f32, const void *d,
 /* One SpMV case: fresh random x (NaN when alpha = 0: it must not be
  * read), y0 random (NaN when beta = 0: it must be overwritten), run on the
  * device (device pointers, x `x_shift` elements into its buffer so rung 3's
- * offset binding is exercised) or through smv_spmv_host, check every row.
- * A must be float-rounded already for SMV_F32. Returns bad rows (or 1 for a
- * failed call). */
-static inline int64_t tc_case(smv_context *ctx, const smv_matrix *dA,
+ * offset binding is exercised) or through smv_spmv_host_vectors, check every
+ * row. A must be float-rounded already for SMV_F32. Returns bad rows (or 1 for
+ * a failed call). */
+static inline int64_t tc_case(smv_context *ctx, smv_matrix *dA,
                               const smv_csr *A, smv_alg alg, double alpha,
                               double beta, int use_host, int x_shift,
                               const char *label) {
@@ -193,7 +193,7 @@ static inline int64_t tc_case(smv_context *ctx, const smv_matrix *dA,
     tc_fill(y0, m);
   memcpy(y, y0, (size_t)m * sizeof(double));
   if (use_host) {
-    st = smv_spmv_host(ctx, alg, alpha, dA, x, beta, y);
+    st = smv_spmv_host_vectors(ctx, alg, alpha, dA, x, beta, y);
   } else {
     st = smv_device_malloc(ctx, ((size_t)n + (size_t)x_shift) * es, &dx);
     if (st == SMV_OK)

@@ -8,7 +8,7 @@
  *
  * Two cases per matrix, rung and precision: alpha = 1, beta = 0 with y
  * poisoned by NaN (device pointers), and alpha = -0.5, beta = 2 (through
- * smv_spmv_host); fresh random x each time; bound as in
+ * smv_spmv_host_vectors); fresh random x each time; bound as in
  * test_cuda_common.h.
  */
 #include "test_cuda_common.h"

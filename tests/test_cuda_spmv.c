@@ -8,8 +8,9 @@
  *
  * Alpha/beta cases: (1, 0) with y poisoned by NaN; (-1.75, 0.5); (0, -2)
  * with x all NaN (must not be read); (0, 0) with y NaN (must become 0);
- * (2.5, 1). Odd cases go through smv_spmv_host, even ones through device
- * pointers with x three elements into its buffer (rung 3's offset binding).
+ * (2.5, 1). Odd cases go through smv_spmv_host_vectors, even ones through
+ * device pointers with x three elements into its buffer (rung 3's offset
+ * binding).
  */
 #include "test_cuda_common.h"
 

@@ -314,8 +314,8 @@ int capped(int want, int floor_n, double per_run_s, double max_s) {
 } // namespace
 
 extern "C" smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg,
-                                     const smv_matrix *dA, const void *x,
-                                     void *y, const smv_bench_options *opt,
+                                     smv_matrix *dA, const void *x, void *y,
+                                     const smv_bench_options *opt,
                                      smv_bench_result *r) {
   if (!r)
     return SMV_ERR_ARG;

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg, const smv_matrix *dA,
+smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg, smv_matrix *dA,
                           const void *x, void *y, const smv_bench_options *opt,
                           smv_bench_result *r) {
   (void)ctx, (void)alg, (void)dA, (void)x, (void)y, (void)opt;

@@ -204,6 +204,7 @@ extern "C" void smv_context_free(smv_context *ctx) {
   struct smv_device_guard g;
   int entered = smv_device_enter(ctx, &g) == SMV_OK;
   smv_tex_cache_clear(ctx);
+  smv_workspace_free(ctx);
   if (ctx->sparse)
     cusparseDestroy(ctx->sparse);
   if (ctx->own_stream)

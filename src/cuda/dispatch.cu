@@ -172,7 +172,7 @@ static smv_status check_common(smv_context *ctx, smv_alg alg,
 }
 
 static smv_status spmv_device(smv_context *ctx, smv_alg alg, double alpha,
-                              const smv_matrix *dA, const void *x, double beta,
+                              smv_matrix *dA, const void *x, double beta,
                               void *y) {
   const struct smv_matrix_stats *s = &dA->st;
   cudaError_t e;
@@ -225,7 +225,7 @@ static smv_status spmv_device(smv_context *ctx, smv_alg alg, double alpha,
 }
 
 extern "C" smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
-                               const smv_matrix *dA, const void *x, double beta,
+                               smv_matrix *dA, const void *x, double beta,
                                void *y) {
   smv_status st = check_common(ctx, alg, dA);
   if (st != SMV_OK)
@@ -242,12 +242,44 @@ extern "C" smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
   return st;
 }
 
-/* ---- smv_spmv_host --------------------------------------------------------
+/* ---- smv_spmv_host_vectors -----------------------------------------------
  */
 
-extern "C" smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
-                                    const smv_matrix *dA, const double *x,
-                                    double beta, double *y) {
+/* Device buffer *p of at least `bytes`, grown (never shrunk) in the
+ * context's workspace: the previous call has synchronised, so the old one
+ * is idle. */
+static smv_status ws_device(smv_context *ctx, void **p, size_t *cap,
+                            size_t bytes, const char *what) {
+  if (*cap >= bytes)
+    return SMV_OK;
+  if (*p)
+    cudaFree(*p);
+  *p = NULL;
+  *cap = 0;
+  cudaError_t e = cudaMalloc(p, bytes);
+  if (e != cudaSuccess) {
+    *p = NULL;
+    return smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (%s)", bytes, what);
+  }
+  *cap = bytes;
+  return SMV_OK;
+}
+
+void smv_workspace_free(smv_context *ctx) {
+  if (ctx->ws_x)
+    cudaFree(ctx->ws_x);
+  if (ctx->ws_y)
+    cudaFree(ctx->ws_y);
+  free(ctx->ws_stage);
+  ctx->ws_x = ctx->ws_y = NULL;
+  ctx->ws_stage = NULL;
+  ctx->ws_x_bytes = ctx->ws_y_bytes = ctx->ws_stage_n = 0;
+}
+
+extern "C" smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg,
+                                            double alpha, smv_matrix *dA,
+                                            const double *x, double beta,
+                                            double *y) {
   smv_status st = check_common(ctx, alg, dA);
   if (st != SMV_OK)
     return st;
@@ -269,27 +301,28 @@ extern "C" smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
   void *dx = NULL, *dy = NULL;
   float *stage = NULL;
   cudaError_t e;
-  if (need_x && (e = cudaMalloc(&dx, (size_t)cols * esize)) != cudaSuccess) {
-    dx = NULL;
-    st = smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (x)",
-                     (size_t)cols * esize);
+  if (need_x && (st = ws_device(ctx, &ctx->ws_x, &ctx->ws_x_bytes,
+                                (size_t)cols * esize, "x")) != SMV_OK)
     goto out;
-  }
-  if ((e = cudaMalloc(&dy, (size_t)rows * esize)) != cudaSuccess) {
-    dy = NULL;
-    st = smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (y)",
-                     (size_t)rows * esize);
+  if ((st = ws_device(ctx, &ctx->ws_y, &ctx->ws_y_bytes, (size_t)rows * esize,
+                      "y")) != SMV_OK)
     goto out;
-  }
+  dx = need_x ? ctx->ws_x : NULL;
+  dy = ctx->ws_y;
   if (f32) {
     size_t n = (size_t)(rows > cols ? rows : cols);
-    stage = (float *)malloc(n * sizeof(float));
-    if (!stage) {
-      st = smv_ctx_set(ctx, SMV_ERR_NOMEM,
-                       "malloc of %zu bytes (f32 staging): out of memory",
-                       n * sizeof(float));
-      goto out;
+    if (ctx->ws_stage_n < n) {
+      float *s = (float *)realloc(ctx->ws_stage, n * sizeof(float));
+      if (!s) {
+        st = smv_ctx_set(ctx, SMV_ERR_NOMEM,
+                         "malloc of %zu bytes (f32 staging): out of memory",
+                         n * sizeof(float));
+        goto out;
+      }
+      ctx->ws_stage = s;
+      ctx->ws_stage_n = n;
     }
+    stage = ctx->ws_stage;
   }
   if (need_x) {
     const void *src = x;
@@ -338,15 +371,16 @@ extern "C" smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
     for (int64_t i = 0; i < rows; i++)
       y[i] = (double)stage[i];
 out:
-  if (st != SMV_OK)
+  if (st != SMV_OK) /* the workspace is idle again before the next call */
     (void)cudaStreamSynchronize(ctx->stream);
-  if (dx)
-    cudaFree(dx);
-  if (dy)
-    cudaFree(dy);
-  free(stage);
   smv_device_leave(&g);
   return st;
+}
+
+extern "C" smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
+                                    smv_matrix *dA, const double *x,
+                                    double beta, double *y) {
+  return smv_spmv_host_vectors(ctx, alg, alpha, dA, x, beta, y);
 }
 
 /* ---- kernel introspection -------------------------------------------------

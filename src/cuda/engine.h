@@ -60,7 +60,17 @@ struct smv_context {
 
   struct smv_tex_entry tex[SMV_TEX_CACHE];
   int ntex;
+
+  /* smv_spmv_host_vectors' workspace (dispatch.cu): device x and y and a
+   * host float stage for f32, grown on demand, freed with the context. */
+  void *ws_x, *ws_y;
+  size_t ws_x_bytes, ws_y_bytes;
+  float *ws_stage;
+  size_t ws_stage_n;
 };
+
+/* Release the workspace above (context.cu's smv_context_free). */
+void smv_workspace_free(smv_context *ctx);
 
 /* Per-matrix statistics, from the host CSR at upload (what AUTO and the
  * adaptive rung decide from). */
@@ -129,7 +139,7 @@ struct smv_launch {
   double alpha, beta;
   int block;
   cudaStream_t stream;
-  const struct smv_matrix *m;
+  struct smv_matrix *m; /* rung 9 writes its partials and counters */
   /* rung 3 only */
   cudaTextureObject_t tex;
   int64_t tex_offset;
@@ -214,7 +224,7 @@ void smv_tex_cache_clear(smv_context *ctx);
 /* cuSPARSE rungs (spmv_7_cusparse.cu). */
 smv_status smv_sparse_setup(smv_context *ctx, smv_matrix *m);
 void smv_sparse_release(smv_matrix *m);
-smv_status smv_sparse_run(smv_context *ctx, smv_alg alg, const smv_matrix *m,
+smv_status smv_sparse_run(smv_context *ctx, smv_alg alg, smv_matrix *m,
                           double alpha, const void *x, double beta, void *y);
 
 #endif

@@ -168,7 +168,7 @@ out:
   return st;
 }
 
-smv_status smv_sparse_run(smv_context *ctx, smv_alg alg, const smv_matrix *m,
+smv_status smv_sparse_run(smv_context *ctx, smv_alg alg, smv_matrix *m,
                           double alpha, const void *x, double beta, void *y) {
   const struct smv_sparse_state *s = &m->sp;
   if (!s->ready)

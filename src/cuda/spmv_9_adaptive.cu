@@ -251,7 +251,7 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
 
 template <typename T, int L, bool EF>
 static cudaError_t run_l(const smv_launch *P) {
-  const smv_matrix *m = P->m;
+  smv_matrix *m = P->m;
   /* Chunk blocks first: they carry the longest dependency chains (chunk,
    * offsets, entries, x, then the partials), so they start earliest. The
    * grid stays under gridDim.x's 2^31 - 1 (both parts loop). */

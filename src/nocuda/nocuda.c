@@ -56,16 +56,21 @@ void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
   if (nnz)
     *nnz = 0;
 }
-smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
-                    const smv_matrix *dA, const void *x, double beta, void *y) {
+smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha, smv_matrix *dA,
+                    const void *x, double beta, void *y) {
+  (void)ctx, (void)alg, (void)alpha, (void)dA, (void)x, (void)beta, (void)y;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg, double alpha,
+                                 smv_matrix *dA, const double *x, double beta,
+                                 double *y) {
   (void)ctx, (void)alg, (void)alpha, (void)dA, (void)x, (void)beta, (void)y;
   return SMV_ERR_NO_DEVICE;
 }
 smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
-                         const smv_matrix *dA, const double *x, double beta,
+                         smv_matrix *dA, const double *x, double beta,
                          double *y) {
-  (void)ctx, (void)alg, (void)alpha, (void)dA, (void)x, (void)beta, (void)y;
-  return SMV_ERR_NO_DEVICE;
+  return smv_spmv_host_vectors(ctx, alg, alpha, dA, x, beta, y);
 }
 smv_status smv_device_malloc(smv_context *ctx, size_t bytes, void **p) {
   (void)ctx, (void)bytes;
