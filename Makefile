@@ -97,9 +97,9 @@ $(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu include/smv.h include/smv_lab.h $(wildc
 	$(NVCC) $(NVCCFLAGS) -Iinclude -Isrc -c $< -o $@
 
 # The lab's CUDA timing code: public headers only (no engine internals).
-$(BUILD)/obj/lab/cuda/%.o: lab/cuda/%.cu include/smv.h include/smv_lab.h
+$(BUILD)/obj/lab/cuda/%.o: lab/cuda/%.cu include/smv.h include/smv_lab.h lab/lab.h
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -Iinclude -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -Iinclude -Ilab -c $< -o $@
 
 # Layers: lab/ sees the library's public headers and its own; cli/ sees the
 # lab's too. Nothing in lab/ includes cli/.

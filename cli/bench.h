@@ -73,7 +73,7 @@ typedef struct {
   double copy_gbps; /* NaN on the CPU path */
   smv_context *ctx; /* NULL on the CPU path */
   smv_device_props props;
-  bench_rng rng;
+  smv_rng rng;
 } bench_run;
 
 /* Init r and fill what a result is of: label, device, commit, date and

@@ -166,6 +166,20 @@ smv_status smv_occupancy_best_block(const smv_arch *arch, int regs_per_thread,
                                     smv_occupancy_result *best);
 
 /* ======================================================================== */
+/* Random numbers                                                            */
+/* ======================================================================== */
+
+/* splitmix64 (Steele, Lea and Flood): the one random stream of smv, used by
+ * the generators, the lab's random vectors and the tests. Deterministic for
+ * a seed {s}, identical on every platform. smv_mix64 is its finaliser (a
+ * good 64-bit hash, for deriving seeds). In libsmv. */
+typedef struct {
+  uint64_t s;
+} smv_rng;
+uint64_t smv_rng_next(smv_rng *g);
+uint64_t smv_mix64(uint64_t z);
+
+/* ======================================================================== */
 /* Kernel introspection (the CUDA engine's own kernels)                      */
 /* ======================================================================== */
 

@@ -26,6 +26,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" { /* lab/cuda/bench.cu uses the percentile summary */
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Records                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -106,7 +110,7 @@ void bench_derive(bench_record *r);
 void bench_speedups(bench_records *rs, size_t from);
 
 /* Summary of n samples (ms), sorted in place; linear interpolation
- * between order statistics, as lab/cuda/bench.cu does. */
+ * between order statistics (lab/cuda/bench.cu uses it too). */
 void bench_summarise(double *ms, int n, smv_timing *t);
 
 /* CSV: a header line naming every field, one line per record. Fields with
@@ -126,13 +130,9 @@ void bench_json_string(FILE *f, const char *s);
 /* Verification                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* splitmix64 stream: deterministic for a seed, independent of the platform. */
-typedef struct {
-  uint64_t s;
-} bench_rng;
-uint64_t bench_rng_next(bench_rng *g);
+/* Random vectors: smv_rng (splitmix64, include/smv_lab.h). */
 /* Uniform in [-1, -1/64] U [1/64, 1]: mixed signs, never zero. */
-double bench_rng_value(bench_rng *g);
+double bench_rng_value(smv_rng *g);
 
 /* The expected result of y = alpha*A*x + beta*y0 and its error bound
  * bound_i = c * eps * (len_i + 2) * (|alpha| (|A||x|)_i + |beta y0_i|),
@@ -208,4 +208,7 @@ void lab_gnuplot_string(FILE *f, const char *s);
 int lab_have_gnuplot(void);
 int lab_run_gnuplot(const char *script);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -9,18 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t bench_rng_next(bench_rng *g) {
-  uint64_t z = (g->s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* 53 random bits -> [0, 1), then mapped to [1/64, 1] with a random sign:
  * both signs so cancellation happens, bounded away from 0 so |A||x| is not
  * dominated by a few entries. */
-double bench_rng_value(bench_rng *g) {
-  uint64_t b = bench_rng_next(g);
+double bench_rng_value(smv_rng *g) {
+  uint64_t b = smv_rng_next(g);
   double u = (double)(b >> 11) * 0x1.0p-53;
   double v = 1.0 / 64 + u * (1.0 - 1.0 / 64);
   return (b & 1) ? -v : v;

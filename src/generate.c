@@ -18,6 +18,7 @@
  *     scratch of the longest row per thread.
  */
 #include "internal.h"
+#include "smv_lab.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -122,20 +123,10 @@ int smv_is_spec(const char *s) {
 
 /* ---- PRNG: splitmix64 ---------------------------------------------------- */
 
-typedef struct {
-  uint64_t s;
-} rng;
-
-static uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-static uint64_t rng_next(rng *r) {
-  r->s += 0x9e3779b97f4a7c15ull;
-  return mix64(r->s);
-}
+/* The library's one stream (src/rng.c). */
+typedef smv_rng rng;
+static uint64_t mix64(uint64_t z) { return smv_mix64(z); }
+static uint64_t rng_next(rng *r) { return smv_rng_next(r); }
 
 /* Uniform in [0, n) for 1 <= n < 2^32 (Lemire's multiply-shift; the bias
  * is below 2^-32 per draw, irrelevant for test matrices). */

@@ -326,7 +326,7 @@ static void test_bound_tells_precisions_apart(void) {
   if (!A)
     return;
   CHECK_OK(bench_csr_round_f32(A, &Af));
-  bench_rng g = {42};
+  smv_rng g = {42};
   int64_t n = A->cols;
   double *xd = malloc((size_t)n * sizeof *xd);
   float *xf = malloc((size_t)n * sizeof *xf), *yf = malloc(2000 * sizeof *yf);
@@ -357,7 +357,7 @@ static void test_bound_tells_precisions_apart(void) {
 }
 
 static void test_rng(void) {
-  bench_rng a = {7}, b = {7}, c = {8};
+  smv_rng a = {7}, b = {7}, c = {8};
   int neg = 0, same = 1, differ = 0;
   for (int i = 0; i < 10000; i++) {
     double u = bench_rng_value(&a), v = bench_rng_value(&b);

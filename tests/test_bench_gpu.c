@@ -7,6 +7,7 @@
  * (speed lives in the benchmark, not in tests).
  */
 #include "lab.h"
+#include "test_cuda_common.h" /* the one device guard */
 
 #include "test.h"
 
@@ -14,24 +15,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static smv_context *ctx;
-static int tried;
-
-static smv_context *device(void) {
-  if (!tried) {
-    tried = 1;
-    if (smv_context_create(0, &ctx) != SMV_OK)
-      ctx = NULL;
-  }
-  return ctx;
-}
-
-#define NEED_DEVICE()                                                          \
-  do {                                                                         \
-    if (!device())                                                             \
-      SKIP("no CUDA device");                                                  \
-  } while (0)
 
 static void check_timing(const smv_timing *t, int runs, const char *what) {
   CHECKF(t->runs == runs, "%s: %d runs, want %d", what, t->runs, runs);
@@ -58,17 +41,17 @@ static int setup(fixture *f, const char *spec) {
   f->y = malloc((size_t)m * sizeof(double));
   if (!f->x || !f->y)
     return -1;
-  bench_rng g = {11};
+  smv_rng g = {11};
   for (int64_t i = 0; i < n; i++)
     f->x[i] = bench_rng_value(&g);
-  if (smv_matrix_create(ctx, f->A, SMV_F64, &f->dA) != SMV_OK ||
-      smv_device_malloc(ctx, (size_t)n * 8, &f->dx) != SMV_OK ||
-      smv_device_malloc(ctx, (size_t)m * 8, &f->dy) != SMV_OK ||
-      smv_memcpy_h2d(ctx, f->dx, f->x, (size_t)n * 8) != SMV_OK)
+  if (smv_matrix_create(tc_ctx, f->A, SMV_F64, &f->dA) != SMV_OK ||
+      smv_device_malloc(tc_ctx, (size_t)n * 8, &f->dx) != SMV_OK ||
+      smv_device_malloc(tc_ctx, (size_t)m * 8, &f->dy) != SMV_OK ||
+      smv_memcpy_h2d(tc_ctx, f->dx, f->x, (size_t)n * 8) != SMV_OK)
     return -1;
   for (int64_t i = 0; i < m; i++)
     f->y[i] = NAN;
-  if (smv_memcpy_h2d(ctx, f->dy, f->y, (size_t)m * 8) != SMV_OK)
+  if (smv_memcpy_h2d(tc_ctx, f->dy, f->y, (size_t)m * 8) != SMV_OK)
     return -1;
   return bench_expect_compute(f->A, 1.0, f->x, 0.0, NULL, DBL_EPSILON, &f->e) ==
                  SMV_OK
@@ -90,8 +73,8 @@ static void teardown(fixture *f);
   } while (0)
 
 static void teardown(fixture *f) {
-  smv_device_free(ctx, f->dx);
-  smv_device_free(ctx, f->dy);
+  smv_device_free(tc_ctx, f->dx);
+  smv_device_free(tc_ctx, f->dy);
   smv_matrix_free(f->dA);
   smv_csr_free(f->A);
   free(f->x);
@@ -101,7 +84,7 @@ static void teardown(fixture *f) {
 
 /* y on the device must be A*x (beta = 0 runs). */
 static void check_y(fixture *f, const char *what) {
-  CHECK_OK(smv_memcpy_d2h(ctx, f->y, f->dy, (size_t)f->A->rows * 8));
+  CHECK_OK(smv_memcpy_d2h(tc_ctx, f->y, f->dy, (size_t)f->A->rows * 8));
   double worst;
   int64_t first;
   int64_t bad = bench_check(&f->e, f->y, &worst, &first);
@@ -110,11 +93,11 @@ static void check_y(fixture *f, const char *what) {
 }
 
 static void test_all_modes_every_rung(void) {
-  NEED_DEVICE();
+  TC_NEED_DEVICE();
   fixture f;
   SETUP(&f, "lap2d:64");
   smv_device_props p;
-  CHECK_OK(smv_device_props_get(ctx, &p));
+  CHECK_OK(smv_device_props_get(tc_ctx, &p));
   smv_bench_options o;
   smv_bench_options_init(&o);
   o.warmup = 2;
@@ -124,7 +107,8 @@ static void test_all_modes_every_rung(void) {
   o.graph_replays = 4;
   for (int a = 1; a < SMV_ALG_COUNT; a++) {
     smv_bench_result r;
-    smv_status st = smv_bench_spmv(ctx, (smv_alg)a, f.dA, f.dx, f.dy, &o, &r);
+    smv_status st =
+        smv_bench_spmv(tc_ctx, (smv_alg)a, f.dA, f.dx, f.dy, &o, &r);
     CHECKF(st == SMV_OK, "%s: %s: %s", smv_alg_name((smv_alg)a),
            smv_status_string(st), r.error);
     CHECK(r.error[0] == '\0');
@@ -142,7 +126,7 @@ static void test_all_modes_every_rung(void) {
  * hold timed out, so the graph mode must hold one replay at a time (or
  * time them unheld) and still report every replay. */
 static void test_graph_cusparse_tiny(void) {
-  NEED_DEVICE();
+  TC_NEED_DEVICE();
   fixture f;
   SETUP(&f, "lap2d:8");
   smv_bench_options o;
@@ -155,7 +139,7 @@ static void test_graph_cusparse_tiny(void) {
                           SMV_ALG_VECTOR_SHFL};
   for (size_t k = 0; k < sizeof algs / sizeof algs[0]; k++) {
     smv_bench_result r;
-    smv_status st = smv_bench_spmv(ctx, algs[k], f.dA, f.dx, f.dy, &o, &r);
+    smv_status st = smv_bench_spmv(tc_ctx, algs[k], f.dA, f.dx, f.dy, &o, &r);
     CHECKF(st == SMV_OK, "%s: %s: %s", smv_alg_name(algs[k]),
            smv_status_string(st), r.error);
     check_timing(&r.graph, 20, "graph (tiny, 100 per graph)");
@@ -165,13 +149,13 @@ static void test_graph_cusparse_tiny(void) {
 }
 
 static void test_defaults_and_cap(void) {
-  NEED_DEVICE();
+  TC_NEED_DEVICE();
   fixture f;
   SETUP(&f, "rand:20000:16");
   smv_bench_result r;
   /* NULL options: defaults (200 warm runs, nothing else) */
   CHECK_OK(
-      smv_bench_spmv(ctx, SMV_ALG_VECTOR_SHFL, f.dA, f.dx, f.dy, NULL, &r));
+      smv_bench_spmv(tc_ctx, SMV_ALG_VECTOR_SHFL, f.dA, f.dx, f.dy, NULL, &r));
   check_timing(&r.warm, 200, "defaults");
   CHECK_INT(r.flushed.runs, 0);
   CHECK_INT(r.graph.runs, 0);
@@ -183,7 +167,7 @@ static void test_defaults_and_cap(void) {
   o.max_seconds = 1e-4;
   o.graph_batch = 10;
   o.graph_replays = 1000;
-  CHECK_OK(smv_bench_spmv(ctx, SMV_ALG_SCALAR, f.dA, f.dx, f.dy, &o, &r));
+  CHECK_OK(smv_bench_spmv(tc_ctx, SMV_ALG_SCALAR, f.dA, f.dx, f.dy, &o, &r));
   CHECKF(r.warm.runs >= 5 && r.warm.runs < 100000, "capped runs %d",
          r.warm.runs);
   CHECKF(r.graph.runs >= 3 && r.graph.runs < 1000, "capped replays %d",
@@ -192,8 +176,8 @@ static void test_defaults_and_cap(void) {
   /* alpha, beta as given: y = 2*A*x + 0 (beta 0 overwrites) */
   o.runs = 10;
   o.alpha = 2.0;
-  CHECK_OK(smv_bench_spmv(ctx, SMV_ALG_VECTOR, f.dA, f.dx, f.dy, &o, &r));
-  CHECK_OK(smv_memcpy_d2h(ctx, f.y, f.dy, (size_t)f.A->rows * 8));
+  CHECK_OK(smv_bench_spmv(tc_ctx, SMV_ALG_VECTOR, f.dA, f.dx, f.dy, &o, &r));
+  CHECK_OK(smv_memcpy_d2h(tc_ctx, f.y, f.dy, (size_t)f.A->rows * 8));
   int wrong = 0;
   for (int64_t i = 0; i < f.A->rows; i++)
     wrong += !(fabs(f.y[i] - 2 * f.e.ref[i]) <= 2 * f.e.bound[i] + 1e-300);
@@ -202,50 +186,51 @@ static void test_defaults_and_cap(void) {
 }
 
 static void test_bad_arguments(void) {
-  NEED_DEVICE();
+  TC_NEED_DEVICE();
   fixture f;
   SETUP(&f, "lap2d:8");
   smv_bench_result r;
   smv_bench_options o;
   smv_bench_options_init(&o);
-  CHECK_STATUS(smv_bench_spmv(ctx, SMV_ALG_VECTOR, f.dA, f.dx, f.dy, &o, NULL),
-               SMV_ERR_ARG);
+  CHECK_STATUS(
+      smv_bench_spmv(tc_ctx, SMV_ALG_VECTOR, f.dA, f.dx, f.dy, &o, NULL),
+      SMV_ERR_ARG);
   CHECK_STATUS(smv_bench_spmv(NULL, SMV_ALG_VECTOR, f.dA, f.dx, f.dy, &o, &r),
                SMV_ERR_ARG);
   CHECK_STR_HAS(r.error, "ctx");
   o.runs = 0;
-  CHECK_STATUS(smv_bench_spmv(ctx, SMV_ALG_VECTOR, f.dA, f.dx, f.dy, &o, &r),
+  CHECK_STATUS(smv_bench_spmv(tc_ctx, SMV_ALG_VECTOR, f.dA, f.dx, f.dy, &o, &r),
                SMV_ERR_ARG);
   CHECK_STR_HAS(r.error, "runs 0");
   smv_bench_options_init(&o);
   o.max_seconds = NAN;
-  CHECK_STATUS(smv_bench_spmv(ctx, SMV_ALG_VECTOR, f.dA, f.dx, f.dy, &o, &r),
+  CHECK_STATUS(smv_bench_spmv(tc_ctx, SMV_ALG_VECTOR, f.dA, f.dx, f.dy, &o, &r),
                SMV_ERR_ARG);
   /* an error from smv_spmv comes back with its text */
   smv_bench_options_init(&o);
   smv_status st =
-      smv_bench_spmv(ctx, (smv_alg)SMV_ALG_COUNT, f.dA, f.dx, f.dy, &o, &r);
+      smv_bench_spmv(tc_ctx, (smv_alg)SMV_ALG_COUNT, f.dA, f.dx, f.dy, &o, &r);
   CHECK(st != SMV_OK);
   CHECK_STR_HAS(r.error, "smv_spmv");
   CHECK_INT(r.warm.runs, 0);
   /* the context still works afterwards */
-  CHECK_OK(smv_bench_spmv(ctx, SMV_ALG_VECTOR, f.dA, f.dx, f.dy, &o, &r));
+  CHECK_OK(smv_bench_spmv(tc_ctx, SMV_ALG_VECTOR, f.dA, f.dx, f.dy, &o, &r));
   teardown(&f);
 }
 
 static void test_copy_bandwidth(void) {
-  NEED_DEVICE();
+  TC_NEED_DEVICE();
   double g = -1;
-  CHECK_OK(smv_device_copy_bandwidth(ctx, (size_t)256 << 20, &g));
+  CHECK_OK(smv_device_copy_bandwidth(tc_ctx, (size_t)256 << 20, &g));
   /* any real GPU of the last decade copies at 50 GB/s .. 100 TB/s */
   CHECKF(g > 50 && g < 100000, "copy bandwidth %g GB/s", g);
-  CHECK_STATUS(smv_device_copy_bandwidth(ctx, 0, &g), SMV_ERR_ARG);
-  CHECK_STATUS(smv_device_copy_bandwidth(ctx, 1024, NULL), SMV_ERR_ARG);
+  CHECK_STATUS(smv_device_copy_bandwidth(tc_ctx, 0, &g), SMV_ERR_ARG);
+  CHECK_STATUS(smv_device_copy_bandwidth(tc_ctx, 1024, NULL), SMV_ERR_ARG);
   CHECK_STATUS(smv_device_copy_bandwidth(NULL, 1024, &g), SMV_ERR_ARG);
 }
 
 static void test_no_device_stub(void) {
-  if (device())
+  if (tc_context())
     SKIP("a device answered: the no-device answers are not reachable");
   smv_bench_result r;
   double g = 1;
@@ -262,6 +247,6 @@ int main(void) {
   RUN(test_copy_bandwidth);
   RUN(test_no_device_stub);
   int rc = TEST_END();
-  smv_context_free(ctx);
+  smv_context_free(tc_ctx);
   return rc;
 }

@@ -38,10 +38,11 @@
  * once) when there is no device: every device test then SKIPs. */
 static smv_context *tc_ctx;
 static int tc_ctx_tried;
+static smv_status tc_ctx_status; /* of the one smv_context_create */
 static inline smv_context *tc_context(void) {
   if (!tc_ctx_tried) {
     tc_ctx_tried = 1;
-    smv_status st = smv_context_create(0, &tc_ctx);
+    smv_status st = tc_ctx_status = smv_context_create(0, &tc_ctx);
     if (st != SMV_OK) {
       fprintf(stderr, "no device: %s: %s\n", smv_status_string(st),
               smv_context_error(NULL));
@@ -58,8 +59,8 @@ static inline smv_context *tc_context(void) {
 
 /* Fresh, reproducible random numbers for every case (the bench's
  * splitmix64 stream, one for the whole test binary). */
-static bench_rng tc_rng = {0x5eed5eedULL};
-static inline uint64_t tc_next(void) { return bench_rng_next(&tc_rng); }
+static smv_rng tc_rng = {0x5eed5eedULL};
+static inline uint64_t tc_next(void) { return smv_rng_next(&tc_rng); }
 /* Both signs, magnitudes in [1/64, 1]: never zero. */
 static inline double tc_uniform(void) { return bench_rng_value(&tc_rng); }
 static inline void tc_fill(double *v, int64_t n) {

@@ -12,19 +12,15 @@
  * strtod fallback) handle the common 17-digit values.
  */
 #include "mm_internal.h"
+#include "smv_lab.h"
 #include "test.h"
 
 #include <float.h>
 #include <stdint.h>
 #include <string.h>
 
-static uint64_t rng_state = 0x243f6a8885a308d3ull;
-static uint64_t rnd(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+static smv_rng rng_state = {0x243f6a8885a308d3ull};
+static uint64_t rnd(void) { return smv_rng_next(&rng_state); }
 
 static double random_double(void) {
   for (;;) {

@@ -13,7 +13,7 @@
  *    lines in a plain file, vectors, writer and open errors, arguments.
  */
 #include "mm_internal.h"
-#include "smv.h"
+#include "smv_lab.h"
 #include "test.h"
 
 #include <dirent.h>
@@ -30,13 +30,8 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+static smv_rng rng_state = {0x9e3779b97f4a7c15ull};
+static uint64_t rnd(void) { return smv_rng_next(&rng_state); }
 static int64_t rnd_below(int64_t n) {
   return n > 0 ? (int64_t)(rnd() % (uint64_t)n) : 0;
 }

@@ -9,6 +9,7 @@
  */
 #include "smv_lab.h"
 #include "test.h"
+#include "test_cuda_common.h" /* the one device guard */
 
 static smv_context *g_ctx;
 static smv_device_props g_props;
@@ -16,17 +17,14 @@ static const smv_arch *g_arch;
 static const char *g_skip;
 
 static void setup(void) {
-  smv_status st = smv_context_create(0, &g_ctx);
-  if (st == SMV_ERR_NO_DEVICE) {
-    g_skip = "no CUDA device";
-    return;
-  }
-  if (st != SMV_OK) {
+  g_ctx = tc_context();
+  if (!g_ctx) {
     /* A device that answers but fails is a failure, not a skip. */
-    fprintf(stderr, "smv_context_create: %s\n", smv_status_string(st));
+    if (tc_ctx_status == SMV_ERR_NO_DEVICE)
+      g_skip = "no CUDA device";
     return;
   }
-  st = smv_device_props_get(g_ctx, &g_props);
+  smv_status st = smv_device_props_get(g_ctx, &g_props);
   if (st != SMV_OK) {
     fprintf(stderr, "smv_device_props_get: %s\n", smv_context_error(g_ctx));
     return;

@@ -30,6 +30,7 @@
  * The summary of each mode: median, min, p10, p90, max of the per-run
  * times (linear interpolation between order statistics).
  */
+#include "lab.h"
 #include "smv_lab.h"
 
 #include <cuda_runtime.h>
@@ -99,26 +100,12 @@ struct DeviceScope {
   }
 };
 
-// Summary statistics of one mode's samples (ms), scaled by 1/per.
+// Summary statistics of one mode's samples (ms), scaled by 1/per: the
+// lab's one percentile summary (bench_summarise, lab/record.c).
 void summarise(std::vector<double> &ms, double per, smv_timing *t) {
-  std::memset(t, 0, sizeof *t);
-  const size_t n = ms.size();
-  if (n == 0)
-    return;
-  std::sort(ms.begin(), ms.end());
-  auto q = [&](double p) {
-    double pos = p * (double)(n - 1);
-    size_t lo = (size_t)pos;
-    size_t hi = lo + 1 < n ? lo + 1 : lo;
-    double f = pos - (double)lo;
-    return (ms[lo] + f * (ms[hi] - ms[lo])) / per;
-  };
-  t->min_ms = ms.front() / per;
-  t->max_ms = ms.back() / per;
-  t->median_ms = q(0.5);
-  t->p10_ms = q(0.1);
-  t->p90_ms = q(0.9);
-  t->runs = (int)n;
+  for (double &v : ms)
+    v /= per;
+  bench_summarise(ms.data(), (int)ms.size(), t);
 }
 
 // Everything one smv_bench_spmv call holds; the destructor frees it all on
