@@ -238,9 +238,8 @@ static int64_t band_nnz(int64_t rows, int64_t w, int64_t cols) {
   return hi_sum - lo_sum + m;
 }
 
-static smv_status parse_spec(const char *spec, gspec *g, smv_error *err) {
-  memset(g, 0, sizeof *g);
-  g->seed = 1;
+/* NAME before the first colon: g->kind. */
+static smv_status parse_name(const char *spec, gspec *g, smv_error *err) {
   const char *colon = strchr(spec, ':');
   size_t comma_at = strcspn(spec, ",");
   if (!colon || (size_t)(colon - spec) > comma_at) {
@@ -257,10 +256,15 @@ static smv_status parse_spec(const char *spec, gspec *g, smv_error *err) {
                       "plaw, band, denserow, diag, empty)",
                       (int)((colon - spec) > 60 ? 60 : colon - spec), spec);
   g->kind = k;
+  return SMV_OK;
+}
 
-  /* Positional arguments: colon-separated up to the first comma. */
-  const char *p = colon + 1;
-  const char *end = spec + comma_at;
+/* Positional arguments, colon-separated up to `end` (the first comma):
+ * g->arg. */
+static smv_status parse_args(const char *spec, const char *end, gspec *g,
+                             smv_error *err) {
+  const gkind k = g->kind;
+  const char *p = strchr(spec, ':') + 1;
   int nargs = 0;
   static const char *const arg_names[G_COUNT][2] = {
       [G_LAP2D] = {"N", NULL},  [G_LAP3D] = {"N", NULL},
@@ -297,10 +301,16 @@ static smv_status parse_spec(const char *spec, gspec *g, smv_error *err) {
                       "missing argument %s: %s takes %d", arg_names[k][nargs],
                       kinds[k].name, kinds[k].nargs);
 
-  /* Options: ,key=value pairs. */
+  return SMV_OK;
+}
+
+/* Options after `end`: ,key=value pairs. *cols_opt is 0 unless cols=
+ * was given (a positive count). */
+static smv_status parse_options(const char *spec, const char *end, gspec *g,
+                                int64_t *cols_opt, smv_error *err) {
+  const gkind k = g->kind;
   int have_cols = 0, have_seed = 0;
-  int64_t cols_opt = 0;
-  p = end;
+  const char *p = end;
   while (*p == ',') {
     const char *key = p + 1;
     const char *q = key + strcspn(key, ",");
@@ -314,12 +324,12 @@ static smv_status parse_spec(const char *spec, gspec *g, smv_error *err) {
         (kinds[k].opts & OPT_COLS)) {
       if (have_cols++)
         return spec_error(err, SMV_ERR_PARSE, spec, k, "cols= given twice");
-      if (parse_count(eq + 1, vlen, &cols_opt) != 0 || cols_opt == 0)
+      if (parse_count(eq + 1, vlen, cols_opt) != 0 || *cols_opt == 0)
         return spec_error(err, SMV_ERR_PARSE, spec, k,
                           "cols must be a positive decimal integer, got "
                           "'%.*s'",
                           (int)(vlen > 40 ? 40 : vlen), eq + 1);
-      if (cols_opt < 0 || cols_opt > (int64_t)SMV_INDEX_MAX)
+      if (*cols_opt < 0 || *cols_opt > (int64_t)SMV_INDEX_MAX)
         return spec_error(err, SMV_ERR_OVERFLOW, spec, k,
                           "cols = %.*s exceeds the int32 index limit %d",
                           (int)(vlen > 40 ? 40 : vlen), eq + 1, SMV_INDEX_MAX);
@@ -343,8 +353,14 @@ static smv_status parse_spec(const char *spec, gspec *g, smv_error *err) {
     p = q;
   }
 
-  /* Shapes, ranges and the exact nnz (int64: every product below is at
-   * most 2^31 * 2^31 = 2^62). */
+  return SMV_OK;
+}
+
+/* Shapes, ranges and the exact nnz (int64: every product below is at
+ * most 2^31 * 2^31 = 2^62). */
+static smv_status spec_shape(const char *spec, gspec *g, int64_t cols_opt,
+                             smv_error *err) {
+  const gkind k = g->kind;
   const int64_t a = g->arg[0], b = g->arg[1];
   switch (k) {
   case G_LAP2D:
@@ -368,7 +384,7 @@ static smv_status parse_spec(const char *spec, gspec *g, smv_error *err) {
   case G_PLAW:
   case G_DENSEROW:
     g->rows = a;
-    g->cols = have_cols ? cols_opt : a;
+    g->cols = cols_opt ? cols_opt : a;
     if (a < 1)
       return spec_error(err, SMV_ERR_PARSE, spec, k, "ROWS must be at least 1");
     if (b > g->cols)
@@ -386,7 +402,7 @@ static smv_status parse_spec(const char *spec, gspec *g, smv_error *err) {
     break;
   case G_BAND:
     g->rows = a;
-    g->cols = have_cols ? cols_opt : a;
+    g->cols = cols_opt ? cols_opt : a;
     if (a < 1)
       return spec_error(err, SMV_ERR_PARSE, spec, k, "ROWS must be at least 1");
     g->nnz = band_nnz(a, b, g->cols);
@@ -395,7 +411,7 @@ static smv_status parse_spec(const char *spec, gspec *g, smv_error *err) {
     if (a < 1)
       return spec_error(err, SMV_ERR_PARSE, spec, k, "N must be at least 1");
     g->rows = a;
-    g->cols = have_cols ? cols_opt : a;
+    g->cols = cols_opt ? cols_opt : a;
     g->nnz = a < g->cols ? a : g->cols;
     break;
   case G_EMPTY:
@@ -411,6 +427,19 @@ static smv_status parse_spec(const char *spec, gspec *g, smv_error *err) {
                       "%lld entries exceed the int32 offset limit %d",
                       (long long)g->nnz, SMV_OFFSET_MAX);
   return SMV_OK;
+}
+
+static smv_status parse_spec(const char *spec, gspec *g, smv_error *err) {
+  memset(g, 0, sizeof *g);
+  g->seed = 1;
+  const char *end = spec + strcspn(spec, ",");
+  int64_t cols_opt = 0;
+  smv_status st;
+  if ((st = parse_name(spec, g, err)) != SMV_OK ||
+      (st = parse_args(spec, end, g, err)) != SMV_OK ||
+      (st = parse_options(spec, end, g, &cols_opt, err)) != SMV_OK)
+    return st;
+  return spec_shape(spec, g, cols_opt, err);
 }
 
 /* ---- row lengths ----------------------------------------------------------
