@@ -51,6 +51,32 @@ int cli_parse_long(const char *s, long lo, long hi, long *v);
 int cli_opt_value(int argc, char **argv, int *i, const char *name,
                   const char *alias, const char **v);
 
+/* One option of a subcommand, for cli_parse. A table of them ends with an
+ * entry whose name is NULL. */
+typedef struct {
+  const char *name;  /* "--output"                                       */
+  const char *alias; /* "-o" (takes the separate value only), or NULL     */
+  const char *need;  /* NULL: a flag; else what its value is, for the
+                        message "NAME needs a FILE" ("a FILE")          */
+  int once;          /* 1: a second one is "NAME given twice"            */
+  /* Where it goes, the first of these that is set: set(user, value)
+   * (value NULL for a flag; returns CLI_OK, or the exit code of a usage
+   * error it printed), *str = value (the last one given wins), *flag = 1. */
+  int (*set)(void *user, const char *value);
+  const char **str;
+  int *flag;
+} cli_opt;
+
+/* Parse argv[1..]: options of the table, "NAME VALUE" or "NAME=VALUE";
+ * "-" and anything not starting with '-', and everything after "--", go to
+ * positional(user, arg) (returns CLI_OK or a printed usage error's code).
+ * Unknown options, missing values and repeats of `once` options are usage
+ * errors ("smv CMD: ..."). Help is not handled here: callers check
+ * cli_wants_help first, so help wins anywhere before "--". Returns CLI_OK
+ * or CLI_USAGE. */
+int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts,
+              int (*positional)(void *user, const char *arg), void *user);
+
 /* 1 if `arg` is "-h" or "--help". */
 int cli_is_help(const char *arg);
 /* 1 if argv[1..argc-1] holds -h or --help before any "--": help wins

@@ -102,6 +102,145 @@ static int parse_algs(const char *s, bench_config *cfg) {
   return 0;
 }
 
+static int bench_positional(void *user, const char *arg) {
+  bench_config *cfg = user;
+  cfg->matrices[cfg->nmatrices++] = (char *)arg;
+  return CLI_OK;
+}
+
+/* A value parsed by cli_parse_long in lo..hi, else the usage error "NAME:
+ * want lo..hi" (want: the message's tail). */
+static int want_long(const char *name, const char *v, long lo, long hi,
+                     const char *want, long *n) {
+  if (cli_parse_long(v, lo, hi, n) != 0)
+    return cli_usage("bench", "%s: %s", name, want);
+  return CLI_OK;
+}
+
+/* Every option of the table into cfg (the last of a repeated one wins),
+ * checked. Returns CLI_OK or CLI_USAGE (printed). */
+static int bench_options(int argc, char **argv, bench_config *cfg) {
+  const char *alg = NULL, *block = NULL, *prec = NULL, *gb = NULL, *gr = NULL,
+             *runs = NULL, *warm = NULL, *maxt = NULL, *alpha = NULL,
+             *beta = NULL, *seed = NULL, *dev = NULL, *bk = NULL;
+  const cli_opt opts[] = {
+      {.name = "--flush-l2", .flag = &cfg->opt.flush_l2},
+      {.name = "--quiet", .flag = &cfg->quiet},
+      {.name = "--alg", .need = "a value", .str = &alg},
+      {.name = "--block", .need = "a value", .str = &block},
+      {.name = "--precision", .need = "a value", .str = &prec},
+      {.name = "--graph-batch", .need = "a value", .str = &gb},
+      {.name = "--graph-replays", .need = "a value", .str = &gr},
+      {.name = "--runs", .need = "a value", .str = &runs},
+      {.name = "--warmup", .need = "a value", .str = &warm},
+      {.name = "--max-time", .need = "a value", .str = &maxt},
+      {.name = "--alpha", .need = "a value", .str = &alpha},
+      {.name = "--beta", .need = "a value", .str = &beta},
+      {.name = "--seed", .need = "a value", .str = &seed},
+      {.name = "--device", .need = "a value", .str = &dev},
+      {.name = "--backend", .need = "a value", .str = &bk},
+      {.name = "--csv", .need = "a file name", .str = &cfg->csv},
+      {.name = "--json", .need = "a file name", .str = &cfg->json},
+      {.name = "--plot", .need = "a file name (FILE.png)", .str = &cfg->plot},
+      {.name = "--markdown", .need = "a file name", .str = &cfg->markdown},
+      {.name = "--label", .need = "a value", .str = &cfg->label},
+      {.name = "--from-csv", .need = "a file name", .str = &cfg->from_csv},
+      {0}};
+  int rc = cli_parse("bench", argc, argv, opts, bench_positional, cfg);
+  if (rc != CLI_OK)
+    return rc;
+  long n;
+  double d;
+  if (alg && parse_algs(alg, cfg) != 0)
+    return CLI_USAGE;
+  if (block) {
+    cfg->sweep = strcmp(block, "sweep") == 0;
+    cfg->block = 0;
+    if (!cfg->sweep && strcmp(block, "default") != 0) {
+      if (cli_parse_long(block, 32, 1024, &n) != 0 || n % 32)
+        return cli_usage("bench",
+                         "--block: want a multiple of 32 in 32..1024, "
+                         "'default' or 'sweep', got '%s'",
+                         block);
+      cfg->block = (int)n;
+    }
+  }
+  if (prec) {
+    if (strcmp(prec, "f64") == 0)
+      cfg->precisions = BENCH_F64;
+    else if (strcmp(prec, "f32") == 0)
+      cfg->precisions = BENCH_F32;
+    else if (strcmp(prec, "both") == 0)
+      cfg->precisions = BENCH_F64 | BENCH_F32;
+    else
+      return cli_usage("bench", "--precision: want f64, f32 or both, got '%s'",
+                       prec);
+  }
+  if (gb && (rc = want_long("--graph-batch", gb, 0, 100000, "want 0..100000",
+                            &n)) != CLI_OK)
+    return rc;
+  if (gb)
+    cfg->opt.graph_batch = (int)n;
+  if (gr && (rc = want_long("--graph-replays", gr, 1, 1000000,
+                            "want 1..1000000", &n)) != CLI_OK)
+    return rc;
+  if (gr)
+    cfg->opt.graph_replays = (int)n;
+  if (runs && (rc = want_long("--runs", runs, 1, 10000000, "want 1..10000000",
+                              &n)) != CLI_OK)
+    return rc;
+  if (runs)
+    cfg->opt.runs = (int)n;
+  if (warm && (rc = want_long("--warmup", warm, 0, 1000000, "want 0..1000000",
+                              &n)) != CLI_OK)
+    return rc;
+  if (warm)
+    cfg->opt.warmup = (int)n;
+  if (seed && (rc = want_long("--seed", seed, 0, 2147483647L,
+                              "want 0..2147483647", &n)) != CLI_OK)
+    return rc;
+  if (seed)
+    cfg->seed = (uint64_t)n;
+  if (dev && (rc = want_long("--device", dev, 0, 1024, "want a device number",
+                             &n)) != CLI_OK)
+    return rc;
+  if (dev)
+    cfg->device = (int)n;
+  if (maxt) {
+    if (cli_parse_double(maxt, &d) != 0 || d < 0 || d > 1e6)
+      return cli_usage("bench", "--max-time: want seconds >= 0");
+    cfg->opt.max_seconds = d;
+  }
+  if (alpha && cli_parse_double(alpha, &cfg->opt.alpha) != 0)
+    return cli_usage("bench", "--alpha: want a number");
+  if (beta && cli_parse_double(beta, &cfg->opt.beta) != 0)
+    return cli_usage("bench", "--beta: want a number");
+  if (bk) {
+    if (strcmp(bk, "auto") == 0)
+      cfg->backend = BENCH_BACKEND_AUTO;
+    else if (strcmp(bk, "cuda") == 0)
+      cfg->backend = BENCH_BACKEND_CUDA;
+    else if (strcmp(bk, "cpu") == 0)
+      cfg->backend = BENCH_BACKEND_CPU;
+    else
+      return cli_usage("bench", "--backend: want auto, cuda or cpu, got '%s'",
+                       bk);
+  }
+  static const struct {
+    const char *name, *need;
+  } files[] = {{"--csv", "a file name"},
+               {"--json", "a file name"},
+               {"--plot", "a file name (FILE.png)"},
+               {"--markdown", "a file name"},
+               {"--from-csv", "a file name"}};
+  const char *given[] = {cfg->csv, cfg->json, cfg->plot, cfg->markdown,
+                         cfg->from_csv};
+  for (size_t k = 0; k < sizeof files / sizeof files[0]; k++)
+    if (given[k] && !*given[k])
+      return cli_usage("bench", "%s needs %s", files[k].name, files[k].need);
+  return CLI_OK;
+}
+
 int cmd_bench(int argc, char **argv) {
   /* Help wins wherever it stands, as in the other subcommands (it was once
    * taken as the value of a preceding --csv). */
@@ -125,138 +264,17 @@ int cmd_bench(int argc, char **argv) {
     cli_error("out of memory");
     return CLI_ERR;
   }
-  int rc = -1;
-  for (int i = 1; i < argc && rc < 0; i++) {
-    const char *a = argv[i], *v = NULL; /* NULL: the value is missing */
-    long n;
-    double d;
-    if (strcmp(a, "--flush-l2") == 0) {
-      cfg.opt.flush_l2 = 1;
-    } else if (strcmp(a, "--quiet") == 0) {
-      cfg.quiet = 1;
-    } else if (cli_opt_value(argc, argv, &i, "--alg", NULL, &v)) {
-      if (!v || parse_algs(v, &cfg) != 0)
-        rc = v ? CLI_USAGE : cli_usage("bench", "--alg needs a value");
-    } else if (cli_opt_value(argc, argv, &i, "--block", NULL, &v)) {
-      if (v && strcmp(v, "sweep") == 0) {
-        cfg.sweep = 1;
-        cfg.block = 0;
-      } else if (v && strcmp(v, "default") == 0) {
-        cfg.sweep = 0;
-        cfg.block = 0;
-      } else if (!v || cli_parse_long(v, 32, 1024, &n) != 0 || n % 32) {
-        rc = cli_usage("bench",
-                       "--block: want a multiple of 32 in 32..1024, "
-                       "'default' or 'sweep', got '%s'",
-                       v ? v : "");
-      } else {
-        cfg.sweep = 0;
-        cfg.block = (int)n;
-      }
-    } else if (cli_opt_value(argc, argv, &i, "--precision", NULL, &v)) {
-      if (v && strcmp(v, "f64") == 0)
-        cfg.precisions = BENCH_F64;
-      else if (v && strcmp(v, "f32") == 0)
-        cfg.precisions = BENCH_F32;
-      else if (v && strcmp(v, "both") == 0)
-        cfg.precisions = BENCH_F64 | BENCH_F32;
-      else
-        rc = cli_usage("bench", "--precision: want f64, f32 or both, got '%s'",
-                       v ? v : "");
-    } else if (cli_opt_value(argc, argv, &i, "--graph-batch", NULL, &v)) {
-      if (!v || cli_parse_long(v, 0, 100000, &n) != 0)
-        rc = cli_usage("bench", "--graph-batch: want 0..100000");
-      else
-        cfg.opt.graph_batch = (int)n;
-    } else if (cli_opt_value(argc, argv, &i, "--graph-replays", NULL, &v)) {
-      if (!v || cli_parse_long(v, 1, 1000000, &n) != 0)
-        rc = cli_usage("bench", "--graph-replays: want 1..1000000");
-      else
-        cfg.opt.graph_replays = (int)n;
-    } else if (cli_opt_value(argc, argv, &i, "--runs", NULL, &v)) {
-      if (!v || cli_parse_long(v, 1, 10000000, &n) != 0)
-        rc = cli_usage("bench", "--runs: want 1..10000000");
-      else
-        cfg.opt.runs = (int)n;
-    } else if (cli_opt_value(argc, argv, &i, "--warmup", NULL, &v)) {
-      if (!v || cli_parse_long(v, 0, 1000000, &n) != 0)
-        rc = cli_usage("bench", "--warmup: want 0..1000000");
-      else
-        cfg.opt.warmup = (int)n;
-    } else if (cli_opt_value(argc, argv, &i, "--max-time", NULL, &v)) {
-      if (!v || cli_parse_double(v, &d) != 0 || d < 0 || d > 1e6)
-        rc = cli_usage("bench", "--max-time: want seconds >= 0");
-      else
-        cfg.opt.max_seconds = d;
-    } else if (cli_opt_value(argc, argv, &i, "--alpha", NULL, &v)) {
-      if (!v || cli_parse_double(v, &d) != 0)
-        rc = cli_usage("bench", "--alpha: want a number");
-      else
-        cfg.opt.alpha = d;
-    } else if (cli_opt_value(argc, argv, &i, "--beta", NULL, &v)) {
-      if (!v || cli_parse_double(v, &d) != 0)
-        rc = cli_usage("bench", "--beta: want a number");
-      else
-        cfg.opt.beta = d;
-    } else if (cli_opt_value(argc, argv, &i, "--seed", NULL, &v)) {
-      if (!v || cli_parse_long(v, 0, 2147483647L, &n) != 0)
-        rc = cli_usage("bench", "--seed: want 0..2147483647");
-      else
-        cfg.seed = (uint64_t)n;
-    } else if (cli_opt_value(argc, argv, &i, "--device", NULL, &v)) {
-      if (!v || cli_parse_long(v, 0, 1024, &n) != 0)
-        rc = cli_usage("bench", "--device: want a device number");
-      else
-        cfg.device = (int)n;
-    } else if (cli_opt_value(argc, argv, &i, "--backend", NULL, &v)) {
-      if (v && strcmp(v, "auto") == 0)
-        cfg.backend = BENCH_BACKEND_AUTO;
-      else if (v && strcmp(v, "cuda") == 0)
-        cfg.backend = BENCH_BACKEND_CUDA;
-      else if (v && strcmp(v, "cpu") == 0)
-        cfg.backend = BENCH_BACKEND_CPU;
-      else
-        rc = cli_usage("bench", "--backend: want auto, cuda or cpu, got '%s'",
-                       v ? v : "");
-    } else if (cli_opt_value(argc, argv, &i, "--csv", NULL, &v)) {
-      if (!v || !*v)
-        rc = cli_usage("bench", "--csv needs a file name");
-      cfg.csv = v;
-    } else if (cli_opt_value(argc, argv, &i, "--json", NULL, &v)) {
-      if (!v || !*v)
-        rc = cli_usage("bench", "--json needs a file name");
-      cfg.json = v;
-    } else if (cli_opt_value(argc, argv, &i, "--plot", NULL, &v)) {
-      if (!v || !*v)
-        rc = cli_usage("bench", "--plot needs a file name (FILE.png)");
-      cfg.plot = v;
-    } else if (cli_opt_value(argc, argv, &i, "--markdown", NULL, &v)) {
-      if (!v || !*v)
-        rc = cli_usage("bench", "--markdown needs a file name");
-      cfg.markdown = v;
-    } else if (cli_opt_value(argc, argv, &i, "--label", NULL, &v)) {
-      if (!v)
-        rc = cli_usage("bench", "--label needs a value");
-      cfg.label = v;
-    } else if (cli_opt_value(argc, argv, &i, "--from-csv", NULL, &v)) {
-      if (!v || !*v)
-        rc = cli_usage("bench", "--from-csv needs a file name");
-      cfg.from_csv = v;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      rc = cli_usage("bench", "unknown option '%s'", a);
-    } else {
-      mats[cfg.nmatrices++] = argv[i];
-    }
-  }
+  cfg.matrices = mats;
+  int rc = bench_options(argc, argv, &cfg);
+  if (rc == CLI_OK)
+    rc = -1; /* -1: go on */
   if (rc < 0 && cfg.from_csv && cfg.nmatrices > 0)
     rc = cli_usage("bench", "--from-csv runs nothing: give no MATRIX");
   if (rc < 0 && !cfg.from_csv && cfg.nmatrices == 0)
     rc = cli_usage("bench", "no MATRIX given (a file or a spec like "
                             "lap3d:64)");
-  if (rc < 0) {
-    cfg.matrices = mats;
+  if (rc < 0)
     rc = bench_main(&cfg);
-  }
   free(mats);
   return rc;
 }

@@ -29,31 +29,30 @@ static void gen_help(FILE *f) {
           smv_generate_help());
 }
 
+/* The one SPEC. */
+static int gen_positional(void *user, const char *arg) {
+  const char **spec = user;
+  if (*spec)
+    return cli_usage("gen", "more than one SPEC ('%s' and '%s')", *spec, arg);
+  *spec = arg;
+  return CLI_OK;
+}
+
 int cmd_gen(int argc, char **argv) {
-  const char *spec = NULL, *out = NULL, *v;
-  int opts = 1, r;
+  const char *spec = NULL, *out = NULL;
   if (cli_wants_help(argc, argv)) {
     gen_help(stdout);
     return CLI_OK;
   }
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!opts || a[0] != '-' || a[1] == '\0') {
-      if (spec)
-        return cli_usage("gen", "more than one SPEC ('%s' and '%s')", spec, a);
-      spec = a;
-    } else if (strcmp(a, "--") == 0) {
-      opts = 0;
-    } else if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &v))) {
-      if (r < 0)
-        return cli_usage("gen", "%s needs a FILE", a);
-      if (out)
-        return cli_usage("gen", "-o given twice");
-      out = v;
-    } else {
-      return cli_usage("gen", "unknown option '%s'", a);
-    }
-  }
+  const cli_opt opts[] = {{.name = "--output",
+                           .alias = "-o",
+                           .need = "a FILE",
+                           .once = 1,
+                           .str = &out},
+                          {0}};
+  int rc = cli_parse("gen", argc, argv, opts, gen_positional, &spec);
+  if (rc != CLI_OK)
+    return rc;
   if (!spec)
     return cli_usage("gen", "missing SPEC (for example lap2d:100)");
   if (!out || !*out)

@@ -154,28 +154,27 @@ static void print_table(const char *matrix, const char *source,
   }
 }
 
+/* The one MATRIX. */
+static int info_positional(void *user, const char *arg) {
+  const char **matrix = user;
+  if (*matrix)
+    return cli_usage("info", "more than one MATRIX ('%s' and '%s')", *matrix,
+                     arg);
+  *matrix = arg;
+  return CLI_OK;
+}
+
 int cmd_info(int argc, char **argv) {
   const char *matrix = NULL;
-  int json = 0, opts = 1;
+  int json = 0;
   if (cli_wants_help(argc, argv)) {
     info_help(stdout);
     return CLI_OK;
   }
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!opts || a[0] != '-' || a[1] == '\0') {
-      if (matrix)
-        return cli_usage("info", "more than one MATRIX ('%s' and '%s')", matrix,
-                         a);
-      matrix = a;
-    } else if (strcmp(a, "--") == 0) {
-      opts = 0;
-    } else if (strcmp(a, "--json") == 0) {
-      json = 1;
-    } else {
-      return cli_usage("info", "unknown option '%s'", a);
-    }
-  }
+  const cli_opt opts[] = {{.name = "--json", .flag = &json}, {0}};
+  int rc = cli_parse("info", argc, argv, opts, info_positional, &matrix);
+  if (rc != CLI_OK)
+    return rc;
   if (!matrix)
     return cli_usage("info", "missing MATRIX (a .mtx file or a spec such as "
                              "lap2d:100)");

@@ -70,6 +70,16 @@ typedef struct {
   cpu_alg cpu; /* when the CPU path runs */
 } spmv_args;
 
+/* The one MATRIX. */
+static int spmv_positional(void *user, const char *arg) {
+  spmv_args *o = user;
+  if (o->matrix)
+    return cli_usage("spmv", "more than one MATRIX ('%s' and '%s')", o->matrix,
+                     arg);
+  o->matrix = arg;
+  return CLI_OK;
+}
+
 /* Parse and cross-check every option before any work is done, so usage
  * errors never cost a matrix load. Returns CLI_OK or CLI_USAGE. */
 static int parse_args(int argc, char **argv, spmv_args *o) {
@@ -80,50 +90,24 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
   o->alg = SMV_ALG_AUTO;
   o->cpu = CPU_OMP;
   const char *alpha_s = NULL, *beta_s = NULL, *bk_s = NULL, *prec_s = NULL;
-  int opts = 1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!opts || a[0] != '-' || a[1] == '\0') {
-      if (o->matrix)
-        return cli_usage("spmv", "more than one MATRIX ('%s' and '%s')",
-                         o->matrix, a);
-      o->matrix = a;
-      continue;
-    }
-    if (strcmp(a, "--") == 0) {
-      opts = 0;
-      continue;
-    }
-    if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-      o->verbose = 1;
-      continue;
-    }
-    static const struct {
-      const char *name, *alias;
-    } valued[] = {{"--x", NULL},         {"--y", NULL},
-                  {"--alpha", NULL},     {"--beta", NULL},
-                  {"--output", "-o"},    {"--backend", NULL},
-                  {"--precision", NULL}, {"--alg", NULL}};
-    const char **slot[] = {&o->x,   &o->y, &alpha_s, &beta_s,
-                           &o->out, &bk_s, &prec_s,  &o->alg_name};
-    int matched = 0;
-    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
-      const char *v = NULL;
-      int r =
-          cli_opt_value(argc, argv, &i, valued[k].name, valued[k].alias, &v);
-      if (r < 0)
-        return cli_usage("spmv", "%s needs a value", a);
-      if (r == 0)
-        continue;
-      if (*slot[k])
-        return cli_usage("spmv", "%s given twice", valued[k].name);
-      *slot[k] = v;
-      matched = 1;
-      break;
-    }
-    if (!matched)
-      return cli_usage("spmv", "unknown option '%s'", a);
-  }
+  const cli_opt opts[] = {
+      {.name = "--verbose", .alias = "-v", .flag = &o->verbose},
+      {.name = "--x", .need = "a value", .once = 1, .str = &o->x},
+      {.name = "--y", .need = "a value", .once = 1, .str = &o->y},
+      {.name = "--alpha", .need = "a value", .once = 1, .str = &alpha_s},
+      {.name = "--beta", .need = "a value", .once = 1, .str = &beta_s},
+      {.name = "--output",
+       .alias = "-o",
+       .need = "a value",
+       .once = 1,
+       .str = &o->out},
+      {.name = "--backend", .need = "a value", .once = 1, .str = &bk_s},
+      {.name = "--precision", .need = "a value", .once = 1, .str = &prec_s},
+      {.name = "--alg", .need = "a value", .once = 1, .str = &o->alg_name},
+      {0}};
+  int rc = cli_parse("spmv", argc, argv, opts, spmv_positional, o);
+  if (rc != CLI_OK)
+    return rc;
   if (!o->matrix)
     return cli_usage("spmv", "missing MATRIX (a .mtx file or a spec such as "
                              "lap2d:100)");

@@ -1,0 +1,68 @@
+/* opts.c — the one option parser of every subcommand (cli_parse). */
+#include "cli.h"
+
+#include <string.h>
+
+/* The entry of `opts` that argv[*i] names, with its value in *v (NULL for a
+ * flag); NULL if none. -1 in *missing when the value is missing. */
+static const cli_opt *match(const cli_opt *opts, int argc, char **argv, int *i,
+                            const char **v, int *missing) {
+  *missing = 0;
+  for (const cli_opt *o = opts; o->name; o++) {
+    if (!o->need) {
+      if (strcmp(argv[*i], o->name) == 0 ||
+          (o->alias && strcmp(argv[*i], o->alias) == 0)) {
+        *v = NULL;
+        return o;
+      }
+      continue;
+    }
+    int r = cli_opt_value(argc, argv, i, o->name, o->alias, v);
+    if (r < 0)
+      *missing = 1;
+    if (r != 0)
+      return o;
+  }
+  return NULL;
+}
+
+int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts,
+              int (*positional)(void *user, const char *arg), void *user) {
+  int given[128] = {0}; /* times each `once` option was seen */
+  int opts_on = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!opts_on || a[0] != '-' || a[1] == '\0') {
+      int rc = positional(user, a);
+      if (rc != CLI_OK)
+        return rc;
+      continue;
+    }
+    if (strcmp(a, "--") == 0) {
+      opts_on = 0;
+      continue;
+    }
+    const char *v = NULL;
+    int missing;
+    const cli_opt *o = match(opts, argc, argv, &i, &v, &missing);
+    if (!o)
+      return cli_usage(cmd, "unknown option '%s'", a);
+    /* The spelling given, without any "=VALUE". */
+    size_t n = strcspn(a, "=");
+    if (missing)
+      return cli_usage(cmd, "%.*s needs %s", (int)n, a, o->need);
+    size_t k = (size_t)(o - opts);
+    if (o->once && k < sizeof given / sizeof given[0] && given[k]++)
+      return cli_usage(cmd, "%.*s given twice", (int)n, a);
+    if (o->set) {
+      int rc = o->set(user, v);
+      if (rc != CLI_OK)
+        return rc;
+    } else if (o->str) {
+      *o->str = v;
+    } else if (o->flag) {
+      *o->flag = 1;
+    }
+  }
+  return CLI_OK;
+}
