@@ -70,10 +70,10 @@ typedef struct {
 /* Parse argv[1..]: options of the table, "NAME VALUE" or "NAME=VALUE";
  * "-" and anything not starting with '-', and everything after "--", go to
  * positional(user, arg) (returns CLI_OK or a printed usage error's code).
- * Unknown options, missing values and repeats of `once` options are usage
- * errors ("smv CMD: ..."). Help is not handled here: callers check
- * cli_wants_help first, so help wins anywhere before "--". Returns CLI_OK
- * or CLI_USAGE. */
+ * Unknown options (unless the end entry has a set: it gets them), missing
+ * values and repeats of `once` options are usage errors ("smv CMD: ..."). Help
+ * is not handled here: callers check cli_wants_help first, so help wins
+ * anywhere before "--". Returns CLI_OK or CLI_USAGE. */
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts,
               int (*positional)(void *user, const char *arg), void *user);
 

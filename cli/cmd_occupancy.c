@@ -147,93 +147,97 @@ static int parse_cache(const char *s, smv_cache_config *c) {
   return -1;
 }
 
-/* Value of option argv[*i] ("--opt=V" or "--opt V", by cli_opt_value);
- * NULL if this argument is not `name`. A missing value gives "" and sets
- * *missing, so the caller's message can quote what it got. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name,
-                             int *missing) {
-  const char *v = "";
-  int r = cli_opt_value(argc, argv, i, name, NULL, &v);
-  if (r == 0)
-    return NULL;
-  *missing = r < 0;
-  return v;
+static int occ_unknown(void *user, const char *arg) {
+  (void)user;
+  return cli_usage(CMD, "unknown argument '%s'", arg);
 }
 
+/* The option table into o (the last of a repeated option wins), each value
+ * checked; then the modes' rules. */
 static int parse_args(int argc, char **argv, struct opts *o) {
   memset(o, 0, sizeof *o);
   o->pref.carveout = SMV_CARVEOUT_DEFAULT;
   o->pref.cache_config = SMV_CACHE_PREFER_NONE;
   o->prec = SMV_F64;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    int miss = 0;
-    if (strcmp(a, "--json") == 0) {
-      o->json = 1;
-    } else if (strcmp(a, "--sweep") == 0) {
-      o->sweep = 1;
-    } else if (strcmp(a, "--no-plot") == 0) {
-      o->no_plot = 1;
-    } else if (strcmp(a, "--list") == 0) {
-      o->list = 1;
-    } else if ((v = opt_value(argc, argv, &i, "--cc", &miss))) {
-      if (miss)
-        return cli_usage(CMD, "--cc needs a compute capability (e.g. 3.5)");
-      o->cc = v;
-    } else if ((v = opt_value(argc, argv, &i, "--threads", &miss))) {
-      if (miss || cli_parse_long(v, 1, 1 << 20, &o->threads) != 0)
-        return cli_usage(CMD, "--threads needs a positive number, got '%s'", v);
-      o->have_threads = 1;
-    } else if ((v = opt_value(argc, argv, &i, "--regs", &miss))) {
-      if (miss || cli_parse_long(v, 0, 1 << 20, &o->regs) != 0)
-        return cli_usage(CMD,
-                         "--regs needs a number of registers (0..255), got "
-                         "'%s'",
-                         v);
-      o->have_regs = 1;
-    } else if ((v = opt_value(argc, argv, &i, "--smem-per-thread", &miss))) {
-      if (miss || parse_bytes(v, &o->smem_per_thread) != 0)
-        return cli_usage(CMD, "--smem-per-thread needs bytes, got '%s'", v);
-    } else if ((v = opt_value(argc, argv, &i, "--smem", &miss))) {
-      if (miss || parse_bytes(v, &o->smem) != 0)
-        return cli_usage(CMD, "--smem needs bytes (e.g. 4096 or 48K), got '%s'",
-                         v);
-      o->have_smem = 1;
-    } else if ((v = opt_value(argc, argv, &i, "--carveout", &miss))) {
-      if (miss || parse_carveout(v, &o->pref.carveout) != 0)
-        return cli_usage(CMD,
-                         "--carveout needs 0..100, default, maxl1 or "
-                         "maxshared, got '%s'",
-                         v);
-    } else if ((v = opt_value(argc, argv, &i, "--cache-config", &miss))) {
-      if (miss || parse_cache(v, &o->pref.cache_config) != 0)
-        return cli_usage(CMD,
-                         "--cache-config needs none, shared, l1 or equal, "
-                         "got '%s'",
-                         v);
-    } else if ((v = opt_value(argc, argv, &i, "--plot", &miss))) {
-      if (miss || !*v)
-        return cli_usage(CMD, "--plot needs a file name (e.g. occ.png)");
-      o->plot = v;
-    } else if ((v = opt_value(argc, argv, &i, "--kernel", &miss))) {
-      if (miss || !*v)
-        return cli_usage(CMD, "--kernel needs a kernel or rung name (e.g. "
-                              "spmv_vector_shfl)");
-      o->kernel = v;
-    } else if ((v = opt_value(argc, argv, &i, "--precision", &miss))) {
-      if (!miss && strcmp(v, "f64") == 0)
-        o->prec = SMV_F64;
-      else if (!miss && strcmp(v, "f32") == 0)
-        o->prec = SMV_F32;
-      else
-        return cli_usage(CMD, "--precision needs f64 or f32, got '%s'", v);
-    } else if ((v = opt_value(argc, argv, &i, "--device", &miss))) {
-      if (miss || cli_parse_long(v, 0, 1023, &o->device) != 0)
-        return cli_usage(CMD, "--device needs a device number, got '%s'", v);
-    } else {
-      return cli_usage(CMD, "unknown argument '%s'", a);
-    }
+  const char *threads = NULL, *regs = NULL, *spt = NULL, *smem = NULL,
+             *carve = NULL, *cache = NULL, *prec = NULL, *device = NULL;
+  const cli_opt opts[] = {
+      {.name = "--json", .flag = &o->json},
+      {.name = "--sweep", .flag = &o->sweep},
+      {.name = "--no-plot", .flag = &o->no_plot},
+      {.name = "--list", .flag = &o->list},
+      {.name = "--cc",
+       .need = "a compute capability (e.g. 3.5)",
+       .str = &o->cc},
+      {.name = "--threads", .need = "a positive number", .str = &threads},
+      {.name = "--regs",
+       .need = "a number of registers (0..255)",
+       .str = &regs},
+      {.name = "--smem-per-thread", .need = "bytes", .str = &spt},
+      {.name = "--smem", .need = "bytes (e.g. 4096 or 48K)", .str = &smem},
+      {.name = "--carveout",
+       .need = "0..100, default, maxl1 or maxshared",
+       .str = &carve},
+      {.name = "--cache-config",
+       .need = "none, shared, l1 or equal",
+       .str = &cache},
+      {.name = "--plot", .need = "a file name (e.g. occ.png)", .str = &o->plot},
+      {.name = "--kernel",
+       .need = "a kernel or rung name (e.g. spmv_vector_shfl)",
+       .str = &o->kernel},
+      {.name = "--precision", .need = "f64 or f32", .str = &prec},
+      {.name = "--device", .need = "a device number", .str = &device},
+      {.set = occ_unknown}};
+  int rc = cli_parse(CMD, argc, argv, opts, occ_unknown, o);
+  if (rc != CLI_OK)
+    return rc;
+  if (threads) {
+    if (cli_parse_long(threads, 1, 1 << 20, &o->threads) != 0)
+      return cli_usage(CMD, "--threads needs a positive number, got '%s'",
+                       threads);
+    o->have_threads = 1;
   }
+  if (regs) {
+    if (cli_parse_long(regs, 0, 1 << 20, &o->regs) != 0)
+      return cli_usage(CMD,
+                       "--regs needs a number of registers (0..255), got "
+                       "'%s'",
+                       regs);
+    o->have_regs = 1;
+  }
+  if (spt && parse_bytes(spt, &o->smem_per_thread) != 0)
+    return cli_usage(CMD, "--smem-per-thread needs bytes, got '%s'", spt);
+  if (smem) {
+    if (parse_bytes(smem, &o->smem) != 0)
+      return cli_usage(CMD, "--smem needs bytes (e.g. 4096 or 48K), got '%s'",
+                       smem);
+    o->have_smem = 1;
+  }
+  if (carve && parse_carveout(carve, &o->pref.carveout) != 0)
+    return cli_usage(CMD,
+                     "--carveout needs 0..100, default, maxl1 or "
+                     "maxshared, got '%s'",
+                     carve);
+  if (cache && parse_cache(cache, &o->pref.cache_config) != 0)
+    return cli_usage(CMD,
+                     "--cache-config needs none, shared, l1 or equal, "
+                     "got '%s'",
+                     cache);
+  if (o->plot && !*o->plot)
+    return cli_usage(CMD, "--plot needs a file name (e.g. occ.png)");
+  if (o->kernel && !*o->kernel)
+    return cli_usage(CMD, "--kernel needs a kernel or rung name (e.g. "
+                          "spmv_vector_shfl)");
+  if (prec) {
+    if (strcmp(prec, "f64") == 0)
+      o->prec = SMV_F64;
+    else if (strcmp(prec, "f32") == 0)
+      o->prec = SMV_F32;
+    else
+      return cli_usage(CMD, "--precision needs f64 or f32, got '%s'", prec);
+  }
+  if (device && cli_parse_long(device, 0, 1023, &o->device) != 0)
+    return cli_usage(CMD, "--device needs a device number, got '%s'", device);
   /* Which mode, and what it needs. */
   if (o->list) {
     if (o->cc || o->kernel || o->sweep || o->have_threads || o->have_regs)

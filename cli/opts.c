@@ -4,11 +4,13 @@
 #include <string.h>
 
 /* The entry of `opts` that argv[*i] names, with its value in *v (NULL for a
- * flag); NULL if none. -1 in *missing when the value is missing. */
+ * flag); the end entry (name NULL) if none. *missing is 1 when the value
+ * is missing. */
 static const cli_opt *match(const cli_opt *opts, int argc, char **argv, int *i,
                             const char **v, int *missing) {
   *missing = 0;
-  for (const cli_opt *o = opts; o->name; o++) {
+  const cli_opt *o = opts;
+  for (; o->name; o++) {
     if (!o->need) {
       if (strcmp(argv[*i], o->name) == 0 ||
           (o->alias && strcmp(argv[*i], o->alias) == 0)) {
@@ -23,7 +25,7 @@ static const cli_opt *match(const cli_opt *opts, int argc, char **argv, int *i,
     if (r != 0)
       return o;
   }
-  return NULL;
+  return o; /* the end entry */
 }
 
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts,
@@ -45,8 +47,9 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts,
     const char *v = NULL;
     int missing;
     const cli_opt *o = match(opts, argc, argv, &i, &v, &missing);
-    if (!o)
-      return cli_usage(cmd, "unknown option '%s'", a);
+    if (!o->name) /* the end entry: its set, if any, takes unknown ones */
+      return o->set ? o->set(user, a)
+                    : cli_usage(cmd, "unknown option '%s'", a);
     /* The spelling given, without any "=VALUE". */
     size_t n = strcspn(a, "=");
     if (missing)
