@@ -151,58 +151,70 @@ static int run_one(const char *dir, const char *name, char **pass, int npass) {
   return -1;
 }
 
-int cmd_micro(int argc, char **argv) {
-  int sel[64], nsel = 0, want_static = 0;
-  char *csv = NULL, *device = NULL;
-  for (int i = 1; i < argc; i++) {
-    char *s = argv[i];
-    if (cli_is_help(s)) {
-      usage(stdout);
-      return CLI_OK;
-    } else if (strcmp(s, "--list") == 0) {
-      for (int k = 0; k < NMICRO; k++)
-        printf("%-11s %s\n", k_micro[k].name, k_micro[k].what);
-      return CLI_OK;
-    } else if (strcmp(s, "--csv") == 0) {
-      if (i + 1 >= argc || !argv[i + 1][0])
-        return cli_usage("micro", "--csv needs a folder");
-      csv = argv[++i];
-    } else if (strcmp(s, "--device") == 0) {
-      long d;
-      if (i + 1 >= argc || cli_parse_long(argv[i + 1], 0, 64, &d) != 0)
-        return cli_usage("micro", "--device needs a number 0..64");
-      device = argv[++i];
-    } else if (strcmp(s, "--static") == 0) {
-      want_static = 1;
-    } else if (s[0] == '-') {
-      return cli_usage("micro", "unknown option '%s'", s);
-    } else if (strcmp(s, "all") == 0) {
-      for (int k = 0; k < NMICRO && nsel < 64; k++)
-        sel[nsel++] = k;
-    } else {
-      int k = find_micro(s);
-      if (k < 0)
-        return cli_usage("micro",
-                         "unknown benchmark '%s' (smv micro --list names "
-                         "them)",
-                         s);
-      if (nsel < 64)
-        sel[nsel++] = k;
-    }
+/* Benchmarks named on the command line ("all" for every one). */
+struct micro_sel {
+  int sel[64], nsel;
+};
+
+static int micro_positional(void *user, const char *s) {
+  struct micro_sel *m = user;
+  if (strcmp(s, "all") == 0) {
+    for (int k = 0; k < NMICRO && m->nsel < 64; k++)
+      m->sel[m->nsel++] = k;
+    return CLI_OK;
   }
+  int k = find_micro(s);
+  if (k < 0)
+    return cli_usage("micro",
+                     "unknown benchmark '%s' (smv micro --list names "
+                     "them)",
+                     s);
+  if (m->nsel < 64)
+    m->sel[m->nsel++] = k;
+  return CLI_OK;
+}
+
+int cmd_micro(int argc, char **argv) {
+  if (cli_wants_help(argc, argv)) {
+    usage(stdout);
+    return CLI_OK;
+  }
+  struct micro_sel m = {{0}, 0};
+  int *sel = m.sel, want_static = 0, list = 0;
+  const char *csv = NULL, *device = NULL;
+  const cli_opt opts[] = {
+      {.name = "--list", .flag = &list},
+      {.name = "--csv", .need = "a folder", .str = &csv},
+      {.name = "--device", .need = "a number 0..64", .str = &device},
+      {.name = "--static", .flag = &want_static},
+      {0}};
+  int usage_rc = cli_parse("micro", argc, argv, opts, micro_positional, &m);
+  if (usage_rc != CLI_OK)
+    return usage_rc;
+  if (list) {
+    for (int k = 0; k < NMICRO; k++)
+      printf("%-11s %s\n", k_micro[k].name, k_micro[k].what);
+    return CLI_OK;
+  }
+  long d;
+  if (csv && !*csv)
+    return cli_usage("micro", "--csv needs a folder");
+  if (device && cli_parse_long(device, 0, 64, &d) != 0)
+    return cli_usage("micro", "--device needs a number 0..64");
+  int nsel = m.nsel;
   if (nsel == 0)
     return cli_usage("micro", "name a benchmark or 'all'");
   static char opt_csv[] = "--csv", opt_device[] = "--device",
               opt_static[] = "--static";
-  char *pass[5];
+  char *pass[5]; /* csv and device point into argv, which is writable */
   int npass = 0;
   if (csv) {
     pass[npass++] = opt_csv;
-    pass[npass++] = csv;
+    pass[npass++] = (char *)csv;
   }
   if (device) {
     pass[npass++] = opt_device;
-    pass[npass++] = device;
+    pass[npass++] = (char *)device;
   }
   if (want_static) {
     for (int i = 0; i < nsel; i++)
