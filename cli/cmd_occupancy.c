@@ -3,7 +3,7 @@
  * one of smv's own kernels with its real registers and shared memory
  * (--kernel); a block-size sweep as a table and a gnuplot PNG (the seed's
  * figure: warps per SM against block size); the architecture table. */
-#include "cli.h"
+#include "occupancy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,9 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CMD "occupancy"
-
-static void occ_help(FILE *f) {
+void occ_help(FILE *f) {
   fprintf(
       f,
       "usage: smv occupancy --cc CC --threads N --regs R [--smem BYTES] "
@@ -85,20 +83,11 @@ static void occ_help(FILE *f) {
       "error (bad number, unknown compute capability, a limit exceeded).\n");
 }
 
-struct opts {
-  const char *cc, *kernel, *plot;
-  long threads, regs, smem, smem_per_thread, device;
-  int have_threads, have_regs, have_smem;
-  int sweep, no_plot, list, json;
-  smv_occupancy_options pref;
-  smv_precision prec;
-};
-
 /* ---- parsing -------------------------------------------------------------
  */
 
 /* Bytes with an optional K/KB/KiB (1024) suffix. */
-static int parse_bytes(const char *s, long *v) {
+int parse_bytes(const char *s, long *v) {
   char buf[64];
   size_t n = strlen(s);
   long mult = 1;
@@ -121,7 +110,7 @@ static int parse_bytes(const char *s, long *v) {
   return 0;
 }
 
-static int parse_carveout(const char *s, int *c) {
+int parse_carveout(const char *s, int *c) {
   long v;
   if (strcmp(s, "default") == 0)
     *c = SMV_CARVEOUT_DEFAULT;
@@ -136,9 +125,9 @@ static int parse_carveout(const char *s, int *c) {
   return 0;
 }
 
-static const char *cache_names[] = {"none", "shared", "l1", "equal"};
+const char *cache_names[] = {"none", "shared", "l1", "equal"};
 
-static int parse_cache(const char *s, smv_cache_config *c) {
+int parse_cache(const char *s, smv_cache_config *c) {
   for (int i = 0; i < 4; i++)
     if (strcmp(s, cache_names[i]) == 0) {
       *c = (smv_cache_config)i;
@@ -147,14 +136,14 @@ static int parse_cache(const char *s, smv_cache_config *c) {
   return -1;
 }
 
-static int occ_unknown(void *user, const char *arg) {
+int occ_unknown(void *user, const char *arg) {
   (void)user;
   return cli_usage(CMD, "unknown argument '%s'", arg);
 }
 
 /* The option table into o (the last of a repeated option wins), each value
  * checked; then the modes' rules. */
-static int parse_args(int argc, char **argv, struct opts *o) {
+int parse_args(int argc, char **argv, struct opts *o) {
   memset(o, 0, sizeof *o);
   o->pref.carveout = SMV_CARVEOUT_DEFAULT;
   o->pref.cache_config = SMV_CACHE_PREFER_NONE;
@@ -273,7 +262,7 @@ static int parse_args(int argc, char **argv, struct opts *o) {
 /* ---- architecture --------------------------------------------------------
  */
 
-static void known_ccs(char *buf, size_t n) {
+void known_ccs(char *buf, size_t n) {
   int count = 0;
   const smv_arch *t = smv_arch_table(&count);
   size_t at = 0;
@@ -288,8 +277,7 @@ static void known_ccs(char *buf, size_t n) {
 }
 
 /* The device context for native and --kernel; prints the error itself. */
-static int open_device(const struct opts *o, smv_context **ctx,
-                       smv_device_props *p) {
+int open_device(const struct opts *o, smv_context **ctx, smv_device_props *p) {
   smv_status st = smv_context_create((int)o->device, ctx);
   if (st != SMV_OK) {
     cli_error("%s needs a CUDA device: %s%s%s%s",
@@ -313,7 +301,7 @@ static int open_device(const struct opts *o, smv_context **ctx,
   return CLI_OK;
 }
 
-static int arch_of_device(const smv_device_props *p, const smv_arch **arch) {
+int arch_of_device(const smv_device_props *p, const smv_arch **arch) {
   *arch = smv_arch_find(p->cc_major, p->cc_minor);
   if (!*arch) {
     char known[256];
@@ -326,7 +314,7 @@ static int arch_of_device(const smv_device_props *p, const smv_arch **arch) {
   return CLI_OK;
 }
 
-static int arch_of_string(const char *cc, const smv_arch **arch) {
+int arch_of_string(const char *cc, const smv_arch **arch) {
   int maj, min;
   char known[256];
   known_ccs(known, sizeof known);
@@ -342,334 +330,10 @@ static int arch_of_string(const char *cc, const smv_arch **arch) {
   return CLI_OK;
 }
 
-/* ---- printing ------------------------------------------------------------
- */
-
-static const char *limit_names[] = {"warps", "blocks", "registers",
-                                    "shared_memory"};
-
-static void print_limits_json(FILE *f, unsigned bits) {
-  int first = 1;
-  fputc('[', f);
-  for (int k = 0; k < 4; k++)
-    if (bits & (1u << k)) {
-      fprintf(f, "%s\"%s\"", first ? "" : ",", limit_names[k]);
-      first = 0;
-    }
-  fputc(']', f);
-}
-
-/* "warps, blocks, shared memory" (40 bytes at most, NUL included); "-" if
- * no bit is set. Returns buf. */
-static const char *limits_text(char buf[64], unsigned bits) {
-  buf[0] = '\0';
-  for (int k = 0; k < 4; k++)
-    if (bits & (1u << k)) {
-      if (buf[0])
-        strcat(buf, ", ");
-      strcat(buf, k == 3 ? "shared memory" : limit_names[k]);
-    }
-  if (!buf[0])
-    strcpy(buf, "-");
-  return buf;
-}
-
-static void json_count(FILE *f, const char *key, int v) {
-  if (v == SMV_OCC_UNLIMITED)
-    fprintf(f, "\"%s\":null", key);
-  else
-    fprintf(f, "\"%s\":%d", key, v);
-}
-
-static void print_result_json_fields(FILE *f, const smv_occupancy_result *r) {
-  fprintf(f,
-          "\"blocks_per_sm\":%d,\"warps_per_sm\":%d,\"max_warps_per_sm\":%d,"
-          "\"occupancy\":%.6f,\"limited_by\":",
-          r->blocks_per_sm, r->warps_per_sm, r->max_warps_per_sm, r->occupancy);
-  print_limits_json(f, r->limited_by);
-  fputc(',', f);
-  json_count(f, "blocks_by_warps", r->blocks_by_warps);
-  fputc(',', f);
-  json_count(f, "blocks_by_blocks", r->blocks_by_blocks);
-  fputc(',', f);
-  json_count(f, "blocks_by_regs", r->blocks_by_regs);
-  fputc(',', f);
-  json_count(f, "blocks_by_smem", r->blocks_by_smem);
-  fprintf(f,
-          ",\"warps_per_block\":%d,\"regs_per_warp\":%d,"
-          "\"regs_per_block\":%d,\"warps_by_regs\":%d,"
-          "\"smem_allocated_per_block\":%zu,\"smem_per_sm\":%d,"
-          "\"smem_optin\":%s",
-          r->warps_per_block, r->regs_per_warp, r->regs_per_block,
-          r->warps_by_regs, r->smem_per_block, r->smem_per_sm,
-          r->smem_optin ? "true" : "false");
-}
-
-static void print_arch_json_fields(FILE *f, const smv_arch *a) {
-  fprintf(f, "\"cc\":\"%d.%d\",\"arch\":", a->cc_major, a->cc_minor);
-  bench_json_string(f, a->name);
-}
-
-static const char *prec_name(smv_precision p) {
-  return p == SMV_F64 ? "f64" : "f32";
-}
-
-/* The --kernel modes' identity: device, kernel, rung, precision. */
-static void print_kernel_json_fields(FILE *f, const char *device, smv_alg alg,
-                                     smv_precision prec) {
-  fputs("\"device\":", f);
-  bench_json_string(f, device);
-  fprintf(f, ",\"kernel\":\"%s\",\"alg\":\"%s\",\"precision\":\"%s\"",
-          smv_kernel_name(alg), smv_alg_name(alg), prec_name(prec));
-}
-
-static void print_pref_json_fields(FILE *f, const smv_occupancy_options *p) {
-  fprintf(f, "\"carveout\":%d,\"cache_config\":\"%s\"", p->carveout,
-          cache_names[p->cache_config]);
-}
-
-static void fmt_count(char *buf, size_t n, int v) {
-  if (v == SMV_OCC_UNLIMITED)
-    snprintf(buf, n, "unlimited");
-  else
-    snprintf(buf, n, "%d", v);
-}
-
-/* The seed's explanation, limit by limit, with the arithmetic. */
-static void print_result_text(const smv_arch *a, int threads, int regs,
-                              long smem, const smv_occupancy_options *p,
-                              const smv_occupancy_result *r) {
-  char c[32], lim[64];
-  printf("CC %d.%d %s: %d threads per block (%d warp%s), %d registers per "
-         "thread, %ld bytes of shared memory per block\n\n",
-         a->cc_major, a->cc_minor, a->name, threads, r->warps_per_block,
-         r->warps_per_block == 1 ? "" : "s", regs, smem);
-  printf("  %-14s %9s  %s\n", "limit", "blocks/SM", "why");
-  fmt_count(c, sizeof c, r->blocks_by_warps);
-  printf("  %-14s %9s  %d warps per SM / %d warps per block\n", "warps", c,
-         a->max_warps_per_sm, r->warps_per_block);
-  printf("  %-14s %9d  at most %d resident blocks per SM\n", "blocks",
-         r->blocks_by_blocks, a->max_blocks_per_sm);
-  fmt_count(c, sizeof c, r->blocks_by_regs);
-  if (regs == 0) {
-    printf("  %-14s %9s  no registers used\n", "registers", c);
-  } else if (a->reg_alloc_per_warp) {
-    printf("  %-14s %9s  %d x 32 = %d -> %d registers per warp (unit %d); "
-           "%d / %d partitions / %d\n"
-           "  %-14s %9s  = %d warps each, %d per SM, / %d warps per block\n",
-           "registers", c, regs, regs * 32, r->regs_per_warp, a->reg_alloc_unit,
-           a->regs_per_sm, a->warp_alloc_granularity, r->regs_per_warp, "", "",
-           r->regs_per_warp
-               ? a->regs_per_sm / a->warp_alloc_granularity / r->regs_per_warp
-               : 0,
-           r->warps_by_regs, r->warps_per_block);
-    if (r->blocks_by_regs == 0)
-      printf("  %-14s %9s  a block needs %d registers: over the %d a block "
-             "may hold, or more warps than the register file holds\n",
-             "", "", r->regs_per_block, a->regs_per_block);
-  } else {
-    printf("  %-14s %9s  %d registers per block (unit %d, warps rounded to "
-           "%d); %d / %d\n",
-           "registers", c, r->regs_per_block, a->reg_alloc_unit,
-           a->warp_alloc_granularity, a->regs_per_sm, r->regs_per_block);
-  }
-  fmt_count(c, sizeof c, r->blocks_by_smem);
-  if (r->smem_per_block == 0)
-    printf("  %-14s %9s  no shared memory used\n", "shared memory", c);
-  else
-    printf("  %-14s %9s  %ld + %d reserved -> %zu bytes per block (unit %d); "
-           "%d / %zu\n",
-           "shared memory", c, smem, a->smem_reserved_per_block,
-           r->smem_per_block, a->smem_alloc_unit, r->smem_per_sm,
-           r->smem_per_block);
-  printf("\n  shared memory per SM: %d bytes (", r->smem_per_sm);
-  if (a->smem_model == SMV_SMEM_FIXED)
-    printf("dedicated)\n");
-  else if (p->carveout == SMV_CARVEOUT_DEFAULT &&
-           p->cache_config == SMV_CACHE_PREFER_NONE)
-    printf("no preference: the largest)\n");
-  else
-    printf("carveout %d%%, cache config %s, rounded to a supported size)\n",
-           p->carveout, cache_names[p->cache_config]);
-  if (r->smem_optin)
-    printf("  above the default %d bytes per block: the kernel must opt in "
-           "with cudaFuncSetAttribute(kernel, "
-           "cudaFuncAttributeMaxDynamicSharedMemorySize, %ld)\n",
-           a->smem_per_block, smem);
-  printf("\n");
-  if (r->blocks_per_sm == 0) {
-    printf("=> cannot launch: no block of this kernel fits an SM (limited by "
-           "%s)\n",
-           limits_text(lim, r->limited_by));
-    return;
-  }
-  printf("=> %d block%s x %d warp%s = %d of %d warps per SM: occupancy "
-         "%.1f%% (limited by %s)\n",
-         r->blocks_per_sm, r->blocks_per_sm == 1 ? "" : "s", r->warps_per_block,
-         r->warps_per_block == 1 ? "" : "s", r->warps_per_sm,
-         r->max_warps_per_sm, 100.0 * r->occupancy,
-         limits_text(lim, r->limited_by));
-}
-
-/* ---- checks that make a bad request a usage error ------------------------
- */
-
-static int check_request(const smv_arch *a, long threads, long regs,
-                         long smem) {
-  if (threads > a->max_threads_per_block)
-    return cli_usage(CMD, "%ld threads per block: CC %d.%d allows at most %d",
-                     threads, a->cc_major, a->cc_minor,
-                     a->max_threads_per_block);
-  if (regs > a->max_regs_per_thread)
-    return cli_usage(CMD,
-                     "%ld registers per thread: CC %d.%d allows at most %d",
-                     regs, a->cc_major, a->cc_minor, a->max_regs_per_thread);
-  if (smem > a->smem_per_block_optin)
-    return cli_usage(CMD,
-                     "%ld bytes of shared memory per block: CC %d.%d allows "
-                     "at most %d (with opt-in)",
-                     smem, a->cc_major, a->cc_minor, a->smem_per_block_optin);
-  return CLI_OK;
-}
-
-/* ---- plot ----------------------------------------------------------------
- */
-
-/* Is `prog` an executable in $PATH (what `command -v` answers)? */
-
-struct sweep_row {
-  int threads;
-  int valid;
-  smv_occupancy_result r;
-  long smem;
-  int runtime_blocks; /* -1: not asked (no device) */
-};
-
-/* FILE.png -> FILE.dat and FILE.gp (other names: NAME.dat, NAME.gp). */
-static int plot_names(const char *png, char *dat, char *gp, size_t n) {
-  size_t len = strlen(png);
-  size_t base = len;
-  if (len > 4 && strcmp(png + len - 4, ".png") == 0)
-    base = len - 4;
-  if (base + 5 > n)
-    return -1;
-  snprintf(dat, n, "%.*s.dat", (int)base, png);
-  snprintf(gp, n, "%.*s.gp", (int)base, png);
-  return 0;
-}
-
-static int write_plot(const char *png, const char *title, const char *subtitle,
-                      const smv_arch *a, const struct sweep_row *rows, int n,
-                      const struct sweep_row *best, int with_runtime,
-                      int *ran) {
-  char dat[4096], gp[4096];
-  *ran = 0;
-  if (plot_names(png, dat, gp, sizeof dat) != 0) {
-    cli_error("plot file name too long: %s", png);
-    return CLI_ERR;
-  }
-  FILE *f = fopen(dat, "w");
-  if (!f) {
-    cli_error("%s: %s", dat, strerror(errno));
-    return CLI_ERR;
-  }
-  fprintf(f,
-          "# %s\n# %s\n# threads_per_block warps_per_sm blocks_per_sm "
-          "occupancy_percent%s\n",
-          title, subtitle, with_runtime ? " runtime_warps_per_sm" : "");
-  for (int i = 0; i < n; i++) {
-    if (!rows[i].valid)
-      continue;
-    fprintf(f, "%d %d %d %.2f", rows[i].threads, rows[i].r.warps_per_sm,
-            rows[i].r.blocks_per_sm, 100.0 * rows[i].r.occupancy);
-    if (with_runtime)
-      fprintf(f, " %d", rows[i].runtime_blocks * rows[i].r.warps_per_block);
-    fputc('\n', f);
-  }
-  if (fclose(f) != 0) {
-    cli_error("%s: write failed", dat);
-    return CLI_ERR;
-  }
-  f = fopen(gp, "w");
-  if (!f) {
-    cli_error("%s: %s", gp, strerror(errno));
-    return CLI_ERR;
-  }
-  fprintf(f, "# gnuplot script written by smv occupancy --sweep; run: "
-             "gnuplot ");
-  fprintf(f, "%s\n", gp);
-  fprintf(f, "set terminal pngcairo size 960,560 enhanced font 'Sans,11'\n");
-  fprintf(f, "set output ");
-  lab_gnuplot_string(f, png);
-  fprintf(f, "\nset title ");
-  lab_gnuplot_string(f, title);
-  fprintf(f, ".\"\\n\".");
-  lab_gnuplot_string(f, subtitle);
-  fprintf(f,
-          " noenhanced\n"
-          "set xlabel 'threads per block (Db)'\n"
-          "set ylabel 'resident warps per SM'\n"
-          "set xrange [0:1056]\nset xtics 0,128,1024\nset mxtics 4\n"
-          "set yrange [0:%d]\nset ytics 0,8,%d\n"
-          "set grid xtics ytics\nset key bottom right\n",
-          a->max_warps_per_sm + 8, a->max_warps_per_sm + 8);
-  fprintf(f, "set arrow from 0,%d to 1056,%d nohead dt 2 lc rgb '#808080'\n",
-          a->max_warps_per_sm, a->max_warps_per_sm);
-  fprintf(f,
-          "set label 'max %d warps/SM' at 40,%d font ',9' tc rgb "
-          "'#606060'\n",
-          a->max_warps_per_sm, a->max_warps_per_sm + 3);
-  fprintf(f, "plot ");
-  lab_gnuplot_string(f, dat);
-  fprintf(f, " using 1:2 with linespoints pt 7 ps 0.8 lc rgb '#1f5fbf' "
-             "title 'warps per SM (smv model)'");
-  if (with_runtime) {
-    fprintf(f, ", ");
-    lab_gnuplot_string(f, dat);
-    fprintf(f, " using 1:5 with points pt 6 ps 1.6 lc rgb '#2a9d2a' "
-               "title 'CUDA runtime'");
-  }
-  fprintf(f, ", ");
-  lab_gnuplot_string(f, dat);
-  fprintf(f,
-          " using ($1 == %d ? $1 : 1/0):2 with points pt 7 ps 2 lc rgb "
-          "'#c00000' title 'best: Db = %d, %d warps (%.0f%%), the smallest "
-          "block at the highest occupancy'\n",
-          best->threads, best->threads, best->r.warps_per_sm,
-          100.0 * best->r.occupancy);
-  if (fclose(f) != 0) {
-    cli_error("%s: write failed", gp);
-    return CLI_ERR;
-  }
-  if (!lab_have_gnuplot()) {
-    fprintf(stderr,
-            "smv: gnuplot not found: wrote %s and %s; to draw %s install "
-            "gnuplot (apt-get install gnuplot-nox) and run 'gnuplot %s'\n",
-            dat, gp, png, gp);
-    return CLI_OK;
-  }
-  int rc = lab_run_gnuplot(gp);
-  if (rc > 0) {
-    cli_error("running gnuplot: %s", strerror(rc));
-    return CLI_ERR;
-  }
-  if (rc < 0) {
-    cli_error("gnuplot %s failed (its message is above)", gp);
-    return CLI_ERR;
-  }
-  struct stat sb;
-  if (stat(png, &sb) != 0 || sb.st_size == 0) {
-    cli_error("gnuplot ran but %s is missing or empty", png);
-    return CLI_ERR;
-  }
-  *ran = 1;
-  return CLI_OK;
-}
-
 /* ---- modes ---------------------------------------------------------------
  */
 
-static int do_list(const struct opts *o) {
+int do_list(const struct opts *o) {
   int n = 0;
   const smv_arch *t = smv_arch_table(&n);
   if (o->json) {
@@ -725,8 +389,8 @@ static int do_list(const struct opts *o) {
   return CLI_OK;
 }
 
-static int do_single(const struct opts *o, const smv_arch *a,
-                     const char *device_name) {
+int do_single(const struct opts *o, const smv_arch *a,
+              const char *device_name) {
   long smem = o->smem + o->smem_per_thread * o->threads;
   int rc = check_request(a, o->threads, o->regs, smem);
   if (rc != CLI_OK)
@@ -758,195 +422,8 @@ static int do_single(const struct opts *o, const smv_arch *a,
   return CLI_OK;
 }
 
-/* Rows of the sweep; for --kernel, the registers and shared memory come
- * from the kernel at each block size and the runtime's figure is asked. */
-static int sweep_rows(const struct opts *o, const smv_arch *a, smv_context *ctx,
-                      smv_alg alg, struct sweep_row *rows, int *nrows) {
-  int n = 0;
-  for (int b = 32; b <= a->max_threads_per_block; b += 32) {
-    struct sweep_row *w = &rows[n++];
-    memset(w, 0, sizeof *w);
-    w->threads = b;
-    w->runtime_blocks = -1;
-    int regs = (int)o->regs;
-    long smem = o->smem + o->smem_per_thread * b;
-    if (ctx) {
-      smv_kernel_attrs ka;
-      smv_status st = smv_kernel_attributes(ctx, alg, o->prec, b, &ka);
-      if (st != SMV_OK) {
-        cli_error("smv_kernel_attributes(%s, block %d): %s",
-                  smv_kernel_name(alg), b, smv_context_error(ctx));
-        return CLI_ERR;
-      }
-      if (b > ka.max_threads_per_block)
-        continue; /* beyond the kernel's launch bounds */
-      regs = ka.regs_per_thread;
-      smem = (long)(ka.static_smem_bytes + ka.dynamic_smem_bytes);
-      int rb = 0;
-      st = smv_kernel_occupancy_cuda(ctx, alg, o->prec, b, &rb);
-      if (st != SMV_OK) {
-        cli_error("smv_kernel_occupancy_cuda(%s, block %d): %s",
-                  smv_kernel_name(alg), b, smv_context_error(ctx));
-        return CLI_ERR;
-      }
-      w->runtime_blocks = rb;
-    }
-    w->smem = smem;
-    if (smem > a->smem_per_block_optin)
-      continue; /* this size cannot launch: left out of the sweep */
-    if (smv_occupancy_ex(a, b, regs, (size_t)smem, &o->pref, &w->r) == SMV_OK)
-      w->valid = 1;
-  }
-  *nrows = n;
-  return CLI_OK;
-}
-
-static int do_sweep(const struct opts *o, const smv_arch *a, smv_context *ctx,
-                    smv_alg alg, const char *device_name) {
-  if (!ctx) {
-    /* Sizes whose shared memory grows past the limit show as "cannot
-     * launch"; the fixed part alone must fit. */
-    int rc = check_request(a, 1, o->regs, o->smem);
-    if (rc != CLI_OK)
-      return rc;
-  }
-  struct sweep_row rows[1024 / 32];
-  int n = 0;
-  if (sweep_rows(o, a, ctx, alg, rows, &n) != CLI_OK)
-    return CLI_ERR;
-  /* The smallest block at the highest warps per SM (ties keep the first). */
-  const struct sweep_row *best = NULL;
-  int disagree = 0;
-  for (int i = 0; i < n; i++) {
-    if (!rows[i].valid)
-      continue;
-    if (!best || rows[i].r.warps_per_sm > best->r.warps_per_sm)
-      best = &rows[i];
-    if (rows[i].runtime_blocks >= 0 &&
-        rows[i].runtime_blocks != rows[i].r.blocks_per_sm)
-      disagree++;
-  }
-  if (!best) {
-    cli_error("no block size from 32 to %d can hold this request "
-              "(shared memory above %d bytes per block)",
-              a->max_threads_per_block, a->smem_per_block_optin);
-    return CLI_USAGE;
-  }
-  /* Title and default plot name. */
-  char title[512], subtitle[512], defname[256];
-  if (ctx) {
-    snprintf(title, sizeof title, "%s (%s) on %s: warps per SM vs block size",
-             smv_kernel_name(alg), prec_name(o->prec), device_name);
-    snprintf(subtitle, sizeof subtitle,
-             "CC %d.%d (%s), the kernel's own registers and shared memory "
-             "at each block size",
-             a->cc_major, a->cc_minor, a->name);
-    snprintf(defname, sizeof defname, "occupancy_%s_%s.png",
-             smv_kernel_name(alg), prec_name(o->prec));
-  } else {
-    char smem_desc[96];
-    if (o->smem_per_thread)
-      snprintf(smem_desc, sizeof smem_desc, "%ld + %ld x Db bytes", o->smem,
-               o->smem_per_thread);
-    else
-      snprintf(smem_desc, sizeof smem_desc, "%ld bytes", o->smem);
-    snprintf(title, sizeof title, "CC %d.%d (%s): warps per SM vs block size",
-             a->cc_major, a->cc_minor, a->name);
-    snprintf(subtitle, sizeof subtitle,
-             "%ld registers/thread, shared memory %s per block", o->regs,
-             smem_desc);
-    snprintf(defname, sizeof defname, "occupancy_cc%d%d_r%ld.png", a->cc_major,
-             a->cc_minor, o->regs);
-  }
-  const char *png = o->no_plot ? NULL : (o->plot ? o->plot : defname);
-  int ran = 0;
-  if (png) {
-    int rc =
-        write_plot(png, title, subtitle, a, rows, n, best, ctx != NULL, &ran);
-    if (rc != CLI_OK)
-      return rc;
-  }
-  if (o->json) {
-    printf("{");
-    print_arch_json_fields(stdout, a);
-    if (ctx) {
-      printf(",");
-      print_kernel_json_fields(stdout, device_name, alg, o->prec);
-    } else {
-      printf(",\"regs_per_thread\":%ld,\"smem_per_block\":%ld,"
-             "\"smem_per_thread\":%ld",
-             o->regs, o->smem, o->smem_per_thread);
-    }
-    printf(",");
-    print_pref_json_fields(stdout, &o->pref);
-    printf(",\"best_block\":%d,\"best_warps_per_sm\":%d,\"plot\":",
-           best->threads, best->r.warps_per_sm);
-    if (png && ran)
-      bench_json_string(stdout, png);
-    else
-      printf("null");
-    printf(",\"sweep\":[");
-    int first = 1;
-    for (int i = 0; i < n; i++) {
-      if (!rows[i].valid)
-        continue;
-      printf("%s\n {\"threads_per_block\":%d,\"smem_per_block\":%ld,",
-             first ? "" : ",", rows[i].threads, rows[i].smem);
-      first = 0;
-      print_result_json_fields(stdout, &rows[i].r);
-      if (rows[i].runtime_blocks >= 0)
-        printf(",\"runtime_blocks_per_sm\":%d", rows[i].runtime_blocks);
-      printf("}");
-    }
-    printf("\n]}\n");
-    return disagree ? CLI_ERR : CLI_OK; /* as the table and --kernel do */
-  }
-  printf("%s\n%s\n\n", title, subtitle);
-  if (ctx)
-    printf("%8s %6s %7s %8s %9s  %-28s%s\n", "threads", "warps", "blocks",
-           "warps/SM", "occupancy", "limited by", "runtime blocks");
-  else
-    printf("%8s %6s %7s %8s %9s  %s\n", "threads", "warps", "blocks",
-           "warps/SM", "occupancy", "limited by");
-  for (int i = 0; i < n; i++) {
-    const struct sweep_row *w = &rows[i];
-    if (!w->valid) {
-      printf("%8d %6s %7s %8s %9s  %s\n", w->threads, "-", "-", "-", "-",
-             "cannot launch (shared memory or launch bounds)");
-      continue;
-    }
-    char lim[64];
-    limits_text(lim, w->r.limited_by);
-    printf("%8d %6d %7d %8d %8.1f%%  ", w->threads, w->r.warps_per_block,
-           w->r.blocks_per_sm, w->r.warps_per_sm, 100.0 * w->r.occupancy);
-    if (w->runtime_blocks >= 0)
-      printf("%-28s%d%s", lim, w->runtime_blocks,
-             w->runtime_blocks == w->r.blocks_per_sm ? "" : "  (differs)");
-    else if (w == best)
-      printf("%-28s", lim);
-    else
-      printf("%s", lim);
-    printf("%s\n", w != best                ? ""
-                   : w->runtime_blocks >= 0 ? "  <- best"
-                                            : "<- best");
-  }
-  printf("\nbest: %d threads per block, %d blocks, %d of %d warps per SM "
-         "(%.1f%%): the smallest block at the highest occupancy\n",
-         best->threads, best->r.blocks_per_sm, best->r.warps_per_sm,
-         a->max_warps_per_sm, 100.0 * best->r.occupancy);
-  if (ctx)
-    printf("CUDA runtime (cudaOccupancyMaxActiveBlocksPerMultiprocessor): "
-           "%s\n",
-           disagree ? "DIFFERS at some sizes (marked)"
-                    : "agrees at every size");
-  if (png && ran)
-    printf("plot: %s\n", png);
-  return disagree ? CLI_ERR : CLI_OK;
-}
-
-static int do_kernel_single(const struct opts *o, const smv_arch *a,
-                            smv_context *ctx, smv_alg alg,
-                            const char *device_name) {
+int do_kernel_single(const struct opts *o, const smv_arch *a, smv_context *ctx,
+                     smv_alg alg, const char *device_name) {
   int block = (int)o->threads;
   smv_status st;
   if (!o->have_threads &&
