@@ -77,6 +77,10 @@ typedef struct {
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts,
               int (*positional)(void *user, const char *arg), void *user);
 
+/* The index of v in names (NULL-terminated), or -1: for options that name
+ * one of a few words (--backend, --precision). */
+int cli_pick(const char *v, const char *const *names);
+
 /* 1 if `arg` is "-h" or "--help". */
 int cli_is_help(const char *arg);
 /* 1 if argv[1..argc-1] holds -h or --help before any "--": help wins

@@ -108,15 +108,6 @@ static int bench_positional(void *user, const char *arg) {
   return CLI_OK;
 }
 
-/* A value parsed by cli_parse_long in lo..hi, else the usage error "NAME:
- * want lo..hi" (want: the message's tail). */
-static int want_long(const char *name, const char *v, long lo, long hi,
-                     const char *want, long *n) {
-  if (cli_parse_long(v, lo, hi, n) != 0)
-    return cli_usage("bench", "%s: %s", name, want);
-  return CLI_OK;
-}
-
 /* Every option of the table into cfg (the last of a repeated one wins),
  * checked. Returns CLI_OK or CLI_USAGE (printed). */
 static int bench_options(int argc, char **argv, bench_config *cfg) {
@@ -165,47 +156,39 @@ static int bench_options(int argc, char **argv, bench_config *cfg) {
       cfg->block = (int)n;
     }
   }
+  static const char *const precisions[] = {"f64", "f32", "both", NULL};
+  static const int precs[] = {BENCH_F64, BENCH_F32, BENCH_F64 | BENCH_F32};
+  int k;
   if (prec) {
-    if (strcmp(prec, "f64") == 0)
-      cfg->precisions = BENCH_F64;
-    else if (strcmp(prec, "f32") == 0)
-      cfg->precisions = BENCH_F32;
-    else if (strcmp(prec, "both") == 0)
-      cfg->precisions = BENCH_F64 | BENCH_F32;
-    else
+    if ((k = cli_pick(prec, precisions)) < 0)
       return cli_usage("bench", "--precision: want f64, f32 or both, got '%s'",
                        prec);
+    cfg->precisions = precs[k];
   }
-  if (gb && (rc = want_long("--graph-batch", gb, 0, 100000, "want 0..100000",
-                            &n)) != CLI_OK)
-    return rc;
-  if (gb)
-    cfg->opt.graph_batch = (int)n;
-  if (gr && (rc = want_long("--graph-replays", gr, 1, 1000000,
-                            "want 1..1000000", &n)) != CLI_OK)
-    return rc;
-  if (gr)
-    cfg->opt.graph_replays = (int)n;
-  if (runs && (rc = want_long("--runs", runs, 1, 10000000, "want 1..10000000",
-                              &n)) != CLI_OK)
-    return rc;
-  if (runs)
-    cfg->opt.runs = (int)n;
-  if (warm && (rc = want_long("--warmup", warm, 0, 1000000, "want 0..1000000",
-                              &n)) != CLI_OK)
-    return rc;
-  if (warm)
-    cfg->opt.warmup = (int)n;
-  if (seed && (rc = want_long("--seed", seed, 0, 2147483647L,
-                              "want 0..2147483647", &n)) != CLI_OK)
-    return rc;
-  if (seed)
-    cfg->seed = (uint64_t)n;
-  if (dev && (rc = want_long("--device", dev, 0, 1024, "want a device number",
-                             &n)) != CLI_OK)
-    return rc;
-  if (dev)
-    cfg->device = (int)n;
+  /* Whole numbers: where each goes, its range and the message. */
+  const struct {
+    const char *name, *v;
+    long lo, hi;
+    const char *want;
+    int *to;
+  } ints[] = {
+      {"--graph-batch", gb, 0, 100000, "want 0..100000", &cfg->opt.graph_batch},
+      {"--graph-replays", gr, 1, 1000000, "want 1..1000000",
+       &cfg->opt.graph_replays},
+      {"--runs", runs, 1, 10000000, "want 1..10000000", &cfg->opt.runs},
+      {"--warmup", warm, 0, 1000000, "want 0..1000000", &cfg->opt.warmup},
+      {"--seed", seed, 0, 2147483647L, "want 0..2147483647", NULL},
+      {"--device", dev, 0, 1024, "want a device number", &cfg->device}};
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+    if (!ints[i].v)
+      continue;
+    if (cli_parse_long(ints[i].v, ints[i].lo, ints[i].hi, &n) != 0)
+      return cli_usage("bench", "%s: %s", ints[i].name, ints[i].want);
+    if (ints[i].to)
+      *ints[i].to = (int)n;
+    else
+      cfg->seed = (uint64_t)n;
+  }
   if (maxt) {
     if (cli_parse_double(maxt, &d) != 0 || d < 0 || d > 1e6)
       return cli_usage("bench", "--max-time: want seconds >= 0");
@@ -215,16 +198,14 @@ static int bench_options(int argc, char **argv, bench_config *cfg) {
     return cli_usage("bench", "--alpha: want a number");
   if (beta && cli_parse_double(beta, &cfg->opt.beta) != 0)
     return cli_usage("bench", "--beta: want a number");
+  static const char *const backends[] = {"auto", "cuda", "cpu", NULL};
+  static const bench_backend bks[] = {BENCH_BACKEND_AUTO, BENCH_BACKEND_CUDA,
+                                      BENCH_BACKEND_CPU};
   if (bk) {
-    if (strcmp(bk, "auto") == 0)
-      cfg->backend = BENCH_BACKEND_AUTO;
-    else if (strcmp(bk, "cuda") == 0)
-      cfg->backend = BENCH_BACKEND_CUDA;
-    else if (strcmp(bk, "cpu") == 0)
-      cfg->backend = BENCH_BACKEND_CPU;
-    else
+    if ((k = cli_pick(bk, backends)) < 0)
       return cli_usage("bench", "--backend: want auto, cuda or cpu, got '%s'",
                        bk);
+    cfg->backend = bks[k];
   }
   static const struct {
     const char *name, *need;
@@ -235,9 +216,9 @@ static int bench_options(int argc, char **argv, bench_config *cfg) {
                {"--from-csv", "a file name"}};
   const char *given[] = {cfg->csv, cfg->json, cfg->plot, cfg->markdown,
                          cfg->from_csv};
-  for (size_t k = 0; k < sizeof files / sizeof files[0]; k++)
-    if (given[k] && !*given[k])
-      return cli_usage("bench", "%s needs %s", files[k].name, files[k].need);
+  for (size_t f = 0; f < sizeof files / sizeof files[0]; f++)
+    if (given[f] && !*given[f])
+      return cli_usage("bench", "%s needs %s", files[f].name, files[f].need);
   return CLI_OK;
 }
 

@@ -217,13 +217,13 @@ int parse_args(int argc, char **argv, struct opts *o) {
   if (o->kernel && !*o->kernel)
     return cli_usage(CMD, "--kernel needs a kernel or rung name (e.g. "
                           "spmv_vector_shfl)");
+  static const char *const precisions[] = {"f64", "f32",
+                                           NULL}; /* smv_precision */
   if (prec) {
-    if (strcmp(prec, "f64") == 0)
-      o->prec = SMV_F64;
-    else if (strcmp(prec, "f32") == 0)
-      o->prec = SMV_F32;
-    else
+    int k = cli_pick(prec, precisions);
+    if (k < 0)
       return cli_usage(CMD, "--precision needs f64 or f32, got '%s'", prec);
+    o->prec = (smv_precision)k;
   }
   if (device && cli_parse_long(device, 0, 1023, &o->device) != 0)
     return cli_usage(CMD, "--device needs a device number, got '%s'", device);

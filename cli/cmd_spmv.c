@@ -126,25 +126,22 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
                              "(the default beta = 0 ignores y)");
   if (o->out && !*o->out)
     return cli_usage("spmv", "-o needs a file name");
+  static const char *const backends[] = {"auto", "cpu", "cuda", NULL};
+  static const char *const precisions[] = {"f64", "f32",
+                                           NULL}; /* smv_precision */
+  int k;
   if (bk_s) {
-    if (strcmp(bk_s, "auto") == 0)
-      o->bk = BK_AUTO;
-    else if (strcmp(bk_s, "cpu") == 0)
-      o->bk = BK_CPU;
-    else if (strcmp(bk_s, "cuda") == 0)
-      o->bk = BK_CUDA;
-    else
+    static const backend bks[] = {BK_AUTO, BK_CPU, BK_CUDA};
+    if ((k = cli_pick(bk_s, backends)) < 0)
       return cli_usage("spmv", "--backend must be auto, cpu or cuda, not '%s'",
                        bk_s);
+    o->bk = bks[k];
   }
   if (prec_s) {
-    if (strcmp(prec_s, "f64") == 0)
-      o->prec = SMV_F64;
-    else if (strcmp(prec_s, "f32") == 0)
-      o->prec = SMV_F32;
-    else
+    if ((k = cli_pick(prec_s, precisions)) < 0)
       return cli_usage("spmv", "--precision must be f64 or f32, not '%s'",
                        prec_s);
+    o->prec = (smv_precision)k;
   }
   if (o->alg_name) {
     cpu_alg c = strcmp(o->alg_name, "omp") == 0   ? CPU_OMP

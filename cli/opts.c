@@ -69,3 +69,10 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts,
   }
   return CLI_OK;
 }
+
+int cli_pick(const char *v, const char *const *names) {
+  for (int i = 0; names[i]; i++)
+    if (strcmp(v, names[i]) == 0)
+      return i;
+  return -1;
+}
