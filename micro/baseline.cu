@@ -172,24 +172,8 @@ static void run_read(ceilings &c, uint4 *a) {
       ms = micro_time_ms(launch, 3, 20);
     } else {
       /* the flush is outside the timed interval */
-      cudaEvent_t e0, e1;
-      CK(cudaEventCreate(&e0));
-      CK(cudaEventCreate(&e1));
-      std::vector<double> v;
-      for (int i = 0; i < 20; i++) {
-        micro_flush_l2();
-        CK(cudaEventRecord(e0));
-        launch();
-        CK_LAUNCH();
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float f;
-        CK(cudaEventElapsedTime(&f, e0, e1));
-        v.push_back(f);
-      }
-      CK(cudaEventDestroy(e0));
-      CK(cudaEventDestroy(e1));
-      ms = micro_median(v);
+      ms = micro_time_ms_after(
+          launch, [] { micro_flush_l2(); }, 0, 20);
     }
     double gbps = (double)r.bytes * r.reps / (ms * 1e-3) / 1e9;
     out.poison();

@@ -308,10 +308,13 @@ static inline double micro_now_ms(void) {
 
 /*
  * Median over `runs` of the time of one call of launch() (CUDA events
- * around each call, on the default stream), after `warmup` untimed calls.
- * launch() must only enqueue work; CK_LAUNCH is checked after each call.
+ * around each call, on the default stream), after `warmup` untimed calls;
+ * before() runs ahead of each timed call, outside the timed interval (an
+ * L2 flush, say). launch() must only enqueue work; CK_LAUNCH is checked
+ * after each call.
  */
-template <class F> static double micro_time_ms(F launch, int warmup, int runs) {
+template <class F, class B>
+static double micro_time_ms_after(F launch, B before, int warmup, int runs) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
@@ -322,6 +325,7 @@ template <class F> static double micro_time_ms(F launch, int warmup, int runs) {
   std::vector<double> t;
   t.reserve((size_t)runs);
   for (int i = 0; i < runs; i++) {
+    before();
     CK(cudaEventRecord(a));
     launch();
     CK_LAUNCH();
@@ -334,6 +338,10 @@ template <class F> static double micro_time_ms(F launch, int warmup, int runs) {
   CK(cudaEventDestroy(a));
   CK(cudaEventDestroy(b));
   return micro_median(t);
+}
+template <class F> static double micro_time_ms(F launch, int warmup, int runs) {
+  return micro_time_ms_after(
+      launch, [] {}, warmup, runs);
 }
 
 /* Mean time per call of `reps` back-to-back calls between one event pair

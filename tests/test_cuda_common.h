@@ -51,6 +51,15 @@ static inline smv_context *tc_context(void) {
   }
   return tc_ctx;
 }
+/* The matrix of a generator spec, or NULL with the failure recorded. */
+static inline smv_csr *tc_generate(const char *spec) {
+  smv_csr *A = NULL;
+  smv_error err;
+  smv_status st = smv_generate(spec, &A, &err);
+  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
+  return st == SMV_OK ? A : NULL;
+}
+
 #define TC_NEED_DEVICE()                                                       \
   do {                                                                         \
     if (!tc_context())                                                         \

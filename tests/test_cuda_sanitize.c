@@ -10,17 +10,14 @@
 
 static void run_all(const char *spec) {
   smv_context *ctx = tc_context();
-  smv_csr *A = NULL;
-  smv_error err;
-  smv_status st = smv_generate(spec, &A, &err);
-  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
-  if (st != SMV_OK)
+  smv_csr *A = tc_generate(spec);
+  if (!A)
     return;
   for (int p = 0; p < 2; p++) {
     if (p)
       tc_round_values(A);
     smv_matrix *dA = NULL;
-    st = smv_matrix_create(ctx, A, p ? SMV_F32 : SMV_F64, &dA);
+    smv_status st = smv_matrix_create(ctx, A, p ? SMV_F32 : SMV_F64, &dA);
     CHECKF(st == SMV_OK, "%s: %s", spec, smv_context_error(ctx));
     for (int a = 0; dA && a < SMV_ALG_COUNT; a++) {
       int64_t b1 = tc_case(ctx, dA, A, (smv_alg)a, 1.0, 0.0, 0, 1, spec);

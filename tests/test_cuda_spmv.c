@@ -54,11 +54,8 @@ static void ladder(smv_csr *A, const char *label, int ncases) {
 }
 
 static void gen_ladder(const char *spec, int ncases) {
-  smv_csr *A = NULL;
-  smv_error err;
-  smv_status st = smv_generate(spec, &A, &err);
-  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
-  if (st != SMV_OK)
+  smv_csr *A = tc_generate(spec);
+  if (!A)
     return;
   ladder(A, spec, ncases);
   smv_csr_free(A);
@@ -167,11 +164,8 @@ static void test_large(void) {
  * same x and y0 must give the same bits, whichever warps finish first. */
 static void reproducible_on(const char *spec) {
   smv_context *ctx = tc_context();
-  smv_csr *A = NULL;
-  smv_error err;
-  smv_status st = smv_generate(spec, &A, &err);
-  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
-  if (st != SMV_OK)
+  smv_csr *A = tc_generate(spec);
+  if (!A)
     return;
   const int64_t m = A->rows, n = A->cols;
   double *x = (double *)malloc((size_t)n * sizeof(double));
@@ -188,7 +182,7 @@ static void reproducible_on(const char *spec) {
     tc_fill(y0, m);
     smv_matrix *dA = NULL;
     void *dx = NULL, *dy = NULL;
-    st = smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA);
+    smv_status st = smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA);
     if (st == SMV_OK)
       st = smv_device_malloc(ctx, (size_t)n * es, &dx);
     if (st == SMV_OK)
