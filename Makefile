@@ -157,9 +157,11 @@ test: tests
 
 # Microbenchmarks: one self-contained .cu each (micro/common.h shared helpers).
 micro: $(MICRO_BIN)
-$(BUILD)/micro/%: micro/%.cu $(wildcard micro/*.h) $(LAB_LIBS)
+# (They use only libsmv's host functions: version, occupancy, smv_lab.h's
+# declarations of the latter.)
+$(BUILD)/micro/%: micro/%.cu $(wildcard micro/*.h) $(BUILD)/libsmv.a
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -Iinclude -Imicro $< $(LAB_LIBS) -Xcompiler -fopenmp -lz -o $@
+	$(NVCC) $(NVCCFLAGS) -Iinclude -Imicro $< $(BUILD)/libsmv.a -Xcompiler -fopenmp -lz -o $@
 
 # Fuzzing the Matrix Market reader with libFuzzer (clang). FUZZ_TIME in seconds.
 FUZZ_TIME ?= 60
