@@ -157,9 +157,7 @@ done0:
 }
 
 static void graph_on(const char *spec) {
-  smv_csr *A = NULL;
-  smv_error err;
-  CHECK_OK(smv_generate(spec, &A, &err));
+  smv_csr *A = tc_generate(spec);
   if (!A)
     return;
   check_graph(A, SMV_F64);

@@ -234,9 +234,7 @@ static void test_adaptive_reproducible(void) {
 static void test_vector_reuse(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  smv_csr *A = NULL;
-  smv_error err;
-  CHECK_OK(smv_generate("rand:4000:20,cols=3000", &A, &err));
+  smv_csr *A = tc_generate("rand:4000:20,cols=3000");
   if (!A)
     return;
   smv_matrix *dA = NULL;
@@ -256,9 +254,7 @@ static void test_vector_reuse(void) {
 static void test_block_override(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  smv_csr *A = NULL;
-  smv_error err;
-  CHECK_OK(smv_generate("plaw:3000:9", &A, &err));
+  smv_csr *A = tc_generate("plaw:3000:9");
   if (!A)
     return;
   smv_matrix *dA = NULL;
