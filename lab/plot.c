@@ -19,6 +19,21 @@
 
 #define MAXN 64
 
+/* One curve per rung of the sweep's data file: column `col` (2: time,
+ * 3: occupancy) against the block size, distinct markers and dashes
+ * (rungs often share a curve). */
+static void sweep_curves(FILE *f, const char *dat, const char **algs, int nalg,
+                         int col) {
+  for (int k = 0; k < nalg; k++) {
+    fprintf(f, "%s", k ? ", \\\n     " : "");
+    lab_gnuplot_string(f, dat);
+    fprintf(f,
+            " index %d using 1:%d with linespoints pt %d ps 0.7 dt %d title ",
+            k, col, 4 + k, 1 + k % 5);
+    lab_gnuplot_string(f, algs[k]);
+  }
+}
+
 /* path.png -> path<suffix>.<ext>; suffix made of [A-Za-z0-9._-]. */
 static void derive_path(const char *png, const char *suffix, const char *ext,
                         char *out, size_t n) {
@@ -108,23 +123,10 @@ static int plot_sweep(const bench_records *rs, const char *matrix,
              "set ylabel 'warm median time (us)'\n"
              "set xlabel ''\n");
   fprintf(f, "plot ");
-  for (int k = 0; k < nalg; k++) {
-    fprintf(f, "%s", k ? ", \\\n     " : "");
-    lab_gnuplot_string(f, dat);
-    /* distinct markers and dashes: rungs often share a curve */
-    fprintf(f, " index %d using 1:2 with linespoints pt %d ps 0.7 dt %d title ",
-            k, 4 + k, 1 + k % 5);
-    lab_gnuplot_string(f, algs[k]);
-  }
+  sweep_curves(f, dat, algs, nalg, 2);
   fprintf(f, "\nset ylabel 'calculated occupancy (%%)'\n"
              "set xlabel 'threads per block'\nset yrange [0:105]\nplot ");
-  for (int k = 0; k < nalg; k++) {
-    fprintf(f, "%s", k ? ", \\\n     " : "");
-    lab_gnuplot_string(f, dat);
-    fprintf(f, " index %d using 1:3 with linespoints pt %d ps 0.7 dt %d title ",
-            k, 4 + k, 1 + k % 5);
-    lab_gnuplot_string(f, algs[k]);
-  }
+  sweep_curves(f, dat, algs, nalg, 3);
   fprintf(f, "\nunset multiplot\n");
   return bench_close_out(f, gp);
 }
