@@ -192,6 +192,14 @@ smv_status smv_mm_write_vector_file(FILE *f, const double *v, int64_t n,
  * generator name SMV_ERR_NOT_FOUND, sizes beyond int32 SMV_ERR_OVERFLOW;
  * err says what was expected. */
 smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err);
+/* The permutations a spec's perm=rand applies: row_perm[i] is the new
+ * index of old row i (rows entries), col_perm[j] that of old column j
+ * (cols entries; equal to row_perm for a square matrix, so the generated
+ * B = P A P^T maps x to P x and y to P y). The identity when the spec has
+ * no perm=rand. Either array may be NULL; sizes are the generated
+ * matrix's. Same errors as smv_generate. */
+smv_status smv_generate_perm(const char *spec, smv_index *row_perm,
+                             smv_index *col_perm, smv_error *err);
 /* Multi-line help text describing the grammar (static string). */
 const char *smv_generate_help(void);
 /* 1 if `s` looks like a generator spec (known name followed by ':'). */
