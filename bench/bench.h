@@ -55,6 +55,7 @@ typedef struct {
   const char *from_csv; /* re-report a saved CSV instead of running */
   const char *label;    /* free text stored with every record */
   int quiet;            /* no per-matrix tables (banner and summary only) */
+  int tune;             /* --tune: AUTO planned by measurement        */
   int argc;             /* the command line, for the banner */
   char **argv;
 } bench_config;
@@ -237,6 +238,12 @@ int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
  * kernels at `block` (0 = the engine's default). */
 void bench_gpu_occupancy(bench_run *run, smv_alg alg, smv_precision prec,
                          int block, bench_record *r);
+
+/* The plan of a device matrix (plan.c): AUTO's rung, heuristic or
+ * measured, the reason, the analysis times against cuSPARSE's preprocess
+ * alone, the device memory held and, if measured, each candidate's time. */
+void bench_plan_print(FILE *f, const char *name, smv_precision prec,
+                      const smv_matrix *dA);
 
 /* ------------------------------------------------------------------------ */
 /* Reports                                                                   */

@@ -57,7 +57,11 @@ static const char usage_text[] =
     "  --label TEXT          stored with every result\n"
     "  --from-csv FILE       re-print tables (and --plot) from a saved CSV; "
     "runs nothing\n"
-    "  --quiet               no per-matrix tables\n"
+    "  --quiet               no per-matrix tables (nor plans)\n"
+    "  --tune                plan AUTO by measurement (smv_matrix_tune) "
+    "instead of the\n"
+    "                        heuristic; each matrix's plan is printed "
+    "either way\n"
     "\n"
     "Exit status: 0 all verified and timed, 1 an error or a failed "
     "verification,\n2 usage error.\n";
@@ -132,6 +136,8 @@ int cmd_bench(int argc, char **argv) {
       cfg.opt.flush_l2 = 1;
     } else if (strcmp(a, "--quiet") == 0) {
       cfg.quiet = 1;
+    } else if (strcmp(a, "--tune") == 0) {
+      cfg.tune = 1;
     } else if (cli_opt_value(argc, argv, &i, "--alg", NULL, &v)) {
       if (!v || parse_algs(v, &cfg) != 0)
         rc = v ? CLI_USAGE : cli_usage("bench", "--alg needs a value");

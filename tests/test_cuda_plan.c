@@ -60,8 +60,8 @@ static void lazy_on(const char *spec) {
       smv_alg a = i ? SMV_ALG_CUSPARSE_ALG2 : SMV_ALG_CUSPARSE_ALG1;
       if (p.alg != a) { /* not needed: nothing prepared */
         CHECKF(p.cusparse_bytes[i] == 0 && p.cusparse_ms[i] == 0,
-               "%s: %s prepared although AUTO runs %s", spec,
-               smv_alg_name(a), smv_alg_name(p.alg));
+               "%s: %s prepared although AUTO runs %s", spec, smv_alg_name(a),
+               smv_alg_name(p.alg));
       } else {
         CHECK(p.cusparse_ms[i] > 0);
       }
@@ -77,8 +77,8 @@ static void lazy_on(const char *spec) {
     smv_matrix_plan_info q;
     CHECK_OK(smv_matrix_plan(dA, &q));
     CHECK(q.cusparse_ms[0] > 0 && q.cusparse_ms[1] > 0);
-    CHECK(q.device_bytes == p.device_bytes - sparse_held +
-                                q.cusparse_bytes[0] + q.cusparse_bytes[1]);
+    CHECK(q.device_bytes == p.device_bytes - sparse_held + q.cusparse_bytes[0] +
+                                q.cusparse_bytes[1]);
     smv_matrix_free(dA);
 
     /* SMV_MATRIX_CUSPARSE: both at analysis. */
@@ -88,12 +88,11 @@ static void lazy_on(const char *spec) {
       CHECK_OK(smv_matrix_plan(dA, &q));
       CHECK(q.cusparse_ms[0] > 0 && q.cusparse_ms[1] > 0);
       CHECK(q.device_bytes ==
-            csr_bytes(A, f32) + (p.device_bytes - csr_bytes(A, f32) -
-                                 sparse_held) +
+            csr_bytes(A, f32) +
+                (p.device_bytes - csr_bytes(A, f32) - sparse_held) +
                 q.cusparse_bytes[0] + q.cusparse_bytes[1]);
-      CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_CUSPARSE_ALG2, 1.0, 0.0, 1, 0,
-                        spec),
-                0);
+      CHECK_INT(
+          tc_case(ctx, dA, A, SMV_ALG_CUSPARSE_ALG2, 1.0, 0.0, 1, 0, spec), 0);
       smv_matrix_free(dA);
     }
   }
@@ -195,13 +194,11 @@ static void test_plan_edges(void) {
   /* Bad arguments. */
   smv_matrix_options bad = {0x80, 0};
   if (A) {
-    CHECK_STATUS(smv_matrix_create_ex(ctx, A, SMV_F64, &bad, &dA),
-                 SMV_ERR_ARG);
+    CHECK_STATUS(smv_matrix_create_ex(ctx, A, SMV_F64, &bad, &dA), SMV_ERR_ARG);
     CHECK(dA == NULL);
     bad.flags = SMV_MATRIX_TUNE;
     bad.tune_runs = -1;
-    CHECK_STATUS(smv_matrix_create_ex(ctx, A, SMV_F64, &bad, &dA),
-                 SMV_ERR_ARG);
+    CHECK_STATUS(smv_matrix_create_ex(ctx, A, SMV_F64, &bad, &dA), SMV_ERR_ARG);
   }
   CHECK_STATUS(smv_matrix_tune(ctx, NULL, 0), SMV_ERR_ARG);
   CHECK_STATUS(smv_matrix_tune(NULL, NULL, 0), SMV_ERR_ARG);

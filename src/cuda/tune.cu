@@ -45,8 +45,7 @@ static int is_candidate(smv_alg a) {
   return a != SMV_ALG_AUTO && smv_rung_of(a) != NULL && !is_loser(a);
 }
 
-template <typename T>
-__global__ void tune_fill(T *x, int64_t n) {
+template <typename T> __global__ void tune_fill(T *x, int64_t n) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     uint32_t h = (uint32_t)i * 2654435761u;
