@@ -14,8 +14,8 @@ void bench_plan_print(FILE *f, const char *name, smv_precision prec,
   if (smv_matrix_plan(dA, &p) != SMV_OK)
     return;
   const char *pr = prec == SMV_F32 ? "f32" : "f64";
-  fprintf(f, "plan %s (%s): AUTO runs %s, %s\n", name, pr,
-          smv_alg_name(p.alg), p.measured ? "measured" : "heuristic");
+  fprintf(f, "plan %s (%s): AUTO runs %s, %s\n", name, pr, smv_alg_name(p.alg),
+          p.measured ? "measured" : "heuristic");
   fprintf(f, "  why: %s\n", p.reason);
   fprintf(f,
           "  analysis (ms): upload %.3f, statistics %.3f, plan %.4f, rung "

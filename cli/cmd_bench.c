@@ -8,6 +8,8 @@
 
 static const char usage_text[] =
     "usage: smv bench MATRIX... [OPTIONS]\n"
+    "       smv bench --suite NAME [MATRIX...] [OPTIONS]   (--suite list: "
+    "the suites)\n"
     "       smv bench --from-csv FILE [--plot FILE.png] [--csv F] [--json F]\n"
     "\n"
     "Verify, then time, the kernel ladder and cuSPARSE on the GPU: every "
@@ -57,6 +59,14 @@ static const char usage_text[] =
     "  --label TEXT          stored with every result\n"
     "  --from-csv FILE       re-print tables (and --plot) from a saved CSV; "
     "runs nothing\n"
+    "  --suite NAME|list     the matrices of a named suite (after any "
+    "MATRIX given);\n"
+    "                        'list' prints the suites with their matrices "
+    "and sizes\n"
+    "  --matrices DIR        real matrices for the suites 'real' and "
+    "'issue8'\n"
+    "                        (default: $SMV_MATRICES; without either "
+    "'issue8' has none)\n"
     "  --quiet               no per-matrix tables (nor plans)\n"
     "  --tune                plan AUTO by measurement (smv_matrix_tune) "
     "instead of the\n"
@@ -128,6 +138,9 @@ int cmd_bench(int argc, char **argv) {
     return CLI_ERR;
   }
   int rc = -1;
+  const char *suite = NULL, *mdir = NULL; /* --suite, --matrices */
+  char **suite_mats = NULL;
+  int nsuite = 0;
   for (int i = 1; i < argc && rc < 0; i++) {
     const char *a = argv[i], *v = NULL; /* NULL: the value is missing */
     long n;
@@ -242,6 +255,14 @@ int cmd_bench(int argc, char **argv) {
       if (!v)
         rc = cli_usage("bench", "--label needs a value");
       cfg.label = v;
+    } else if (cli_opt_value(argc, argv, &i, "--suite", NULL, &v)) {
+      if (!v || !*v)
+        rc = cli_usage("bench", "--suite needs a name (see --suite list)");
+      suite = v;
+    } else if (cli_opt_value(argc, argv, &i, "--matrices", NULL, &v)) {
+      if (!v || !*v)
+        rc = cli_usage("bench", "--matrices needs a directory");
+      mdir = v;
     } else if (cli_opt_value(argc, argv, &i, "--from-csv", NULL, &v)) {
       if (!v || !*v)
         rc = cli_usage("bench", "--from-csv needs a file name");
@@ -252,6 +273,11 @@ int cmd_bench(int argc, char **argv) {
       mats[cfg.nmatrices++] = argv[i];
     }
   }
+  if (rc < 0 && suite && cfg.from_csv)
+    rc = cli_usage("bench", "--from-csv runs nothing: no --suite");
+  if (rc < 0 && suite)
+    rc = bench_suite_add(suite, mdir, &mats, &cfg.nmatrices, &suite_mats,
+                         &nsuite);
   if (rc < 0 && cfg.from_csv && cfg.nmatrices > 0)
     rc = cli_usage("bench", "--from-csv runs nothing: give no MATRIX");
   if (rc < 0 && !cfg.from_csv && cfg.nmatrices == 0)
@@ -262,5 +288,6 @@ int cmd_bench(int argc, char **argv) {
     rc = bench_main(&cfg);
   }
   free(mats);
+  bench_suite_free(suite_mats, nsuite);
   return rc;
 }

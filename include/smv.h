@@ -200,6 +200,12 @@ smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err);
  * matrix's. Same errors as smv_generate. */
 smv_status smv_generate_perm(const char *spec, smv_index *row_perm,
                              smv_index *col_perm, smv_error *err);
+/* A spec's shape without generating it: rows, cols and nnz (each pointer
+ * may be NULL). *exact is 1 when nnz is exact, 0 when it is an upper bound
+ * (rmat: duplicates and loops are only known after drawing). Same errors
+ * as smv_generate. */
+smv_status smv_generate_shape(const char *spec, int64_t *rows, int64_t *cols,
+                              int64_t *nnz, int *exact, smv_error *err);
 /* Multi-line help text describing the grammar (static string). */
 const char *smv_generate_help(void);
 /* 1 if `s` looks like a generator spec (known name followed by ':'). */

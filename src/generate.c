@@ -1269,3 +1269,24 @@ smv_status smv_generate_perm(const char *spec, smv_index *row_perm,
   spec_perms(&g, row_perm, col_perm);
   return SMV_OK;
 }
+
+smv_status smv_generate_shape(const char *spec, int64_t *rows, int64_t *cols,
+                              int64_t *nnz, int *exact, smv_error *err) {
+  smv_err_clear(err);
+  if (!spec)
+    return smv_err_set(err, SMV_ERR_ARG, NULL, 0,
+                       "smv_generate_shape: NULL spec");
+  gspec g;
+  smv_status st = parse_spec(spec, &g, err);
+  if (st != SMV_OK)
+    return st;
+  if (rows)
+    *rows = g.rows;
+  if (cols)
+    *cols = g.cols;
+  if (nnz)
+    *nnz = g.nnz;
+  if (exact)
+    *exact = g.kind != G_RMAT;
+  return SMV_OK;
+}
