@@ -177,8 +177,8 @@ int bench_suite_expand(const char *name, const char *dir, char ***out,
   if (strcmp(name, "full") == 0)
     name = "issue8";
   if (!known_suite(name))
-    return cli_usage("bench",
-                     "--suite: unknown suite '%s' (see --suite list)", name);
+    return cli_usage("bench", "--suite: unknown suite '%s' (see --suite list)",
+                     name);
   char **v = NULL;
   int n = 0, cap = 0;
   for (size_t i = 0; i < NENTRIES; i++)
