@@ -949,31 +949,56 @@ static double pair_value(uint64_t seed, int64_t i, int64_t j) {
   return rng_value(&r);
 }
 
-/* Sort n non-negative indices in place: insertion sort for short rows,
- * else LSD radix sort by bytes through tmp (n entries), skipping the
- * bytes every key shares (hub rows of a scale-24 graph hold ~10^5). */
-static void sort_row(smv_index *v, int64_t n, smv_index *tmp) {
+/* Sort n distinct non-negative keys in place, carrying vals along (vals
+ * may be NULL): insertion sort for short rows, else LSD radix sort by
+ * bytes through ktmp/vtmp (n entries each), skipping the bytes every key
+ * shares (hub rows of a scale-24 graph hold ~10^5 entries). */
+static void sort_keys(smv_index *keys, double *vals, int64_t n, smv_index *ktmp,
+                      double *vtmp) {
   if (n <= 32) {
-    sort_idx(v, n);
+    for (int64_t i = 1; i < n; i++) {
+      smv_index k = keys[i];
+      double v = vals ? vals[i] : 0.0;
+      int64_t j = i;
+      for (; j > 0 && keys[j - 1] > k; j--) {
+        keys[j] = keys[j - 1];
+        if (vals)
+          vals[j] = vals[j - 1];
+      }
+      keys[j] = k;
+      if (vals)
+        vals[j] = v;
+    }
     return;
   }
-  smv_index *src = v, *dst = tmp;
+  smv_index *ks = keys, *kd = ktmp;
+  double *vs = vals, *vd = vtmp;
   for (int shift = 0; shift < 32; shift += 8) {
     int64_t count[257] = {0};
     for (int64_t i = 0; i < n; i++)
-      count[((uint32_t)src[i] >> shift & 0xff) + 1]++;
-    if (count[((uint32_t)src[0] >> shift & 0xff) + 1] == n)
+      count[((uint32_t)ks[i] >> shift & 0xff) + 1]++;
+    if (count[((uint32_t)ks[0] >> shift & 0xff) + 1] == n)
       continue; /* one bucket: this byte is the same everywhere */
     for (int d = 0; d < 256; d++)
       count[d + 1] += count[d];
-    for (int64_t i = 0; i < n; i++)
-      dst[count[(uint32_t)src[i] >> shift & 0xff]++] = src[i];
-    smv_index *t = src;
-    src = dst;
-    dst = t;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t o = count[(uint32_t)ks[i] >> shift & 0xff]++;
+      kd[o] = ks[i];
+      if (vals)
+        vd[o] = vs[i];
+    }
+    smv_index *kt = ks;
+    ks = kd;
+    kd = kt;
+    double *vt = vs;
+    vs = vd;
+    vd = vt;
   }
-  if (src != v)
-    memcpy(v, src, (size_t)n * sizeof *v);
+  if (ks != keys) {
+    memcpy(keys, ks, (size_t)n * sizeof *keys);
+    if (vals)
+      memcpy(vals, vs, (size_t)n * sizeof *vals);
+  }
 }
 
 static smv_status rmat_build(const gspec *g, const char *spec, smv_csr **A,
@@ -1038,7 +1063,7 @@ static smv_status rmat_build(const gspec *g, const char *spec, smv_csr **A,
         fill[i] = 0;
         continue;
       }
-      sort_row(c, len, scr);
+      sort_keys(c, NULL, len, scr, NULL);
       for (int64_t j = 0; j < len; j++)
         if (k == 0 || c[k - 1] != c[j])
           c[k++] = c[j];
@@ -1126,62 +1151,17 @@ static void spec_perms(const gspec *g, smv_index *p, smv_index *q) {
       q[j] = (smv_index)j;
 }
 
-typedef struct {
-  smv_index c;
-  double v;
-} centry;
-
-/* sort_row for (column, value) pairs, by column (distinct), tmp n long. */
-static void sort_centry(centry *e, int64_t n, centry *tmp) {
-  if (n <= 32) {
-    for (int64_t k = 1; k < n; k++) {
-      centry x = e[k];
-      int64_t j = k;
-      for (; j > 0 && e[j - 1].c > x.c; j--)
-        e[j] = e[j - 1];
-      e[j] = x;
-    }
-    return;
-  }
-  centry *src = e, *dst = tmp;
-  for (int shift = 0; shift < 32; shift += 8) {
-    int64_t count[257] = {0};
-    for (int64_t i = 0; i < n; i++)
-      count[((uint32_t)src[i].c >> shift & 0xff) + 1]++;
-    if (count[((uint32_t)src[0].c >> shift & 0xff) + 1] == n)
-      continue;
-    for (int d = 0; d < 256; d++)
-      count[d + 1] += count[d];
-    for (int64_t i = 0; i < n; i++)
-      dst[count[(uint32_t)src[i].c >> shift & 0xff]++] = src[i];
-    centry *t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src != e)
-    memcpy(e, src, (size_t)n * sizeof *e);
-}
-
 static smv_status permute(const gspec *g, const char *spec, smv_csr **A,
                           smv_error *err) {
   smv_csr *a = *A, *b = NULL;
   const int64_t rows = a->rows;
   smv_index *p = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *p);
   smv_index *q = malloc((size_t)(a->cols > 0 ? a->cols : 1) * sizeof *q);
-  int nthreads = 1;
-#ifdef _OPENMP
-  nthreads = omp_get_max_threads();
-#endif
-  centry **scratch = calloc((size_t)nthreads, sizeof *scratch);
   int64_t max_len = 0;
   for (int64_t i = 0; i < rows; i++)
     if (a->row_ptr[i + 1] - a->row_ptr[i] > max_len)
       max_len = a->row_ptr[i + 1] - a->row_ptr[i];
-  int nomem = !p || !q || !scratch ||
-              smv_csr_create(a->rows, a->cols, a->nnz, &b) != SMV_OK;
-  for (int t = 0; !nomem && t < nthreads; t++)
-    nomem =
-        !(scratch[t] = malloc((size_t)(2 * max_len + 1) * sizeof **scratch));
+  int nomem = !p || !q || smv_csr_create(a->rows, a->cols, a->nnz, &b);
   if (!nomem) {
     spec_perms(g, p, q);
 #pragma omp parallel for schedule(static) if (rows > 100000)
@@ -1189,29 +1169,29 @@ static smv_status permute(const gspec *g, const char *spec, smv_csr **A,
       b->row_ptr[p[i] + 1] = a->row_ptr[i + 1] - a->row_ptr[i];
     for (int64_t i = 0; i < rows; i++)
       b->row_ptr[i + 1] += b->row_ptr[i];
-#pragma omp parallel for schedule(dynamic, 256) if (a->nnz > 100000)
-    for (int64_t i = 0; i < rows; i++) {
-      int t = 0;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-      centry *e = scratch[t];
-      const int64_t k0 = a->row_ptr[i], len = a->row_ptr[i + 1] - k0;
-      for (int64_t k = 0; k < len; k++) {
-        e[k].c = q[a->col_idx[k0 + k]];
-        e[k].v = a->values[k0 + k];
+      /* Row i lands in row p[i], columns renamed, then sorted in place
+       * (radix scratch: one longest row per thread). */
+#pragma omp parallel reduction(| : nomem) if (a->nnz > 100000)
+    {
+      smv_index *kt = malloc((size_t)(max_len + 1) * sizeof *kt);
+      double *vt = malloc((size_t)(max_len + 1) * sizeof *vt);
+      nomem = !kt || !vt;
+#pragma omp for schedule(dynamic, 256)
+      for (int64_t i = 0; i < rows; i++) {
+        const int64_t k0 = a->row_ptr[i], len = a->row_ptr[i + 1] - k0;
+        smv_index *c = b->col_idx + b->row_ptr[p[i]];
+        double *v = b->values + b->row_ptr[p[i]];
+        for (int64_t k = 0; k < len; k++) {
+          c[k] = q[a->col_idx[k0 + k]];
+          v[k] = a->values[k0 + k];
+        }
+        if (kt && vt)
+          sort_keys(c, v, len, kt, vt);
       }
-      sort_centry(e, len, e + len);
-      const int64_t o = b->row_ptr[p[i]];
-      for (int64_t k = 0; k < len; k++) {
-        b->col_idx[o + k] = e[k].c;
-        b->values[o + k] = e[k].v;
-      }
+      free(kt);
+      free(vt);
     }
   }
-  for (int t = 0; scratch && t < nthreads; t++)
-    free(scratch[t]);
-  free(scratch);
   free(p);
   free(q);
   if (nomem) {
