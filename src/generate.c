@@ -818,6 +818,16 @@ static void fill_row(const gspec *g, int64_t i, smv_index *c, double *v,
 /* ---- driver --------------------------------------------------------------
  */
 
+/* A finished generated matrix: sorted rows, real general coordinate. */
+static smv_status generated(smv_csr *m, smv_csr **A) {
+  m->sorted = 1;
+  m->field = SMV_FIELD_REAL;
+  m->symmetry = SMV_SYM_GENERAL;
+  m->format = SMV_FORMAT_COORDINATE;
+  *A = m;
+  return SMV_OK;
+}
+
 /* Every kind but rmat: row lengths, prefix sum, rows filled in parallel. */
 static smv_status generate_rows(const gspec *gp, const char *spec, smv_csr **A,
                                 smv_error *err) {
@@ -892,12 +902,7 @@ static smv_status generate_rows(const gspec *gp, const char *spec, smv_csr **A,
                        "scratch",
                        spec);
   }
-  m->sorted = 1;
-  m->field = SMV_FIELD_REAL;
-  m->symmetry = SMV_SYM_GENERAL;
-  m->format = SMV_FORMAT_COORDINATE;
-  *A = m;
-  return SMV_OK;
+  return generated(m, A);
 }
 
 /* ---- rmat: Graph500's Kronecker generator --------------------------------
@@ -1092,12 +1097,7 @@ static smv_status rmat_build(const gspec *g, const char *spec, smv_csr **A,
   free(start);
   free(fill);
   free(tmp);
-  m->sorted = 1;
-  m->field = SMV_FIELD_REAL;
-  m->symmetry = SMV_SYM_GENERAL;
-  m->format = SMV_FORMAT_COORDINATE;
-  *A = m;
-  return SMV_OK;
+  return generated(m, A);
 nomem:
   free(start);
   free(fill);
@@ -1201,13 +1201,8 @@ static smv_status permute(const gspec *g, const char *spec, smv_csr **A,
                        "permuted copy",
                        spec);
   }
-  b->sorted = 1;
-  b->field = a->field;
-  b->symmetry = a->symmetry;
-  b->format = a->format;
   smv_csr_free(a);
-  *A = b;
-  return SMV_OK;
+  return generated(b, A);
 }
 
 /* ---- entry points -------------------------------------------------------- */
@@ -1236,14 +1231,19 @@ smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err) {
   return SMV_OK;
 }
 
-smv_status smv_generate_perm(const char *spec, smv_index *row_perm,
-                             smv_index *col_perm, smv_error *err) {
+/* parse_spec for the public entry points that only read a spec. */
+static smv_status parse_public(const char *fn, const char *spec, gspec *g,
+                               smv_error *err) {
   smv_err_clear(err);
   if (!spec)
-    return smv_err_set(err, SMV_ERR_ARG, NULL, 0,
-                       "smv_generate_perm: NULL spec");
+    return smv_err_set(err, SMV_ERR_ARG, NULL, 0, "%s: NULL spec", fn);
+  return parse_spec(spec, g, err);
+}
+
+smv_status smv_generate_perm(const char *spec, smv_index *row_perm,
+                             smv_index *col_perm, smv_error *err) {
   gspec g;
-  smv_status st = parse_spec(spec, &g, err);
+  smv_status st = parse_public("smv_generate_perm", spec, &g, err);
   if (st != SMV_OK)
     return st;
   spec_perms(&g, row_perm, col_perm);
@@ -1252,12 +1252,8 @@ smv_status smv_generate_perm(const char *spec, smv_index *row_perm,
 
 smv_status smv_generate_shape(const char *spec, int64_t *rows, int64_t *cols,
                               int64_t *nnz, int *exact, smv_error *err) {
-  smv_err_clear(err);
-  if (!spec)
-    return smv_err_set(err, SMV_ERR_ARG, NULL, 0,
-                       "smv_generate_shape: NULL spec");
   gspec g;
-  smv_status st = parse_spec(spec, &g, err);
+  smv_status st = parse_public("smv_generate_shape", spec, &g, err);
   if (st != SMV_OK)
     return st;
   if (rows)

@@ -34,18 +34,25 @@ static int is_sparse(smv_alg a) {
   return a == SMV_ALG_CUSPARSE_ALG1 || a == SMV_ALG_CUSPARSE_ALG2;
 }
 
-static void lazy_on(const char *spec) {
-  smv_context *ctx = tc_context();
+/* Run check(spec, A, f32) in f64, then f32 (A float-rounded for it). */
+static void both_precisions(const char *spec,
+                            void (*check)(const char *, const smv_csr *, int)) {
   smv_csr *A = gen(spec);
   if (!A)
     return;
-  for (int f32 = 0; f32 < 2; f32++) {
-    if (f32)
-      tc_round_values(A);
+  check(spec, A, 0);
+  tc_round_values(A);
+  check(spec, A, 1);
+  smv_csr_free(A);
+}
+
+static void lazy_check(const char *spec, const smv_csr *A, int f32) {
+  smv_context *ctx = tc_context();
+  {
     smv_matrix *dA = NULL;
     CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
     if (!dA)
-      continue;
+      return;
     smv_matrix_plan_info p;
     CHECK_OK(smv_matrix_plan(dA, &p));
     CHECK(p.measured == 0);
@@ -96,31 +103,25 @@ static void lazy_on(const char *spec) {
       smv_matrix_free(dA);
     }
   }
-  smv_csr_free(A);
 }
 
 static void test_lazy_cusparse(void) {
   TC_NEED_DEVICE();
-  lazy_on("lap3d:20");
-  lazy_on("rand:20000:24,cols=15000");
-  lazy_on("plaw:5000:10,perm=rand");
+  both_precisions("lap3d:20", lazy_check);
+  both_precisions("rand:20000:24,cols=15000", lazy_check);
+  both_precisions("plaw:5000:10,perm=rand", lazy_check);
 }
 
-static void tune_on(const char *spec) {
+static void tune_check(const char *spec, const smv_csr *A, int f32) {
   smv_context *ctx = tc_context();
-  smv_csr *A = gen(spec);
-  if (!A)
-    return;
-  for (int f32 = 0; f32 < 2; f32++) {
-    if (f32)
-      tc_round_values(A);
+  {
     smv_matrix *dA = NULL;
     smv_matrix_options o = {SMV_MATRIX_TUNE, 5};
     smv_status st =
         smv_matrix_create_ex(ctx, A, f32 ? SMV_F32 : SMV_F64, &o, &dA);
     CHECKF(st == SMV_OK, "%s: %s", spec, smv_context_error(ctx));
     if (!dA)
-      continue;
+      return;
     smv_matrix_plan_info p;
     CHECK_OK(smv_matrix_plan(dA, &p));
     CHECK(p.measured == 1);
@@ -158,17 +159,16 @@ static void tune_on(const char *spec) {
     CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_AUTO, 1.0, 1.0, 0, 2, spec), 0);
     smv_matrix_free(dA);
   }
-  smv_csr_free(A);
 }
 
 static void test_tune(void) {
   TC_NEED_DEVICE();
-  tune_on("lap3d:24");
-  tune_on("rand:30000:16");
-  tune_on("plaw:20000:12");
-  tune_on("denserow:5000:6");
-  tune_on("stencil27:12,perm=rand");
-  tune_on("rand:300:8,cols=2000");
+  const char *specs[] = {"lap3d:24",      "rand:30000:16",
+                         "plaw:20000:12", "denserow:5000:6",
+                         "elastic3d:8",   "stencil27:12,perm=rand",
+                         "rmat:12:8",     "rand:300:8,cols=2000"};
+  for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+    both_precisions(specs[i], tune_check);
 }
 
 static void test_plan_edges(void) {
