@@ -206,10 +206,13 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   if (st == SMV_OK)
     st = smv_adaptive_setup(ctx, m, A);
   m->plan.prep_ms = smv_now_ms() - t;
-  /* cuSPARSE: what the plan runs, or both when asked (timed inside). */
+  /* cuSPARSE: what the plan runs, or both when asked (timed inside).
+   * When tuning follows, the tuner prepares what it times and keeps only
+   * the winner. */
   for (int a = SMV_ALG_CUSPARSE_ALG1; a <= SMV_ALG_CUSPARSE_ALG2; a++)
     if (st == SMV_OK &&
-        ((m->opts & SMV_MATRIX_CUSPARSE) || m->auto_alg == (smv_alg)a))
+        ((m->opts & SMV_MATRIX_CUSPARSE) ||
+         (m->auto_alg == (smv_alg)a && !(m->opts & SMV_MATRIX_TUNE))))
       st = smv_sparse_prepare(ctx, m, (smv_alg)a);
   if (st == SMV_OK && (m->opts & SMV_MATRIX_TUNE))
     st = smv_matrix_tune(ctx, m, opt->tune_runs);
