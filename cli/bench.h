@@ -52,6 +52,7 @@ typedef struct {
   const char *from_csv; /* re-report a saved CSV instead of running */
   const char *label;    /* free text stored with every record */
   int quiet;            /* no per-matrix tables (banner and summary only) */
+  int tune;             /* --tune: AUTO planned by measurement        */
   int argc;             /* the command line, for the banner */
   char **argv;
 } bench_config;
@@ -108,5 +109,29 @@ void bench_table(FILE *f, const bench_records *rs, size_t from, size_t to);
 void bench_sweep_table(FILE *f, const bench_records *rs, size_t from,
                        size_t to);
 /* Text of the timing/bytes model, for the banner and docs. */
+
+/* Named suites of matrices (bench_suite.c). bench_suite_dir: the directory
+ * of real matrices, from --matrices (opt_dir) or SMV_MATRICES, or NULL.
+ * bench_suite_expand: the suite's matrices (specs, then the directory's
+ * .mtx/.mtx.gz files for "real" and "issue8"), newly allocated (free with
+ * bench_suite_free); returns a CLI exit code (usage error for an unknown
+ * suite). bench_suite_list: every suite with its matrices and sizes. */
+const char *bench_suite_dir(const char *opt_dir);
+int bench_suite_expand(const char *name, const char *dir, char ***out,
+                       int *count);
+void bench_suite_free(char **v, int n);
+int bench_suite_list(FILE *f, const char *dir);
+/* The --suite hook of cmd_bench: "list" prints the suites (returns the exit
+ * code); otherwise appends the suite's matrices to *mats (realloc'ed),
+ * hands the strings to *owned (bench_suite_free them after the run) and
+ * returns -1 to go on, or an exit code on error. */
+int bench_suite_add(const char *name, const char *opt_dir, char ***mats,
+                    int *nmats, char ***owned, int *nowned);
+
+/* The plan of a device matrix (bench_plan.c): AUTO's rung, heuristic or
+ * measured, the reason, the analysis times against cuSPARSE's preprocess
+ * alone, the device memory held and, if measured, each candidate's time. */
+void bench_plan_print(FILE *f, const char *name, smv_precision prec,
+                      const smv_matrix *dA);
 
 #endif

@@ -73,7 +73,12 @@ static int job_open(gpu_job *j, bench_run *run, const char *name,
     what = "rounding the matrix to float";
     goto fail;
   }
-  if ((st = smv_matrix_create(run->ctx, A, prec, &j->dA)) != SMV_OK) {
+  /* The bench times cuSPARSE too: both prepared at analysis (so their
+   * preprocess times are in the plan record, and graph capture works). */
+  smv_matrix_options mo = {SMV_MATRIX_CUSPARSE, 0};
+  if (run->cfg->tune)
+    mo.flags |= SMV_MATRIX_TUNE;
+  if ((st = smv_matrix_create_ex(run->ctx, A, prec, &mo, &j->dA)) != SMV_OK) {
     what = "smv_matrix_create";
     goto fail;
   }
@@ -267,12 +272,18 @@ int bench_gpu_matrix(bench_run *run, const char *name, const smv_csr *A,
   const bench_config *cfg = run->cfg;
   size_t from = rs->n;
   int rc = 0;
+  if (!cfg->quiet)
+    bench_plan_print(stdout, name, prec, j.dA);
   for (int k = 0; k < cfg->nalgs && rc == 0; k++) {
     smv_alg alg = cfg->algs[k];
     bench_record r;
     bench_record_start(&r, run, name, A, prec, smv_alg_name(alg), j.alpha,
                        j.beta);
     bench_gpu_occupancy(run, alg, prec, cfg->block, &r);
+    smv_matrix_plan_info plan;
+    if (alg == SMV_ALG_AUTO && smv_matrix_plan(j.dA, &plan) == SMV_OK)
+      snprintf(r.note, sizeof r.note, "AUTO = %s (%s)", smv_alg_name(plan.alg),
+               plan.measured ? "measured" : "heuristic");
     smv_status st = job_new_vectors(&j);
     if (st != SMV_OK) {
       cli_error("%s: reference: %s", name, smv_status_string(st));

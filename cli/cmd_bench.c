@@ -9,6 +9,8 @@
 /* A printf format: the last rung and the names of the first and last. */
 static const char usage_text[] =
     "usage: smv bench MATRIX... [OPTIONS]\n"
+    "       smv bench --suite NAME [MATRIX...] [OPTIONS]   (--suite list: "
+    "the suites)\n"
     "       smv bench --from-csv FILE [--plot FILE.png] [--csv F] [--json F]\n"
     "\n"
     "Verify, then time, the kernel ladder and cuSPARSE on the GPU: every "
@@ -58,7 +60,19 @@ static const char usage_text[] =
     "  --label TEXT          stored with every result\n"
     "  --from-csv FILE       re-print tables (and --plot) from a saved CSV; "
     "runs nothing\n"
-    "  --quiet               no per-matrix tables\n"
+    "  --suite NAME|list     the matrices of a named suite (after any "
+    "MATRIX given);\n"
+    "                        'list' prints the suites with their matrices "
+    "and sizes\n"
+    "  --matrices DIR        real matrices for the suites 'real' and "
+    "'issue8'\n"
+    "                        (default: $SMV_MATRICES; without either "
+    "'issue8' has none)\n"
+    "  --quiet               no per-matrix tables (nor plans)\n"
+    "  --tune                plan AUTO by measurement (smv_matrix_tune) "
+    "instead of the\n"
+    "                        heuristic; each matrix's plan is printed "
+    "either way\n"
     "\n"
     "Exit status: 0 all verified and timed, 1 an error or a failed "
     "verification,\n2 usage error.\n";
@@ -110,13 +124,17 @@ static int bench_positional(void *user, const char *arg) {
 
 /* Every option of the table into cfg (the last of a repeated one wins),
  * checked. Returns CLI_OK or CLI_USAGE (printed). */
-static int bench_options(int argc, char **argv, bench_config *cfg) {
+static int bench_options(int argc, char **argv, bench_config *cfg,
+                         const char **suite, const char **mdir) {
   const char *alg = NULL, *block = NULL, *prec = NULL, *gb = NULL, *gr = NULL,
              *runs = NULL, *warm = NULL, *maxt = NULL, *alpha = NULL,
              *beta = NULL, *seed = NULL, *dev = NULL, *bk = NULL;
   const cli_opt opts[] = {
       {.name = "--flush-l2", .flag = &cfg->opt.flush_l2},
       {.name = "--quiet", .flag = &cfg->quiet},
+      {.name = "--tune", .flag = &cfg->tune},
+      {.name = "--suite", .need = "a name (see --suite list)", .str = suite},
+      {.name = "--matrices", .need = "a directory", .str = mdir},
       {.name = "--alg", .need = "a value", .str = &alg},
       {.name = "--block", .need = "a value", .str = &block},
       {.name = "--precision", .need = "a value", .str = &prec},
@@ -213,9 +231,11 @@ static int bench_options(int argc, char **argv, bench_config *cfg) {
                {"--json", "a file name"},
                {"--plot", "a file name (FILE.png)"},
                {"--markdown", "a file name"},
-               {"--from-csv", "a file name"}};
-  const char *given[] = {cfg->csv, cfg->json, cfg->plot, cfg->markdown,
-                         cfg->from_csv};
+               {"--from-csv", "a file name"},
+               {"--suite", "a name (see --suite list)"},
+               {"--matrices", "a directory"}};
+  const char *given[] = {cfg->csv,      cfg->json, cfg->plot, cfg->markdown,
+                         cfg->from_csv, *suite,    *mdir};
   for (size_t f = 0; f < sizeof files / sizeof files[0]; f++)
     if (given[f] && !*given[f])
       return cli_usage("bench", "%s needs %s", files[f].name, files[f].need);
@@ -246,9 +266,19 @@ int cmd_bench(int argc, char **argv) {
     return CLI_ERR;
   }
   cfg.matrices = mats;
-  int rc = bench_options(argc, argv, &cfg);
+  const char *suite = NULL, *mdir = NULL; /* --suite, --matrices */
+  char **suite_mats = NULL;
+  int nsuite = 0;
+  int rc = bench_options(argc, argv, &cfg, &suite, &mdir);
   if (rc == CLI_OK)
     rc = -1; /* -1: go on */
+  if (rc < 0 && suite && cfg.from_csv)
+    rc = cli_usage("bench", "--from-csv runs nothing: no --suite");
+  if (rc < 0 && suite) {
+    rc = bench_suite_add(suite, mdir, &mats, &cfg.nmatrices, &suite_mats,
+                         &nsuite);
+    cfg.matrices = mats;
+  }
   if (rc < 0 && cfg.from_csv && cfg.nmatrices > 0)
     rc = cli_usage("bench", "--from-csv runs nothing: give no MATRIX");
   if (rc < 0 && !cfg.from_csv && cfg.nmatrices == 0)
@@ -257,5 +287,6 @@ int cmd_bench(int argc, char **argv) {
   if (rc < 0)
     rc = bench_main(&cfg);
   free(mats);
+  bench_suite_free(suite_mats, nsuite);
   return rc;
 }

@@ -1,5 +1,6 @@
 /* cmd_info.c — `smv info MATRIX [--json]`: shape, row-length statistics
  * and histogram of a Matrix Market file or a generated matrix. */
+#include "bench.h" /* bench_plan_print */
 #include "cli.h"
 
 #include <stdio.h>
@@ -7,7 +8,8 @@
 #include <sys/stat.h>
 
 static void info_help(FILE *f) {
-  fprintf(f, "usage: smv info MATRIX [--json]\n"
+  fprintf(f, "usage: smv info MATRIX [--json] [--plan [--tune] [--precision "
+             "f64|f32]]\n"
              "\n"
              "Statistics of MATRIX, a Matrix Market file (.mtx, .mtx.gz) or a "
              "generator\n"
@@ -25,6 +27,18 @@ static void info_help(FILE *f) {
              "             (histogram: [{\"lo\":L,\"hi\":H,\"rows\":N}, ...], "
              "rows whose\n"
              "             length is in L..H; bins are 0, 1, 2-3, 4-7, ...)\n"
+             "  --plan     also upload MATRIX to the GPU (device 0) and print "
+             "its plan:\n"
+             "             the rung AUTO runs and why (the statistics the "
+             "heuristic\n"
+             "             decided from), the analysis times (upload, "
+             "statistics, plan,\n"
+             "             rung set-up) against cuSPARSE's preprocess alone, "
+             "device memory\n"
+             "  --tune     with --plan: plan by measurement (time every "
+             "candidate rung,\n"
+             "             keep the fastest) and list the candidates' times\n"
+             "  --precision f64|f32   of the --plan upload (default f64)\n"
              "  -h, --help this text\n"
              "\n"
              "Exit status: 0 ok, 1 unreadable or invalid matrix, 2 usage "
@@ -154,6 +168,37 @@ static void print_table(const char *matrix, const char *source,
   }
 }
 
+/* --plan: the matrix on device 0, its plan and analysis record. Both
+ * cuSPARSE algorithms are prepared so their preprocess times show. */
+static int print_plan(const char *matrix, const smv_csr *A, smv_precision prec,
+                      int tune) {
+  smv_context *ctx = NULL;
+  smv_status st = smv_context_create(0, &ctx);
+  if (st != SMV_OK) {
+    cli_error("--plan needs a CUDA device: %s: %s", smv_status_string(st),
+              smv_context_error(ctx));
+    smv_context_free(ctx);
+    return CLI_ERR;
+  }
+  smv_device_props props;
+  if (smv_device_props_get(ctx, &props) == SMV_OK)
+    printf("device        %s\n", props.name);
+  smv_matrix_options o = {SMV_MATRIX_CUSPARSE | (tune ? SMV_MATRIX_TUNE : 0u),
+                          0};
+  smv_matrix *dA = NULL;
+  st = smv_matrix_create_ex(ctx, A, prec, &o, &dA);
+  if (st != SMV_OK) {
+    cli_error("%s: analysis on the GPU failed: %s: %s", matrix,
+              smv_status_string(st), smv_context_error(ctx));
+    smv_context_free(ctx);
+    return CLI_ERR;
+  }
+  bench_plan_print(stdout, matrix, prec, dA);
+  smv_matrix_free(dA);
+  smv_context_free(ctx);
+  return CLI_OK;
+}
+
 /* The one MATRIX. */
 static int info_positional(void *user, const char *arg) {
   const char **matrix = user;
@@ -166,18 +211,37 @@ static int info_positional(void *user, const char *arg) {
 
 int cmd_info(int argc, char **argv) {
   const char *matrix = NULL;
-  int json = 0;
+  int json = 0, plan = 0, tune = 0;
+  const char *precision = NULL;
+  smv_precision prec = SMV_F64;
   if (cli_wants_help(argc, argv)) {
     info_help(stdout);
     return CLI_OK;
   }
-  const cli_opt opts[] = {{.name = "--json", .flag = &json}, {0}};
+  const cli_opt opts[] = {
+      {.name = "--json", .flag = &json},
+      {.name = "--plan", .flag = &plan},
+      {.name = "--tune", .flag = &tune},
+      {.name = "--precision", .need = "a value", .str = &precision},
+      {0}};
   int rc = cli_parse("info", argc, argv, opts, info_positional, &matrix);
   if (rc != CLI_OK)
     return rc;
+  static const char *const precisions[] = {"f64", "f32", NULL};
+  if (precision) {
+    int k = cli_pick(precision, precisions);
+    if (k < 0)
+      return cli_usage("info", "--precision: want f64 or f32, got '%s'",
+                       precision);
+    prec = k == 0 ? SMV_F64 : SMV_F32;
+  }
   if (!matrix)
     return cli_usage("info", "missing MATRIX (a .mtx file or a spec such as "
                              "lap2d:100)");
+  if (tune && !plan)
+    return cli_usage("info", "--tune goes with --plan");
+  if (json && plan)
+    return cli_usage("info", "--plan prints text; not with --json");
   struct stat sb;
   const char *source = stat(matrix, &sb) == 0 ? "file" : "generator";
   smv_csr *A = NULL;
@@ -194,7 +258,10 @@ int cmd_info(int argc, char **argv) {
     print_json(matrix, source, A, &s);
   else
     print_table(matrix, source, A, &s);
+  rc = plan ? print_plan(matrix, A, prec, tune) : CLI_OK;
   smv_csr_free(A);
+  if (rc != CLI_OK)
+    return rc;
   if (fflush(stdout) != 0 || ferror(stdout)) {
     cli_error("writing the output failed");
     return CLI_ERR;

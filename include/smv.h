@@ -208,6 +208,20 @@ smv_status smv_mm_write_vector_file(FILE *f, const double *v, int64_t n,
  * generator name SMV_ERR_NOT_FOUND, sizes beyond int32 SMV_ERR_OVERFLOW;
  * err says what was expected. */
 smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err);
+/* The permutations a spec's perm=rand applies: row_perm[i] is the new
+ * index of old row i (rows entries), col_perm[j] that of old column j
+ * (cols entries; equal to row_perm for a square matrix, so the generated
+ * B = P A P^T maps x to P x and y to P y). The identity when the spec has
+ * no perm=rand. Either array may be NULL; sizes are the generated
+ * matrix's. Same errors as smv_generate. */
+smv_status smv_generate_perm(const char *spec, smv_index *row_perm,
+                             smv_index *col_perm, smv_error *err);
+/* A spec's shape without generating it: rows, cols and nnz (each pointer
+ * may be NULL). *exact is 1 when nnz is exact, 0 when it is an upper bound
+ * (rmat: duplicates and loops are only known after drawing). Same errors
+ * as smv_generate. */
+smv_status smv_generate_shape(const char *spec, int64_t *rows, int64_t *cols,
+                              int64_t *nnz, int *exact, smv_error *err);
 /* Multi-line help text describing the grammar (static string). */
 const char *smv_generate_help(void);
 /* 1 if `s` looks like a generator spec (known name followed by ':'). */
@@ -336,10 +350,66 @@ smv_status smv_context_set_block_size(smv_context *ctx, int block);
 smv_status smv_device_props_get(smv_context *ctx, smv_device_props *p);
 
 /* Analysis phase: upload a host CSR once (checked with smv_csr_check),
- * compute the per-matrix statistics and whatever preprocessing the rungs
- * need (cuSPARSE descriptors, buffers and preprocess). */
+ * compute the per-matrix statistics, choose AUTO's rung by the heuristic
+ * (the plan) and run the set-up that rung and our own rungs need. It
+ * prepares cuSPARSE (rungs 7 and 8: descriptor, buffer, preprocess) only
+ * for an algorithm AUTO chose; the other is prepared on its first call
+ * (see smv_spmv), or at analysis with SMV_MATRIX_CUSPARSE. */
 smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
                              smv_precision prec, smv_matrix **dA);
+
+/* Options of smv_matrix_create_ex (flags are OR-ed). */
+#define SMV_MATRIX_CUSPARSE                                                    \
+  1u                       /* prepare cuSPARSE ALG1 and ALG2 at analysis       \
+                            */
+#define SMV_MATRIX_TUNE 2u /* plan by measurement: smv_matrix_tune     */
+typedef struct {
+  unsigned flags;
+  int tune_runs; /* timed runs per candidate (0 = default 10)       */
+} smv_matrix_options;
+
+/* smv_matrix_create with options (opt NULL = smv_matrix_create). */
+smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
+                                smv_precision prec,
+                                const smv_matrix_options *opt, smv_matrix **dA);
+
+/* Plan by measurement, like an autotuner: time every candidate (each rung
+ * with a kernel of ours except the documented losers 2, 3, 4 and 6, plus
+ * cuSPARSE ALG1 and ALG2) on scratch vectors (x random, alpha 1, beta 0),
+ * 2 warm-up runs then `runs` timed ones (0 = 10) each, CUDA events, and
+ * make the fastest median the matrix's AUTO rung. cuSPARSE state made for
+ * the measurement is released again unless the winner needs it or the
+ * matrix was created with SMV_MATRIX_CUSPARSE. Synchronises; must not be
+ * called inside a stream capture (SMV_ERR_UNSUPPORTED). */
+smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *dA, int runs);
+
+/* The matrix's plan and analysis record. Times are host wall-clock
+ * milliseconds of each synchronised step of the analysis. */
+typedef struct {
+  smv_alg alg;      /* what SMV_ALG_AUTO runs on this matrix            */
+  int measured;     /* 1: chosen by smv_matrix_tune, 0: by the heuristic */
+  char reason[320]; /* why: the statistics that decided, or the timings  */
+  int ncandidates;  /* measured candidates (0 unless measured)          */
+  struct {
+    smv_alg alg;
+    double ms; /* median of the timed runs; < 0 if the rung failed       */
+  } candidates[SMV_ALG_COUNT];
+  double upload_ms;         /* allocate and copy the CSR arrays        */
+  double stats_ms;          /* statistics from the host CSR            */
+  double plan_ms;           /* the heuristic's choice                  */
+  double prep_ms;           /* our rungs' set-up (rung 9's chunk list) */
+  double tune_ms;           /* smv_matrix_tune (0 if never called)     */
+  double cusparse_ms[2];    /* ALG1, ALG2: cusparseSpMV_bufferSize,
+                               buffer allocation and cusparseSpMV_
+                               preprocess (0: not prepared)            */
+  size_t cusparse_bytes[2]; /* their buffers held now (0: none)        */
+  size_t device_bytes;      /* everything the matrix holds on the GPU  */
+} smv_matrix_plan_info;
+
+smv_status smv_matrix_plan(const smv_matrix *dA, smv_matrix_plan_info *p);
+/* Device memory the matrix holds: CSR arrays, cuSPARSE buffers prepared so
+ * far, rung set-up (0 for NULL). */
+size_t smv_matrix_device_bytes(const smv_matrix *dA);
 void smv_matrix_free(smv_matrix *dA);
 smv_precision smv_matrix_precision(const smv_matrix *dA);
 void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
@@ -349,6 +419,13 @@ void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
  * for SMV_F32, matching the matrix). Asynchronous on the context's stream;
  * no allocation, no host synchronisation: it may be captured in a CUDA
  * graph. alpha and beta are rounded to float for SMV_F32.
+ *
+ * One exception: the first call of a cuSPARSE rung (7 or 8) that analysis
+ * did not prepare (not AUTO's choice, no SMV_MATRIX_CUSPARSE) prepares it
+ * then (allocates its buffer, runs cusparseSpMV_preprocess, synchronises).
+ * Inside a stream capture that call fails with SMV_ERR_UNSUPPORTED and a
+ * message saying so, allocating nothing: create the matrix with
+ * SMV_MATRIX_CUSPARSE, or call the rung once before capturing.
  *
  * The matrix is not const: some rungs write to it. Sharing one matrix:
  *   - rungs 1-6 only read it: any number of contexts, threads and streams

@@ -40,11 +40,15 @@ typedef enum {
   G_DENSEROW,
   G_DIAG,
   G_EMPTY,
+  G_STENCIL27,
+  G_ELASTIC3D,
+  G_RMAT,
   G_COUNT
 } gkind;
 
 #define OPT_COLS 1u
 #define OPT_SEED 2u
+#define OPT_PERM 4u /* every kind: perm=rand|none */
 
 static const struct {
   const char *name;
@@ -52,19 +56,41 @@ static const struct {
   const char *usage; /* the full form, for error messages */
   unsigned opts;     /* OPT_* accepted */
 } kinds[G_COUNT] = {
-    [G_LAP2D] = {"lap2d", 1, "lap2d:N", 0},
-    [G_LAP3D] = {"lap3d", 1, "lap3d:N", 0},
-    [G_RAND] = {"rand", 2, "rand:ROWS:K[,cols=C][,seed=S]",
-                OPT_COLS | OPT_SEED},
-    [G_PLAW] = {"plaw", 2, "plaw:ROWS:AVG[,cols=C][,seed=S]",
-                OPT_COLS | OPT_SEED},
-    [G_BAND] = {"band", 2, "band:ROWS:W[,cols=C][,seed=S]",
-                OPT_COLS | OPT_SEED},
-    [G_DENSEROW] = {"denserow", 2, "denserow:ROWS:K[,cols=C][,seed=S]",
-                    OPT_COLS | OPT_SEED},
-    [G_DIAG] = {"diag", 1, "diag:N[,cols=C][,seed=S]", OPT_COLS | OPT_SEED},
-    [G_EMPTY] = {"empty", 2, "empty:ROWS:COLS", 0},
+    [G_LAP2D] = {"lap2d", 1, "lap2d:N[,perm=rand[,seed=S]]",
+                 OPT_PERM | OPT_SEED},
+    [G_LAP3D] = {"lap3d", 1, "lap3d:N[,perm=rand[,seed=S]]",
+                 OPT_PERM | OPT_SEED},
+    [G_RAND] = {"rand", 2, "rand:ROWS:K[,cols=C][,seed=S][,perm=rand]",
+                OPT_COLS | OPT_SEED | OPT_PERM},
+    [G_PLAW] = {"plaw", 2, "plaw:ROWS:AVG[,cols=C][,seed=S][,perm=rand]",
+                OPT_COLS | OPT_SEED | OPT_PERM},
+    [G_BAND] = {"band", 2, "band:ROWS:W[,cols=C][,seed=S][,perm=rand]",
+                OPT_COLS | OPT_SEED | OPT_PERM},
+    [G_DENSEROW] = {"denserow", 2,
+                    "denserow:ROWS:K[,cols=C][,seed=S][,perm=rand]",
+                    OPT_COLS | OPT_SEED | OPT_PERM},
+    [G_DIAG] = {"diag", 1, "diag:N[,cols=C][,seed=S][,perm=rand]",
+                OPT_COLS | OPT_SEED | OPT_PERM},
+    [G_EMPTY] = {"empty", 2, "empty:ROWS:COLS[,perm=rand[,seed=S]]",
+                 OPT_PERM | OPT_SEED},
+    [G_STENCIL27] = {"stencil27", 1, "stencil27:N[,perm=rand[,seed=S]]",
+                     OPT_PERM | OPT_SEED},
+    [G_ELASTIC3D] = {"elastic3d", 1, "elastic3d:N[,perm=rand[,seed=S]]",
+                     OPT_PERM | OPT_SEED},
+    [G_RMAT] = {"rmat", 2, "rmat:SCALE:EDGEFACTOR[,seed=S][,perm=rand]",
+                OPT_SEED | OPT_PERM},
 };
+
+/* Kinds whose matrix does not depend on the seed: there seed= only picks
+ * perm=rand's permutation, so it is refused without it. */
+static int seedless(int k) {
+  return k == G_LAP2D || k == G_LAP3D || k == G_EMPTY || k == G_STENCIL27 ||
+         k == G_ELASTIC3D;
+}
+
+#define KNOWN_KINDS                                                            \
+  "lap2d, lap3d, stencil27, elastic3d, rand, plaw, band, denserow, diag, "     \
+  "empty, rmat"
 
 static const char help_text[] =
     "Generator specs: NAME:ARG[:ARG][,OPTION=VALUE]...  (decimal integers)\n"
@@ -87,12 +113,33 @@ static const char help_text[] =
     "is full\n"
     "  diag:N            N x N diagonal\n"
     "  empty:ROWS:COLS   ROWS x COLS with no entries (nnz = 0)\n"
+    "  stencil27:N       27-point stencil of an N x N x N grid (HPCG): N^3 "
+    "rows,\n"
+    "                    26 on the diagonal, -1 for each neighbour "
+    "(nnz (3N-2)^3)\n"
+    "  elastic3d:N       3-D elasticity-like: N^3 nodes x 3 unknowns, a 3x3 "
+    "block\n"
+    "                    per 27-point neighbour (81 per interior row; nnz\n"
+    "                    9(3N-2)^3); symmetric, diagonally dominant, SPD\n"
+    "  rmat:SCALE:EF     Graph500 Kronecker graph (a,b,c,d = "
+    ".57,.19,.19,.05):\n"
+    "                    2^SCALE vertices, EF*2^SCALE edges stored both "
+    "ways,\n"
+    "                    self loops dropped, duplicates merged (nnz <=\n"
+    "                    2*EF*2^SCALE); Kronecker labels unless perm=rand\n"
     "Options (after commas, in any order):\n"
     "  cols=C            number of columns (rand, plaw, band, denserow, "
     "diag;\n"
     "                    default: ROWS, square)\n"
-    "  seed=S            random stream, 0..2^64-1 (same kinds; default 1)\n"
-    "Values: the Laplacians carry their stencil; every other kind draws "
+    "  seed=S            random stream, 0..2^64-1 (default 1); on lap2d, "
+    "lap3d,\n"
+    "                    stencil27, elastic3d and empty only with perm=rand\n"
+    "  perm=rand         every kind: relabel at random, B = P A P^T (rows "
+    "and\n"
+    "                    columns independently if not square); "
+    "perm=none: as is\n"
+    "Values: the Laplacians and stencils carry their stencil; every other "
+    "kind draws "
     "each\n"
     "value uniformly from [-1.5,-0.5) U [0.5,1.5) (never zero).\n"
     "Columns are sorted and distinct in every row. The same spec gives the "
@@ -102,7 +149,9 @@ static const char help_text[] =
     "(int32\n"
     "offsets); larger sizes are refused with SMV_ERR_OVERFLOW.\n"
     "Examples: lap3d:160  rand:2000000:16  plaw:2000000:16  "
-    "rand:1000:8,cols=200,seed=7\n";
+    "rand:1000:8,cols=200,seed=7\n"
+    "          stencil27:100  elastic3d:60  rmat:22:16  "
+    "lap3d:160,perm=rand\n";
 
 const char *smv_generate_help(void) { return help_text; }
 
@@ -153,7 +202,8 @@ typedef struct {
   uint64_t seed;
   int64_t n;         /* grid side (lap2d, lap3d) */
   int64_t dense_row; /* denserow */
-  int64_t nnz;       /* known before allocation */
+  int64_t nnz;       /* known before allocation (rmat: an upper bound) */
+  int perm;          /* perm=rand: P A P^T (see permute below) */
 } gspec;
 
 static smv_status spec_error(smv_error *err, smv_status st, const char *spec,
@@ -238,6 +288,56 @@ static int64_t band_nnz(int64_t rows, int64_t w, int64_t cols) {
   return hi_sum - lo_sum + m;
 }
 
+/* Shapes and nnz of the kinds added for the issue-8 suite (int64: every
+ * product stays below 2^62).
+ *   stencil27:N  27-point stencil: along each axis a node has itself and
+ *                up to two neighbours, 3N-2 (i, i') pairs with |i-i'| <= 1
+ *                per axis, so nnz = (3N-2)^3 exactly.
+ *   elastic3d:N  the same node graph with a 3x3 block per pair:
+ *                rows 3N^3, nnz = 9 (3N-2)^3.
+ *   rmat:S:E     2^S vertices, E 2^S generated edges, each stored both
+ *                ways: nnz <= 2 E 2^S (self loops and duplicates dropped),
+ *                and the bound must fit int32 before anything is drawn. */
+static smv_status parse_new_shapes(const char *spec, gspec *g, smv_error *err) {
+  const gkind k = g->kind;
+  const int64_t a = g->arg[0], b = g->arg[1];
+  if (k == G_RMAT) {
+    if (a < 1 || a > 30)
+      return spec_error(err, a > 30 ? SMV_ERR_OVERFLOW : SMV_ERR_PARSE, spec, k,
+                        "SCALE must be 1..30 (2^SCALE vertices within the "
+                        "int32 index limit), got %lld",
+                        (long long)a);
+    if (b < 1)
+      return spec_error(err, SMV_ERR_PARSE, spec, k,
+                        "EDGEFACTOR must be at least 1");
+    g->rows = g->cols = (int64_t)1 << a;
+    g->nnz = 2 * b * g->rows; /* the bound; the exact count comes later */
+  } else {
+    if (a < 1)
+      return spec_error(err, SMV_ERR_PARSE, spec, k, "N must be at least 1");
+    if (a > 1290)
+      return spec_error(err, SMV_ERR_OVERFLOW, spec, k,
+                        "N = %lld gives N^3 grid nodes, beyond the int32 "
+                        "index limit %d",
+                        (long long)a, SMV_INDEX_MAX);
+    const int64_t line = 3 * a - 2;
+    g->n = a;
+    g->rows = g->cols = (k == G_ELASTIC3D ? 3 : 1) * a * a * a;
+    g->nnz = (k == G_ELASTIC3D ? 9 : 1) * line * line * line;
+    if (g->rows > (int64_t)SMV_INDEX_MAX)
+      return spec_error(err, SMV_ERR_OVERFLOW, spec, k,
+                        "N = %lld gives %lld rows, beyond the int32 index "
+                        "limit %d",
+                        (long long)a, (long long)g->rows, SMV_INDEX_MAX);
+  }
+  if (g->nnz > (int64_t)SMV_OFFSET_MAX)
+    return spec_error(
+        err, SMV_ERR_OVERFLOW, spec, k,
+        "%lld entries%s exceed the int32 offset limit %d", (long long)g->nnz,
+        k == G_RMAT ? " (2 EDGEFACTOR 2^SCALE)" : "", SMV_OFFSET_MAX);
+  return SMV_OK;
+}
+
 /* NAME before the first colon: g->kind. */
 static smv_status parse_name(const char *spec, gspec *g, smv_error *err) {
   const char *colon = strchr(spec, ':');
@@ -245,15 +345,14 @@ static smv_status parse_name(const char *spec, gspec *g, smv_error *err) {
   if (!colon || (size_t)(colon - spec) > comma_at) {
     size_t nl = colon ? (size_t)(colon - spec) : comma_at;
     return spec_error(err, SMV_ERR_PARSE, spec, G_COUNT,
-                      "expected NAME:ARGS with NAME one of lap2d, lap3d, "
-                      "rand, plaw, band, denserow, diag, empty (got '%.*s')",
+                      "expected NAME:ARGS with NAME one of " KNOWN_KINDS
+                      " (got '%.*s')",
                       (int)(nl > 60 ? 60 : nl), spec);
   }
   gkind k = kind_lookup(spec, (size_t)(colon - spec));
   if (k == G_COUNT)
     return spec_error(err, SMV_ERR_NOT_FOUND, spec, G_COUNT,
-                      "unknown generator '%.*s' (known: lap2d, lap3d, rand, "
-                      "plaw, band, denserow, diag, empty)",
+                      "unknown generator '%.*s' (known: " KNOWN_KINDS ")",
                       (int)((colon - spec) > 60 ? 60 : colon - spec), spec);
   g->kind = k;
   return SMV_OK;
@@ -267,10 +366,17 @@ static smv_status parse_args(const char *spec, const char *end, gspec *g,
   const char *p = strchr(spec, ':') + 1;
   int nargs = 0;
   static const char *const arg_names[G_COUNT][2] = {
-      [G_LAP2D] = {"N", NULL},  [G_LAP3D] = {"N", NULL},
-      [G_RAND] = {"ROWS", "K"}, [G_PLAW] = {"ROWS", "AVG"},
-      [G_BAND] = {"ROWS", "W"}, [G_DENSEROW] = {"ROWS", "K"},
-      [G_DIAG] = {"N", NULL},   [G_EMPTY] = {"ROWS", "COLS"},
+      [G_LAP2D] = {"N", NULL},
+      [G_LAP3D] = {"N", NULL},
+      [G_RAND] = {"ROWS", "K"},
+      [G_PLAW] = {"ROWS", "AVG"},
+      [G_BAND] = {"ROWS", "W"},
+      [G_DENSEROW] = {"ROWS", "K"},
+      [G_DIAG] = {"N", NULL},
+      [G_EMPTY] = {"ROWS", "COLS"},
+      [G_STENCIL27] = {"N", NULL},
+      [G_ELASTIC3D] = {"N", NULL},
+      [G_RMAT] = {"SCALE", "EDGEFACTOR"},
   };
   for (;;) {
     const char *q = p;
@@ -309,7 +415,7 @@ static smv_status parse_args(const char *spec, const char *end, gspec *g,
 static smv_status parse_options(const char *spec, const char *end, gspec *g,
                                 int64_t *cols_opt, smv_error *err) {
   const gkind k = g->kind;
-  int have_cols = 0, have_seed = 0;
+  int have_cols = 0, have_seed = 0, have_perm = 0;
   const char *p = end;
   while (*p == ',') {
     const char *key = p + 1;
@@ -342,16 +448,30 @@ static smv_status parse_options(const char *spec, const char *end, gspec *g,
                           "seed must be a decimal integer 0..2^64-1, got "
                           "'%.*s'",
                           (int)(vlen > 40 ? 40 : vlen), eq + 1);
+    } else if (klen == 4 && memcmp(key, "perm", 4) == 0 &&
+               (kinds[k].opts & OPT_PERM)) {
+      if (have_perm++)
+        return spec_error(err, SMV_ERR_PARSE, spec, k, "perm= given twice");
+      if (vlen == 4 && memcmp(eq + 1, "rand", 4) == 0)
+        g->perm = 1;
+      else if (!(vlen == 4 && memcmp(eq + 1, "none", 4) == 0))
+        return spec_error(err, SMV_ERR_PARSE, spec, k,
+                          "perm must be rand or none, got '%.*s'",
+                          (int)(vlen > 40 ? 40 : vlen), eq + 1);
     } else {
       return spec_error(err, SMV_ERR_PARSE, spec, k,
                         "unknown option '%.*s' for %s (it takes %s)",
                         (int)(klen > 40 ? 40 : klen), key, kinds[k].name,
-                        kinds[k].opts == 0          ? "no options"
-                        : kinds[k].opts == OPT_SEED ? "seed="
-                                                    : "cols= and seed=");
+                        (kinds[k].opts & OPT_COLS) ? "cols=, seed= and perm="
+                                                   : "perm= and seed=");
     }
     p = q;
   }
+  if (have_seed && seedless(k) && !g->perm)
+    return spec_error(err, SMV_ERR_PARSE, spec, k,
+                      "seed= on %s only chooses the permutation: give "
+                      "perm=rand too",
+                      kinds[k].name);
 
   return SMV_OK;
 }
@@ -419,6 +539,10 @@ static smv_status spec_shape(const char *spec, gspec *g, int64_t cols_opt,
     g->cols = b;
     g->nnz = 0;
     break;
+  case G_STENCIL27:
+  case G_ELASTIC3D:
+  case G_RMAT:
+    return parse_new_shapes(spec, g, err);
   case G_COUNT:
     break;
   }
@@ -505,8 +629,77 @@ static void plaw_lengths(const gspec *g, smv_offset *len) {
     }
 }
 
+/* Nodes of the 27-point neighbourhood of grid node `node` (N^3 grid)
+ * that lie inside the grid: the product over the axes of 1 + (has a lower
+ * neighbour) + (has an upper one). */
+static int64_t nbhd27_len(int64_t n, int64_t node) {
+  int64_t len = 1;
+  for (int d = 0; d < 3; d++, node /= n) {
+    int64_t x = node % n;
+    len *= 1 + (x > 0) + (x < n - 1);
+  }
+  return len;
+}
+
+/* elastic3d's 3x3 block coupling grid nodes `d` apart (d in {-1,0,1}^3,
+ * m = |d|_1 > 0 nonzero components), entry (r, s):
+ *   -(1 + d_r^2 / (2m))          on the block diagonal (r == s),
+ *   -(1/10 + d_r d_s / (2m))     off it,
+ * a shifted "I + d d^T / |d|^2" like an isotropic stiffness: symmetric and
+ * even in d, so A(i,j) = A(j,i); never zero (|d_r d_s / (2m)| is 0, 1/4 or
+ * 1/6). The node's own block is 40 on its diagonal and 1/2 off it: the 26
+ * neighbours' absolute row sums are at most 37.8, plus 1 within the node,
+ * so every row is strictly diagonally dominant with a positive diagonal,
+ * and the symmetric matrix is positive definite. */
+static double elastic_entry(const int d[3], int r, int s) {
+  const int m = (d[0] != 0) + (d[1] != 0) + (d[2] != 0);
+  if (m == 0)
+    return r == s ? 40.0 : 0.5;
+  const double dd = (double)(d[r] * d[s]) / (double)(2 * m);
+  return r == s ? -(1.0 + dd) : -(0.1 + dd);
+}
+
+/* Row i of stencil27 (26 on the diagonal, -1 for each of the up to 26
+ * neighbours) or elastic3d (row 3*node + r). Neighbours are visited z,
+ * then y, then x ascending, so columns come out sorted. */
+static void stencil_fill(const gspec *g, int64_t i, smv_index *c, double *v) {
+  const int64_t n = g->n, nn = n * n;
+  const int el = g->kind == G_ELASTIC3D;
+  const int64_t node = el ? i / 3 : i;
+  const int r = el ? (int)(i % 3) : 0;
+  const int64_t x = node % n, y = (node / n) % n, z = node / nn;
+  int64_t k = 0;
+  for (int dz = -1; dz <= 1; dz++) {
+    if (z + dz < 0 || z + dz >= n)
+      continue;
+    for (int dy = -1; dy <= 1; dy++) {
+      if (y + dy < 0 || y + dy >= n)
+        continue;
+      for (int dx = -1; dx <= 1; dx++) {
+        if (x + dx < 0 || x + dx >= n)
+          continue;
+        const int64_t nb = node + dz * nn + dy * n + dx;
+        if (!el) {
+          c[k] = (smv_index)nb;
+          v[k++] = nb == node ? 26.0 : -1.0;
+          continue;
+        }
+        const int d[3] = {dx, dy, dz};
+        for (int s = 0; s < 3; s++) {
+          c[k] = (smv_index)(3 * nb + s);
+          v[k++] = elastic_entry(d, r, s);
+        }
+      }
+    }
+  }
+}
+
 static int64_t row_len(const gspec *g, int64_t i) {
   switch (g->kind) {
+  case G_STENCIL27:
+    return nbhd27_len(g->n, i);
+  case G_ELASTIC3D:
+    return 3 * nbhd27_len(g->n, i / 3);
   case G_LAP2D:
   case G_LAP3D:
     return lap_len(g, i);
@@ -596,6 +789,10 @@ static void fill_row(const gspec *g, int64_t i, smv_index *c, double *v,
                  (uint64_t)i)};
   int64_t k = 0;
   switch (g->kind) {
+  case G_STENCIL27:
+  case G_ELASTIC3D:
+    stencil_fill(g, i, c, v);
+    return;
   case G_LAP2D:
   case G_LAP3D: {
     const int64_t n = g->n, nn = n * n;
@@ -641,19 +838,23 @@ static void fill_row(const gspec *g, int64_t i, smv_index *c, double *v,
 /* ---- driver --------------------------------------------------------------
  */
 
-smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err) {
-  smv_err_clear(err);
-  if (A)
-    *A = NULL;
-  if (!spec || !A)
-    return smv_err_set(err, SMV_ERR_ARG, NULL, 0,
-                       "smv_generate: NULL spec or result pointer");
-  gspec g;
-  smv_status st = parse_spec(spec, &g, err);
-  if (st != SMV_OK)
-    return st;
+/* A finished generated matrix: sorted rows, real general coordinate. */
+static smv_status generated(smv_csr *m, smv_csr **A) {
+  m->sorted = 1;
+  m->field = SMV_FIELD_REAL;
+  m->symmetry = SMV_SYM_GENERAL;
+  m->format = SMV_FORMAT_COORDINATE;
+  *A = m;
+  return SMV_OK;
+}
+
+/* Every kind but rmat: row lengths, prefix sum, rows filled in parallel. */
+static smv_status generate_rows(const gspec *gp, const char *spec, smv_csr **A,
+                                smv_error *err) {
+  const gspec g = *gp;
   smv_csr *m;
-  st = smv_csr_create((smv_index)g.rows, (smv_index)g.cols, g.nnz, &m);
+  smv_status st =
+      smv_csr_create((smv_index)g.rows, (smv_index)g.cols, g.nnz, &m);
   if (st != SMV_OK)
     return smv_err_set(err, st, NULL, 0,
                        "generator spec '%.120s': cannot allocate %lld x %lld "
@@ -721,10 +922,367 @@ smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err) {
                        "scratch",
                        spec);
   }
-  m->sorted = 1;
-  m->field = SMV_FIELD_REAL;
-  m->symmetry = SMV_SYM_GENERAL;
-  m->format = SMV_FORMAT_COORDINATE;
+  return generated(m, A);
+}
+
+/* ---- rmat: Graph500's Kronecker generator --------------------------------
+ *
+ * Edge e (0 <= e < E 2^S) draws its own splitmix64 stream from (seed, e)
+ * and descends S levels of the 2x2 initiator: at each level a 32-bit draw
+ * u picks the quadrant (0,0) if u < a, (0,1) if u < a+b, (1,0) if
+ * u < a+b+c, else (1,1), with Graph500's a = 0.57, b = c = 0.19,
+ * d = 0.05 as integer thresholds of 2^32 (exact, so every machine agrees).
+ * Graph500's reference also perturbs the probabilities per level ("noise");
+ * we do not. The graph is undirected like Graph500's kernel 1 builds it:
+ * edge (u, v) stores (u, v) and (v, u); self loops are dropped; duplicate
+ * edges are merged into one entry, whose value is a function of the
+ * unordered pair (and the seed), so the matrix is exactly symmetric.
+ * Vertices keep their Kronecker labels (hubs at small indices: much more
+ * locality than Graph500's graph); perm=rand relabels them at random, as
+ * Graph500 does.
+ *
+ * Two passes over the regenerated edges (count the degrees, then place
+ * each endpoint at an atomically claimed slot of its row), then every row
+ * is sorted and deduplicated. The slots' order depends on the threads, the
+ * sorted and merged rows do not. Scratch: the undeduplicated columns (4
+ * bytes per stored endpoint) and two int32 arrays of 2^S. */
+#define RMAT_A 2448131359u   /* floor(0.57 * 2^32) */
+#define RMAT_AB 3264175145u  /* floor(0.76 * 2^32) */
+#define RMAT_ABC 4080218931u /* floor(0.95 * 2^32) */
+
+static void rmat_edge(uint64_t base, int scale, int64_t e, int64_t *u,
+                      int64_t *v) {
+  rng r = {mix64(base + (uint64_t)e)};
+  int64_t uu = 0, vv = 0;
+  uint64_t bits = 0;
+  for (int l = 0; l < scale; l++) {
+    if (l % 2 == 0)
+      bits = rng_next(&r);
+    uint32_t x = (uint32_t)(l % 2 == 0 ? bits >> 32 : bits);
+    int ub = x >= RMAT_AB, vb = (x >= RMAT_A && x < RMAT_AB) || x >= RMAT_ABC;
+    uu = uu << 1 | ub;
+    vv = vv << 1 | vb;
+  }
+  *u = uu;
+  *v = vv;
+}
+
+static double pair_value(uint64_t seed, int64_t i, int64_t j) {
+  int64_t lo = i < j ? i : j, hi = i < j ? j : i;
+  rng r = {mix64(seed ^ 0x726d61742d76616cull) ^
+           mix64((uint64_t)lo << 32 | (uint64_t)hi)};
+  return rng_value(&r);
+}
+
+/* Sort n distinct non-negative keys in place, carrying vals along (vals
+ * may be NULL): insertion sort for short rows, else LSD radix sort by
+ * bytes through ktmp/vtmp (n entries each), skipping the bytes every key
+ * shares (hub rows of a scale-24 graph hold ~10^5 entries). */
+static void sort_keys(smv_index *keys, double *vals, int64_t n, smv_index *ktmp,
+                      double *vtmp) {
+  if (n <= 32) {
+    for (int64_t i = 1; i < n; i++) {
+      smv_index k = keys[i];
+      double v = vals ? vals[i] : 0.0;
+      int64_t j = i;
+      for (; j > 0 && keys[j - 1] > k; j--) {
+        keys[j] = keys[j - 1];
+        if (vals)
+          vals[j] = vals[j - 1];
+      }
+      keys[j] = k;
+      if (vals)
+        vals[j] = v;
+    }
+    return;
+  }
+  smv_index *ks = keys, *kd = ktmp;
+  double *vs = vals, *vd = vtmp;
+  for (int shift = 0; shift < 32; shift += 8) {
+    int64_t count[257] = {0};
+    for (int64_t i = 0; i < n; i++)
+      count[((uint32_t)ks[i] >> shift & 0xff) + 1]++;
+    if (count[((uint32_t)ks[0] >> shift & 0xff) + 1] == n)
+      continue; /* one bucket: this byte is the same everywhere */
+    for (int d = 0; d < 256; d++)
+      count[d + 1] += count[d];
+    for (int64_t i = 0; i < n; i++) {
+      int64_t o = count[(uint32_t)ks[i] >> shift & 0xff]++;
+      kd[o] = ks[i];
+      if (vals)
+        vd[o] = vs[i];
+    }
+    smv_index *kt = ks;
+    ks = kd;
+    kd = kt;
+    double *vt = vs;
+    vs = vd;
+    vd = vt;
+  }
+  if (ks != keys) {
+    memcpy(keys, ks, (size_t)n * sizeof *keys);
+    if (vals)
+      memcpy(vals, vs, (size_t)n * sizeof *vals);
+  }
+}
+
+static smv_status rmat_build(const gspec *g, const char *spec, smv_csr **A,
+                             smv_error *err) {
+  const int scale = (int)g->arg[0];
+  const int64_t n = g->rows, edges = g->arg[1] * n;
+  const uint64_t base = mix64(g->seed + (uint64_t)G_RMAT * 0x100000001b3ull);
+  smv_offset *start = calloc((size_t)n + 1, sizeof *start);
+  smv_offset *fill = malloc((size_t)n * sizeof *fill);
+  smv_index *tmp = NULL;
+  smv_csr *m = NULL;
+  smv_status st = SMV_OK;
+  if (!start || !fill)
+    goto nomem;
+#pragma omp parallel for schedule(static)
+  for (int64_t e = 0; e < edges; e++) {
+    int64_t u, v;
+    rmat_edge(base, scale, e, &u, &v);
+    if (u == v)
+      continue;
+#pragma omp atomic
+    start[u + 1]++;
+#pragma omp atomic
+    start[v + 1]++;
+  }
+  for (int64_t i = 0; i < n; i++)
+    start[i + 1] += start[i];
+  tmp = malloc((size_t)(start[n] > 0 ? start[n] : 1) * sizeof *tmp);
+  if (!tmp)
+    goto nomem;
+  memcpy(fill, start, (size_t)n * sizeof *fill);
+#pragma omp parallel for schedule(static)
+  for (int64_t e = 0; e < edges; e++) {
+    int64_t u, v;
+    rmat_edge(base, scale, e, &u, &v);
+    if (u == v)
+      continue;
+    smv_offset su, sv;
+#pragma omp atomic capture
+    su = fill[u]++;
+#pragma omp atomic capture
+    sv = fill[v]++;
+    tmp[su] = (smv_index)v;
+    tmp[sv] = (smv_index)u;
+  }
+  /* Sort and merge each row in place; its distinct count goes to fill.
+   * The radix scratch (the longest row) is one per thread. */
+  int64_t max_len = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (start[i + 1] - start[i] > max_len)
+      max_len = start[i + 1] - start[i];
+  int nomem = 0;
+#pragma omp parallel reduction(| : nomem)
+  {
+    smv_index *scr = malloc((size_t)(max_len + 1) * sizeof *scr);
+    nomem = !scr;
+#pragma omp for schedule(dynamic, 1024)
+    for (int64_t i = 0; i < n; i++) {
+      smv_index *c = tmp + start[i];
+      int64_t len = start[i + 1] - start[i], k = 0;
+      if (!scr) {
+        fill[i] = 0;
+        continue;
+      }
+      sort_keys(c, NULL, len, scr, NULL);
+      for (int64_t j = 0; j < len; j++)
+        if (k == 0 || c[k - 1] != c[j])
+          c[k++] = c[j];
+      fill[i] = (smv_offset)k;
+    }
+    free(scr);
+  }
+  if (nomem)
+    goto nomem;
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < n; i++)
+    nnz += fill[i];
+  st = smv_csr_create((smv_index)n, (smv_index)n, nnz, &m);
+  if (st != SMV_OK)
+    goto nomem;
+  for (int64_t i = 0; i < n; i++)
+    m->row_ptr[i + 1] = m->row_ptr[i] + fill[i];
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (int64_t i = 0; i < n; i++) {
+    const smv_index *c = tmp + start[i];
+    for (int64_t k = 0, o = m->row_ptr[i]; k < fill[i]; k++, o++) {
+      m->col_idx[o] = c[k];
+      m->values[o] = pair_value(g->seed, i, c[k]);
+    }
+  }
+  free(start);
+  free(fill);
+  free(tmp);
+  return generated(m, A);
+nomem:
+  free(start);
+  free(fill);
+  free(tmp);
+  return smv_err_set(err, SMV_ERR_NOMEM, NULL, 0,
+                     "generator spec '%.120s': out of memory for %lld "
+                     "vertices and %lld edges",
+                     spec, (long long)n, (long long)edges);
+}
+
+/* ---- perm=rand: B = P A Q^T ----------------------------------------------
+ *
+ * p maps old row i to new row p[i], q old column j to new column q[j]:
+ * B(p[i], q[j]) = A(i, j). Square matrices use q = p (a symmetric
+ * permutation: B = P A P^T keeps the diagonal on the diagonal and a
+ * symmetric matrix symmetric; y = A x becomes (P y) = B (P x)). A
+ * rectangular matrix gets independent row and column permutations. Both
+ * are Fisher-Yates shuffles of the identity driven by their own streams of
+ * the spec's seed (serial: 2^31 steps at most, a few ns each). */
+static void random_perm(uint64_t seed, uint64_t tag, int64_t n, smv_index *p) {
+  rng r = {mix64(seed ^ tag)};
+  for (int64_t i = 0; i < n; i++)
+    p[i] = (smv_index)i;
+  for (int64_t i = n - 1; i > 0; i--) {
+    int64_t j = rng_below(&r, i + 1);
+    smv_index t = p[i];
+    p[i] = p[j];
+    p[j] = t;
+  }
+}
+
+#define PERM_ROWS 0x7065726d2d726f77ull /* "perm-row" */
+#define PERM_COLS 0x7065726d2d636f6cull /* "perm-col" */
+
+/* The permutations a parsed spec applies (the identity without perm). */
+static void spec_perms(const gspec *g, smv_index *p, smv_index *q) {
+  if (p && !g->perm)
+    for (int64_t i = 0; i < g->rows; i++)
+      p[i] = (smv_index)i;
+  else if (p)
+    random_perm(g->seed, PERM_ROWS, g->rows, p);
+  if (!q)
+    return;
+  if (g->perm && g->rows == g->cols && p)
+    memcpy(q, p, (size_t)g->cols * sizeof *q);
+  else if (g->perm)
+    random_perm(g->seed, g->rows == g->cols ? PERM_ROWS : PERM_COLS, g->cols,
+                q);
+  else
+    for (int64_t j = 0; j < g->cols; j++)
+      q[j] = (smv_index)j;
+}
+
+static smv_status permute(const gspec *g, const char *spec, smv_csr **A,
+                          smv_error *err) {
+  smv_csr *a = *A, *b = NULL;
+  const int64_t rows = a->rows;
+  smv_index *p = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *p);
+  smv_index *q = malloc((size_t)(a->cols > 0 ? a->cols : 1) * sizeof *q);
+  int64_t max_len = 0;
+  for (int64_t i = 0; i < rows; i++)
+    if (a->row_ptr[i + 1] - a->row_ptr[i] > max_len)
+      max_len = a->row_ptr[i + 1] - a->row_ptr[i];
+  int nomem = !p || !q || smv_csr_create(a->rows, a->cols, a->nnz, &b);
+  if (!nomem) {
+    spec_perms(g, p, q);
+#pragma omp parallel for schedule(static) if (rows > 100000)
+    for (int64_t i = 0; i < rows; i++)
+      b->row_ptr[p[i] + 1] = a->row_ptr[i + 1] - a->row_ptr[i];
+    for (int64_t i = 0; i < rows; i++)
+      b->row_ptr[i + 1] += b->row_ptr[i];
+      /* Row i lands in row p[i], columns renamed, then sorted in place
+       * (radix scratch: one longest row per thread). */
+#pragma omp parallel reduction(| : nomem) if (a->nnz > 100000)
+    {
+      smv_index *kt = malloc((size_t)(max_len + 1) * sizeof *kt);
+      double *vt = malloc((size_t)(max_len + 1) * sizeof *vt);
+      nomem = !kt || !vt;
+#pragma omp for schedule(dynamic, 256)
+      for (int64_t i = 0; i < rows; i++) {
+        const int64_t k0 = a->row_ptr[i], len = a->row_ptr[i + 1] - k0;
+        smv_index *c = b->col_idx + b->row_ptr[p[i]];
+        double *v = b->values + b->row_ptr[p[i]];
+        for (int64_t k = 0; k < len; k++) {
+          c[k] = q[a->col_idx[k0 + k]];
+          v[k] = a->values[k0 + k];
+        }
+        if (kt && vt)
+          sort_keys(c, v, len, kt, vt);
+      }
+      free(kt);
+      free(vt);
+    }
+  }
+  free(p);
+  free(q);
+  if (nomem) {
+    smv_csr_free(b);
+    return smv_err_set(err, SMV_ERR_NOMEM, NULL, 0,
+                       "generator spec '%.120s': out of memory for the "
+                       "permuted copy",
+                       spec);
+  }
+  smv_csr_free(a);
+  return generated(b, A);
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err) {
+  smv_err_clear(err);
+  if (A)
+    *A = NULL;
+  if (!spec || !A)
+    return smv_err_set(err, SMV_ERR_ARG, NULL, 0,
+                       "smv_generate: NULL spec or result pointer");
+  gspec g;
+  smv_status st = parse_spec(spec, &g, err);
+  if (st != SMV_OK)
+    return st;
+  smv_csr *m = NULL;
+  st = g.kind == G_RMAT ? rmat_build(&g, spec, &m, err)
+                        : generate_rows(&g, spec, &m, err);
+  if (st == SMV_OK && g.perm)
+    st = permute(&g, spec, &m, err);
+  if (st != SMV_OK) {
+    smv_csr_free(m);
+    return st;
+  }
   *A = m;
+  return SMV_OK;
+}
+
+/* parse_spec for the public entry points that only read a spec. */
+static smv_status parse_public(const char *fn, const char *spec, gspec *g,
+                               smv_error *err) {
+  smv_err_clear(err);
+  if (!spec)
+    return smv_err_set(err, SMV_ERR_ARG, NULL, 0, "%s: NULL spec", fn);
+  return parse_spec(spec, g, err);
+}
+
+smv_status smv_generate_perm(const char *spec, smv_index *row_perm,
+                             smv_index *col_perm, smv_error *err) {
+  gspec g;
+  smv_status st = parse_public("smv_generate_perm", spec, &g, err);
+  if (st != SMV_OK)
+    return st;
+  spec_perms(&g, row_perm, col_perm);
+  return SMV_OK;
+}
+
+smv_status smv_generate_shape(const char *spec, int64_t *rows, int64_t *cols,
+                              int64_t *nnz, int *exact, smv_error *err) {
+  gspec g;
+  smv_status st = parse_public("smv_generate_shape", spec, &g, err);
+  if (st != SMV_OK)
+    return st;
+  if (rows)
+    *rows = g.rows;
+  if (cols)
+    *cols = g.cols;
+  if (nnz)
+    *nnz = g.nnz;
+  if (exact)
+    *exact = g.kind != G_RMAT;
   return SMV_OK;
 }

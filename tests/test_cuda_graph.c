@@ -38,7 +38,10 @@ static void check_graph(smv_csr *A, smv_precision prec) {
   const size_t es = f32 ? sizeof(float) : sizeof(double);
   const int64_t m = A->rows, n = A->cols;
   smv_matrix *dA = NULL;
-  CHECK_OK(smv_matrix_create(ctx, A, prec, &dA));
+  /* Every rung is captured below, cuSPARSE's too: prepare both now (a
+   * cuSPARSE rung never prepared cannot be captured, test_graph_lazy). */
+  const smv_matrix_options o = {SMV_MATRIX_CUSPARSE, 0};
+  CHECK_OK(smv_matrix_create_ex(ctx, A, prec, &o, &dA));
   cudaStream_t s = NULL;
   CUDA_OK(cudaStreamCreate(&s));
   if (!dA || !s)
@@ -176,7 +179,66 @@ static void test_graph_rectangular(void) {
   graph_on("rand:3000:20,cols=7000");
 }
 
+/* A cuSPARSE rung analysis did not prepare refuses a stream capture with
+ * a clear error, allocating nothing, and works once called outside. */
+static void test_graph_lazy(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *A = NULL;
+  smv_error err;
+  CHECK_OK(smv_generate("lap2d:60", &A, &err));
+  smv_matrix *dA = NULL;
+  if (A)
+    CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  smv_matrix_plan_info p;
+  if (!dA || smv_matrix_plan(dA, &p) != SMV_OK)
+    goto out;
+  for (int i = 0; i < 2; i++) {
+    smv_alg alg = i ? SMV_ALG_CUSPARSE_ALG2 : SMV_ALG_CUSPARSE_ALG1;
+    if (p.cusparse_ms[i] > 0)
+      continue; /* AUTO's choice: prepared at analysis */
+    const int64_t m = A->rows, n = A->cols;
+    void *dx = NULL, *dy = NULL;
+    cudaStream_t s = NULL;
+    CHECK_OK(smv_device_malloc(ctx, (size_t)n * 8, &dx));
+    CHECK_OK(smv_device_malloc(ctx, (size_t)m * 8, &dy));
+    CUDA_OK(cudaStreamCreate(&s));
+    if (!dx || !dy || !s)
+      goto next;
+    CHECK_OK(smv_context_set_stream(ctx, (void *)s));
+    const size_t before = smv_matrix_device_bytes(dA);
+    cudaGraph_t g = NULL;
+    CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    smv_status st = smv_spmv(ctx, alg, 1.0, dA, dx, 0.0, dy);
+    CUDA_OK(cudaStreamEndCapture(s, &g));
+    CHECK_STATUS(st, SMV_ERR_UNSUPPORTED);
+    CHECK_STR_HAS(smv_context_error(ctx), "SMV_MATRIX_CUSPARSE");
+    CHECK_STR_HAS(smv_context_error(ctx), "stream capture");
+    CHECK(smv_matrix_device_bytes(dA) == before);
+    if (g)
+      cudaGraphDestroy(g);
+    /* Outside the capture it prepares itself and is right. */
+    CHECK_INT(tc_case(ctx, dA, A, alg, 1.0, 0.0, 0, 0, "lap2d:60 lazy"), 0);
+    CHECK_OK(smv_matrix_plan(dA, &p));
+    CHECK(p.cusparse_ms[i] > 0);
+    CHECK_OK(smv_context_set_stream(ctx, NULL));
+  next:
+    smv_device_free(ctx, dx);
+    smv_device_free(ctx, dy);
+    if (s)
+      CUDA_OK(cudaStreamDestroy(s));
+  }
+out:
+  smv_matrix_free(dA);
+  smv_csr_free(A);
+}
+
 #else
+
+static void test_graph_lazy(void) {
+  TC_NEED_DEVICE();
+  SKIP("built without <cuda_runtime_api.h> on the include path");
+}
 
 static void test_graph_square(void) {
   TC_NEED_DEVICE();
@@ -189,6 +251,7 @@ static void test_graph_rectangular(void) { test_graph_square(); }
 int main(void) {
   RUN(test_graph_square);
   RUN(test_graph_rectangular);
+  RUN(test_graph_lazy);
   smv_context_free(tc_ctx);
   return TEST_END();
 }

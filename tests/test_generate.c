@@ -412,6 +412,11 @@ static void test_pinned(void) {
       {"denserow:100:3", 0x220111495e0e26d2ull},
       {"lap3d:6", 0xb5be29677833a4c1ull},
       {"rand:200:60", 0xb77d5b62605f3898ull},
+      /* issue 8 */
+      {"stencil27:4", 0x186b0d567f31bc25ull},
+      {"elastic3d:3", 0x739e0ec712576caeull},
+      {"rmat:8:4", 0xd6970b426a2e25feull},
+      {"lap2d:5,perm=rand", 0xc6577a5408a55be2ull},
   };
   for (size_t t = 0; t < sizeof pins / sizeof pins[0]; t++) {
     smv_csr *A = gen(pins[t].spec);
@@ -455,7 +460,7 @@ static void test_bad_specs(void) {
   expect_bad("rand:10:2,cols=0", SMV_ERR_PARSE, "cols must be a positive");
   expect_bad("rand:10:2,color=3", SMV_ERR_PARSE, "unknown option 'color'");
   expect_bad("rand:10:2,", SMV_ERR_PARSE, "not KEY=VALUE");
-  expect_bad("lap2d:10,seed=3", SMV_ERR_PARSE, "takes no options");
+  expect_bad("lap2d:10,seed=3", SMV_ERR_PARSE, "give perm=rand too");
   expect_bad("lap2d:0", SMV_ERR_PARSE, "N must be at least 1");
   expect_bad("lap2d: 5", SMV_ERR_PARSE, "N must be");
   expect_bad("empty:3:4,cols=5", SMV_ERR_PARSE, "unknown option");
@@ -544,6 +549,315 @@ static void test_load(void) {
   rmdir(dir);
 }
 
+/* ---- stencil27, elastic3d, rmat and perm=rand (issue 8) ---------------- */
+
+/* Value of entry (i, j), or NAN if not stored (binary search: rows are
+ * sorted). */
+static double entry(const smv_csr *A, int64_t i, int64_t j) {
+  int64_t lo = A->row_ptr[i], hi = A->row_ptr[i + 1];
+  while (lo < hi) {
+    int64_t mid = (lo + hi) / 2;
+    if (A->col_idx[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < A->row_ptr[i + 1] && A->col_idx[lo] == j ? A->values[lo] : NAN;
+}
+
+/* Entries whose mirror (j, i) is missing or has another value. */
+static int64_t asymmetric(const smv_csr *A) {
+  int64_t bad = 0;
+  for (int64_t i = 0; i < A->rows; i++)
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+      bad += !(entry(A, A->col_idx[k], i) == A->values[k]);
+  return bad;
+}
+
+/* Grid neighbours (Chebyshev distance <= 1, itself included) of node c in
+ * an n^3 grid. */
+static int64_t nbhd(int64_t n, int64_t c) {
+  int64_t len = 1;
+  for (int d = 0; d < 3; d++, c /= n)
+    len *= 1 + (c % n > 0) + (c % n < n - 1);
+  return len;
+}
+
+static int cheb1(int64_t n, int64_t a, int64_t b) {
+  for (int d = 0; d < 3; d++, a /= n, b /= n) {
+    int64_t x = a % n - b % n;
+    if (x < -1 || x > 1)
+      return 0;
+  }
+  return 1;
+}
+
+static void test_stencil27(void) {
+  const int Ns[] = {1, 2, 3, 6};
+  for (int t = 0; t < 4; t++) {
+    const int64_t n = Ns[t], line = 3 * n - 2;
+    char spec[40];
+    snprintf(spec, sizeof spec, "stencil27:%d", (int)n);
+    smv_csr *A = gen(spec);
+    if (!A)
+      continue;
+    CHECK_INT(A->rows, n * n * n);
+    CHECK_INT(A->cols, n * n * n);
+    CHECK_INT(A->nnz, line * line * line);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < A->rows; i++) {
+      bad += row_len(A, i) != nbhd(n, i);
+      for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        int64_t j = A->col_idx[k];
+        bad += A->values[k] != (j == i ? 26.0 : -1.0);
+        bad += !cheb1(n, i, j);
+      }
+    }
+    CHECKF(bad == 0, "%s: %lld wrong rows or entries", spec, (long long)bad);
+    CHECK_INT(asymmetric(A), 0);
+    if (n >= 3) /* an interior node has all 27 */
+      CHECK_INT(row_len(A, 1 + n + n * n), 27);
+    smv_csr_free(A);
+  }
+}
+
+static void test_elastic3d(void) {
+  const int Ns[] = {1, 2, 4};
+  for (int t = 0; t < 3; t++) {
+    const int64_t n = Ns[t], line = 3 * n - 2;
+    char spec[40];
+    snprintf(spec, sizeof spec, "elastic3d:%d", (int)n);
+    smv_csr *A = gen(spec);
+    if (!A)
+      continue;
+    CHECK_INT(A->rows, 3 * n * n * n);
+    CHECK_INT(A->cols, 3 * n * n * n);
+    CHECK_INT(A->nnz, 9 * line * line * line);
+    int64_t bad = 0, not_dominant = 0;
+    for (int64_t i = 0; i < A->rows; i++) {
+      bad += row_len(A, i) != 3 * nbhd(n, i / 3);
+      double diag = 0, off = 0;
+      for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        int64_t j = A->col_idx[k];
+        bad += A->values[k] == 0.0 || !cheb1(n, i / 3, j / 3);
+        if (j == i)
+          diag = A->values[k];
+        else
+          off += fabs(A->values[k]);
+      }
+      not_dominant += !(diag > off);
+    }
+    CHECKF(bad == 0, "%s: %lld wrong rows or entries", spec, (long long)bad);
+    CHECKF(not_dominant == 0, "%s: %lld rows not diagonally dominant", spec,
+           (long long)not_dominant);
+    CHECK_INT(asymmetric(A), 0);
+    if (n >= 3) /* an interior node's rows have 27 blocks of 3 */
+      CHECK_INT(row_len(A, 3 * (1 + n + n * n)), 81);
+    smv_csr_free(A);
+  }
+}
+
+static void test_rmat(void) {
+  smv_csr *A = gen("rmat:12:8");
+  if (!A)
+    return;
+  CHECK_INT(A->rows, 4096);
+  CHECK_INT(A->cols, 4096);
+  /* Both directions of at most 8 * 4096 edges, loops and duplicates gone:
+   * even, bounded, and (a, b, c, d skewed) well below the bound. */
+  CHECK(A->nnz <= 2 * 8 * 4096);
+  CHECK(A->nnz > 8 * 4096);
+  CHECK_INT(A->nnz % 2, 0);
+  CHECK_INT(asymmetric(A), 0);
+  int64_t loops = 0, max_len = 0, empty = 0;
+  for (int64_t i = 0; i < A->rows; i++) {
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+      loops += A->col_idx[k] == i;
+    if (row_len(A, i) > max_len)
+      max_len = row_len(A, i);
+    empty += row_len(A, i) == 0;
+  }
+  CHECK_INT(loops, 0);
+  /* Kronecker labels: vertex 0 is the hub (a = 0.57 on both bits). */
+  CHECK_INT(row_len(A, 0), max_len);
+  CHECK(max_len > 20 * (A->nnz / A->rows)); /* heavy-tailed degrees */
+  CHECK(empty > 0);                         /* and isolated vertices */
+  check_values(A, "rmat:12:8");
+  smv_csr *B = gen("rmat:12:8,seed=2");
+  CHECK(B && csr_hash(A) != csr_hash(B));
+  smv_csr_free(B);
+  smv_csr_free(A);
+  /* The smallest graph: 2 vertices, one edge drawn, maybe a loop. */
+  A = gen("rmat:1:1");
+  if (A) {
+    CHECK_INT(A->rows, 2);
+    CHECK(A->nnz == 0 || A->nnz == 2);
+    smv_csr_free(A);
+  }
+}
+
+/* perm=rand: B = P A Q^T (Q = P for square), checked entry by entry and
+ * through y = A x. */
+static void check_perm(const char *base, const char *permuted) {
+  smv_csr *A = gen(base), *B = gen(permuted);
+  smv_index *p = NULL, *q = NULL;
+  if (!A || !B)
+    goto out;
+  CHECK_INT(B->rows, A->rows);
+  CHECK_INT(B->cols, A->cols);
+  CHECK_INT(B->nnz, A->nnz);
+  p = malloc((size_t)A->rows * sizeof *p);
+  q = malloc((size_t)A->cols * sizeof *q);
+  if (!p || !q)
+    goto out;
+  smv_error err;
+  CHECK_OK(smv_generate_perm(permuted, p, q, &err));
+  /* Real permutations, and not the identity. */
+  char *seen = calloc((size_t)A->rows + (size_t)A->cols, 1);
+  int64_t bad = 0, moved = 0;
+  for (int64_t i = 0; seen && i < A->rows; i++) {
+    bad += p[i] < 0 || p[i] >= A->rows || seen[p[i]]++;
+    moved += p[i] != i;
+  }
+  for (int64_t j = 0; seen && j < A->cols; j++)
+    bad += q[j] < 0 || q[j] >= A->cols || seen[A->rows + q[j]]++;
+  free(seen);
+  CHECKF(bad == 0, "%s: not a permutation", permuted);
+  if (A->rows > 1)
+    CHECKF(moved > 0, "%s: identity row permutation", permuted);
+  if (A->rows == A->cols)
+    CHECK(memcmp(p, q, (size_t)A->rows * sizeof *p) == 0);
+  /* Every entry moved to (p[i], q[j]) with its value; row lengths follow
+   * (so the multiset of row lengths is the same). */
+  bad = 0;
+  for (int64_t i = 0; i < A->rows; i++) {
+    bad += row_len(B, p[i]) != row_len(A, i);
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+      bad += !(entry(B, p[i], q[A->col_idx[k]]) == A->values[k]);
+  }
+  CHECKF(bad == 0, "%s: %lld rows or entries not where P A Q^T puts them",
+         permuted, (long long)bad);
+  /* y' = P y for x' = Q x. */
+  double *x = malloc((size_t)A->cols * sizeof *x),
+         *xp = malloc((size_t)A->cols * sizeof *xp),
+         *y = malloc((size_t)A->rows * sizeof *y),
+         *yp = malloc((size_t)A->rows * sizeof *yp);
+  if (x && xp && y && yp) {
+    for (int64_t j = 0; j < A->cols; j++) {
+      x[j] = 1.0 + (double)((j * 7919) % 1000) / 1000.0;
+      xp[q[j]] = x[j];
+    }
+    CHECK_OK(smv_spmv_ref(A, 1.0, x, 0.0, y));
+    CHECK_OK(smv_spmv_ref(B, 1.0, xp, 0.0, yp));
+    int64_t off = 0;
+    for (int64_t i = 0; i < A->rows; i++)
+      off += !(fabs(yp[p[i]] - y[i]) <= 1e-12 * (1.0 + fabs(y[i])) * 100);
+    CHECKF(off == 0, "%s: %lld rows of P y differ", permuted, (long long)off);
+  }
+  free(x);
+  free(xp);
+  free(y);
+  free(yp);
+out:
+  free(p);
+  free(q);
+  smv_csr_free(A);
+  smv_csr_free(B);
+}
+
+static void test_perm(void) {
+  check_perm("lap3d:7", "lap3d:7,perm=rand");
+  check_perm("lap2d:9", "lap2d:9,perm=rand,seed=4");
+  check_perm("stencil27:5", "stencil27:5,perm=rand");
+  check_perm("elastic3d:3", "elastic3d:3,perm=rand");
+  check_perm("rand:300:7,seed=3", "rand:300:7,seed=3,perm=rand");
+  check_perm("rand:200:5,cols=90", "rand:200:5,perm=rand,cols=90"); /* tall */
+  check_perm("band:50:3,cols=400", "band:50:3,cols=400,perm=rand"); /* wide */
+  check_perm("plaw:2000:8", "plaw:2000:8,perm=rand");
+  check_perm("denserow:300:4", "denserow:300:4,perm=rand");
+  check_perm("diag:40", "diag:40,perm=rand");
+  check_perm("rmat:10:8", "rmat:10:8,perm=rand");
+  check_perm("empty:6:4", "empty:6:4,perm=rand");
+  check_perm("lap2d:2", "lap2d:2,perm=rand");
+  /* perm=none is the matrix itself; seed= moves the permutation. */
+  smv_csr *A = gen("lap3d:5"), *B = gen("lap3d:5,perm=none"),
+          *C = gen("lap3d:5,perm=rand,seed=1"),
+          *D = gen("lap3d:5,perm=rand,seed=2");
+  CHECK(same(A, B));
+  CHECK(A && C && csr_hash(A) != csr_hash(C));
+  CHECK(C && D && csr_hash(C) != csr_hash(D));
+  /* A symmetric matrix stays symmetric, the diagonal stays diagonal. */
+  if (C) {
+    CHECK_INT(asymmetric(C), 0);
+    smv_stats st;
+    CHECK_OK(smv_csr_stats(C, &st));
+    CHECK_INT(st.diag_entries, 125);
+  }
+  smv_csr_free(A);
+  smv_csr_free(B);
+  smv_csr_free(C);
+  smv_csr_free(D);
+  /* Without perm the permutation is the identity. */
+  smv_index p[9], q[9];
+  CHECK_OK(smv_generate_perm("lap2d:3", p, q, NULL));
+  for (int i = 0; i < 9; i++)
+    CHECK(p[i] == i && q[i] == i);
+  CHECK_STATUS(smv_generate_perm(NULL, p, q, NULL), SMV_ERR_ARG);
+  CHECK_STATUS(smv_generate_perm("lap2d:3,perm=x", p, NULL, NULL),
+               SMV_ERR_PARSE);
+}
+
+static void test_new_determinism(void) {
+  const char *specs[] = {"stencil27:9",
+                         "elastic3d:5",
+                         "rmat:12:8",
+                         "rmat:9:16,perm=rand,seed=5",
+                         "lap3d:8,perm=rand",
+                         "rand:500:7,cols=300,perm=rand",
+                         "plaw:3000:12,perm=rand"};
+  for (size_t t = 0; t < sizeof specs / sizeof specs[0]; t++) {
+    smv_csr *A = gen(specs[t]), *B = gen(specs[t]);
+    CHECKF(same(A, B), "%s differs between two calls", specs[t]);
+    smv_csr_free(B);
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+    const int counts[] = {1, 3, 7};
+    for (int c = 0; c < 3; c++) {
+      omp_set_num_threads(counts[c]);
+      B = gen(specs[t]);
+      CHECKF(same(A, B), "%s differs with %d threads", specs[t], counts[c]);
+      smv_csr_free(B);
+    }
+    omp_set_num_threads(saved);
+#endif
+    smv_csr_free(A);
+  }
+}
+
+static void test_new_bad_specs(void) {
+  expect_bad("lap2d:10,perm=x", SMV_ERR_PARSE, "perm must be rand or none");
+  expect_bad("rand:10:2,perm=rand,perm=none", SMV_ERR_PARSE, "given twice");
+  expect_bad("stencil27:0", SMV_ERR_PARSE, "N must be at least 1");
+  expect_bad("stencil27:4,seed=2", SMV_ERR_PARSE, "give perm=rand too");
+  expect_bad("stencil27:4,cols=2", SMV_ERR_PARSE, "unknown option 'cols'");
+  expect_bad("stencil27:1291", SMV_ERR_OVERFLOW, "int32 index limit");
+  expect_bad("stencil27:1000", SMV_ERR_OVERFLOW, "int32 offset limit");
+  expect_bad("elastic3d:300", SMV_ERR_OVERFLOW, "int32 offset limit");
+  expect_bad("elastic3d:3:3", SMV_ERR_PARSE, "too many arguments");
+  expect_bad("rmat:0:4", SMV_ERR_PARSE, "SCALE must be 1..30");
+  expect_bad("rmat:31:1", SMV_ERR_OVERFLOW, "SCALE must be 1..30");
+  expect_bad("rmat:10:0", SMV_ERR_PARSE, "EDGEFACTOR must be at least 1");
+  expect_bad("rmat:26:16", SMV_ERR_OVERFLOW, "int32 offset limit");
+  expect_bad("rmat:10", SMV_ERR_PARSE, "missing argument EDGEFACTOR");
+  expect_bad("rmat:10:4,cols=3", SMV_ERR_PARSE, "unknown option 'cols'");
+  const char *h = smv_generate_help();
+  CHECK_STR_HAS(h, "stencil27:N");
+  CHECK_STR_HAS(h, "elastic3d:N");
+  CHECK_STR_HAS(h, "rmat:SCALE:EF");
+  CHECK_STR_HAS(h, "perm=rand");
+  CHECK(smv_is_spec("rmat:22:16"));
+}
+
 int main(void) {
   RUN(test_lap2d);
   RUN(test_lap3d);
@@ -557,5 +871,11 @@ int main(void) {
   RUN(test_bad_specs);
   RUN(test_is_spec_and_help);
   RUN(test_load);
+  RUN(test_stencil27);
+  RUN(test_elastic3d);
+  RUN(test_rmat);
+  RUN(test_perm);
+  RUN(test_new_determinism);
+  RUN(test_new_bad_specs);
   return TEST_END();
 }

@@ -86,11 +86,15 @@ struct smv_matrix_stats {
 
 /* cuSPARSE state of rungs 7 and 8 (index 0 = CSR_ALG1, 1 = CSR_ALG2):
  * one sparse-matrix descriptor and one external buffer per algorithm,
- * preprocessed at upload; the dense-vector descriptors are shared and get
- * the caller's x and y pointers on every call (cusparseDnVecSetValues: no
+ * each prepared only when needed (AUTO's choice, SMV_MATRIX_CUSPARSE, the
+ * tuner, or lazily on a first call outside a capture); the dense-vector
+ * descriptors are shared (made with the first algorithm) and get the
+ * caller's x and y pointers on every call (cusparseDnVecSetValues: no
  * allocation). */
 struct smv_sparse_state {
-  int ready; /* 0 when the matrix has no entries: rungs 7/8 never call it */
+  int ready[2];      /* algorithm i prepared (never for a matrix without
+                        entries: rungs 7/8 are not called there) */
+  double prep_ms[2]; /* bufferSize + cudaMalloc + preprocess, host clock */
   cusparseSpMatDescr_t mat[2];
   cusparseDnVecDescr_t vx, vy;
   void *buffer[2];
@@ -106,6 +110,12 @@ struct smv_matrix {
   void *values;     /* nnz doubles or floats */
   smv_alg auto_alg; /* what SMV_ALG_AUTO runs for this matrix */
   struct smv_sparse_state sp;
+
+  /* The plan and the analysis record (matrix.cu, tune.cu):
+   * smv_matrix_plan_info without the cuSPARSE and byte fields, which are
+   * read from sp and the arrays when asked. */
+  unsigned opts; /* SMV_MATRIX_* given at creation */
+  smv_matrix_plan_info plan;
 
   /* Adaptive rung (9, spmv_9_adaptive.cu): `lanes` threads per row,
    * chosen from the row lengths at upload; rows longer than
@@ -170,6 +180,10 @@ void smv_device_leave(struct smv_device_guard *g);
  * gridDim.x limit (the kernels loop, so any row count works). */
 unsigned smv_grid_for(int64_t work, int block);
 
+/* Host wall clock in milliseconds (CLOCK_MONOTONIC), for the analysis
+ * record. */
+double smv_now_ms(void);
+
 /* ---- the rungs ---------------------------------------------------------- */
 
 /* One entry per rung with a kernel of ours. `kernel` gives the function
@@ -221,8 +235,12 @@ smv_status smv_tex_lookup(smv_context *ctx, smv_precision prec, const void *x,
                           int64_t n, cudaTextureObject_t *tex, int64_t *offset);
 void smv_tex_cache_clear(smv_context *ctx);
 
-/* cuSPARSE rungs (spmv_7_cusparse.cu). */
-smv_status smv_sparse_setup(smv_context *ctx, smv_matrix *m);
+/* cuSPARSE rungs (spmv_7_cusparse.cu). prepare: make algorithm `alg`'s
+ * descriptor and buffer and run its preprocess (a no-op when ready or the
+ * matrix has no entries); release_alg drops one algorithm's state,
+ * release all of it. */
+smv_status smv_sparse_prepare(smv_context *ctx, smv_matrix *m, smv_alg alg);
+void smv_sparse_release_alg(smv_matrix *m, smv_alg alg);
 void smv_sparse_release(smv_matrix *m);
 smv_status smv_sparse_run(smv_context *ctx, smv_alg alg, smv_matrix *m,
                           double alpha, const void *x, double beta, void *y);

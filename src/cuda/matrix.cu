@@ -1,23 +1,32 @@
 /*
  * matrix.cu — smv_matrix: the analysis phase. smv_matrix_create checks the
  * host CSR (smv_csr_check), computes the statistics AUTO and the adaptive
- * rung decide from, uploads the arrays once and runs every rung's
- * preprocessing (cuSPARSE descriptors, buffers and preprocess; the
- * adaptive rung's long-row list), so smv_spmv itself never allocates.
+ * rung decide from, uploads the arrays once, makes the plan (AUTO's rung,
+ * by the heuristic, with the statistics that decided as its reason) and
+ * runs the set-up of what the plan and our rungs need (the adaptive rung's
+ * long-row list; cuSPARSE only for an algorithm AUTO chose, or both with
+ * SMV_MATRIX_CUSPARSE), so smv_spmv itself does not allocate (the one
+ * exception, a cuSPARSE rung never prepared, is in spmv_7_cusparse.cu).
+ * Each step is timed (host clock, synchronised) into the plan record that
+ * smv_matrix_plan returns; SMV_MATRIX_TUNE then plans by measurement
+ * (tune.cu).
  *
  * Device footprint: (rows + 1) * 4 bytes of row offsets, nnz * 4 of column
- * indices, nnz * 8 (f64) or nnz * 4 (f32) of values, plus cuSPARSE's two
- * buffers (sizes from cusparseSpMV_bufferSize) and 20 bytes per 128-entry
- * chunk of the adaptive rung's long rows (the chunk, its partial sum and a
- * counter).
+ * indices, nnz * 8 (f64) or nnz * 4 (f32) of values, plus the cuSPARSE
+ * buffers prepared (sizes from cusparseSpMV_bufferSize) and 20 bytes per
+ * 128-entry chunk of the adaptive rung's long rows (the chunk, its partial
+ * sum and a counter). smv_matrix_device_bytes adds these up: a rung whose
+ * set-up allocates device memory adds its bytes there.
  * f32 values are rounded on the host in chunks of 1 Mi entries (4 MiB of
  * host staging), never a full copy of the matrix.
  */
 #include "engine.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void compute_stats(const smv_csr *A, struct smv_matrix_stats *s) {
   memset(s, 0, sizeof *s);
@@ -104,8 +113,35 @@ static void release(smv_matrix *m) {
   free(m);
 }
 
+double smv_now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* The heuristic's reason: the statistics it decides from, beside the L2. */
+static void heuristic_reason(const smv_context *ctx, smv_matrix *m) {
+  const struct smv_matrix_stats *s = &m->st;
+  const double esize = m->prec == SMV_F64 ? 8.0 : 4.0;
+  const double mb =
+      ((double)s->nnz * (4.0 + esize) + (double)(s->rows + 1) * 4.0) / 1e6;
+  snprintf(m->plan.reason, sizeof m->plan.reason,
+           "heuristic: %lld rows, %lld nnz, %.1f per row (max %lld), column "
+           "spread %.3f, CSR %.1f MB vs L2 %.1f MB -> %s",
+           (long long)s->rows, (long long)s->nnz, s->row_mean,
+           (long long)s->row_max, s->col_spread, mb,
+           (double)ctx->prop.l2CacheSize / 1e6, smv_alg_name(m->auto_alg));
+}
+
 extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
                                         smv_precision prec, smv_matrix **out) {
+  return smv_matrix_create_ex(ctx, A, prec, NULL, out);
+}
+
+extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
+                                           smv_precision prec,
+                                           const smv_matrix_options *opt,
+                                           smv_matrix **out) {
   if (!out)
     return ctx ? smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_create: NULL dA")
                : SMV_ERR_ARG;
@@ -117,6 +153,12 @@ extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
   if (prec != SMV_F64 && prec != SMV_F32)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_create: precision %d",
                        (int)prec);
+  const unsigned known = SMV_MATRIX_CUSPARSE | SMV_MATRIX_TUNE;
+  if (opt && ((opt->flags & ~known) || opt->tune_runs < 0))
+    return smv_ctx_set(ctx, SMV_ERR_ARG,
+                       "smv_matrix_create_ex: unknown flags 0x%x or "
+                       "tune_runs %d < 0",
+                       opt->flags & ~known, opt->tune_runs);
   smv_error err;
   memset(&err, 0, sizeof err);
   if (smv_csr_check(A, &err) != SMV_OK)
@@ -128,7 +170,10 @@ extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
     return smv_ctx_set(ctx, SMV_ERR_NOMEM, "matrix: out of host memory");
   m->device = ctx->device;
   m->prec = prec;
+  m->opts = opt ? opt->flags : 0;
+  double t = smv_now_ms();
   compute_stats(A, &m->st);
+  m->plan.stats_ms = smv_now_ms() - t;
 
   struct smv_device_guard g;
   smv_status st = smv_device_enter(ctx, &g);
@@ -138,6 +183,7 @@ extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
   }
   const size_t esize = prec == SMV_F64 ? sizeof(double) : sizeof(float);
   const size_t nnz = (size_t)A->nnz;
+  t = smv_now_ms();
   st = upload(ctx, (void **)&m->row_ptr, A->row_ptr,
               ((size_t)A->rows + 1) * sizeof(int32_t), "row offsets");
   if (st == SMV_OK)
@@ -148,17 +194,34 @@ extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
                 nnz * esize, "values");
   if (st == SMV_OK && prec == SMV_F32 && nnz > 0)
     st = upload_f32(ctx, (float *)m->values, A->values, A->nnz);
-  if (st == SMV_OK)
-    st = smv_sparse_setup(ctx, m);
+  m->plan.upload_ms = smv_now_ms() - t;
+  /* The plan: AUTO's rung from the statistics. */
+  t = smv_now_ms();
+  m->auto_alg = smv_auto_choose(ctx, &m->st);
+  m->plan.plan_ms = smv_now_ms() - t;
+  m->plan.alg = m->auto_alg;
+  heuristic_reason(ctx, m);
+  /* Our rungs' set-up. */
+  t = smv_now_ms();
   if (st == SMV_OK)
     st = smv_adaptive_setup(ctx, m, A);
+  m->plan.prep_ms = smv_now_ms() - t;
+  /* cuSPARSE: what the plan runs, or both when asked (timed inside).
+   * When tuning follows, the tuner prepares what it times and keeps only
+   * the winner. */
+  for (int a = SMV_ALG_CUSPARSE_ALG1; a <= SMV_ALG_CUSPARSE_ALG2; a++)
+    if (st == SMV_OK &&
+        ((m->opts & SMV_MATRIX_CUSPARSE) ||
+         (m->auto_alg == (smv_alg)a && !(m->opts & SMV_MATRIX_TUNE))))
+      st = smv_sparse_prepare(ctx, m, (smv_alg)a);
+  if (st == SMV_OK && (m->opts & SMV_MATRIX_TUNE))
+    st = smv_matrix_tune(ctx, m, opt->tune_runs);
   if (st != SMV_OK) {
     (void)cudaStreamSynchronize(ctx->stream);
     release(m);
     smv_device_leave(&g);
     return st;
   }
-  m->auto_alg = smv_auto_choose(ctx, &m->st);
   smv_device_leave(&g);
   *out = m;
   return SMV_OK;
@@ -189,4 +252,30 @@ extern "C" void smv_matrix_dims(const smv_matrix *m, int64_t *rows,
     *cols = m ? m->st.cols : 0;
   if (nnz)
     *nnz = m ? m->st.nnz : 0;
+}
+
+extern "C" size_t smv_matrix_device_bytes(const smv_matrix *m) {
+  if (!m)
+    return 0;
+  const size_t esize = m->prec == SMV_F64 ? sizeof(double) : sizeof(float);
+  size_t b = ((size_t)m->st.rows + 1) * 4 + (size_t)m->st.nnz * (4 + esize);
+  if (m->chunks)
+    b += (size_t)m->nchunks * (sizeof(int2) + sizeof(double) + 4);
+  for (int i = 0; i < 2; i++)
+    b += m->sp.buffer_bytes[i];
+  return b;
+}
+
+extern "C" smv_status smv_matrix_plan(const smv_matrix *m,
+                                      smv_matrix_plan_info *p) {
+  if (!m || !p)
+    return SMV_ERR_ARG;
+  *p = m->plan;
+  p->alg = m->auto_alg;
+  for (int i = 0; i < 2; i++) {
+    p->cusparse_ms[i] = m->sp.prep_ms[i];
+    p->cusparse_bytes[i] = m->sp.buffer_bytes[i];
+  }
+  p->device_bytes = smv_matrix_device_bytes(m);
+  return SMV_OK;
 }

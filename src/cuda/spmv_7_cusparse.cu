@@ -18,12 +18,18 @@
  *     needed past 2^31-1 entries, which smv_offset cannot express);
  *     zero-based; value and compute type CUDA_R_64F or CUDA_R_32F (uniform
  *     precision, like our kernels: f32 accumulates in float).
- *   - analysis (smv_sparse_setup, at smv_matrix_create): one sparse-matrix
- *     descriptor and one external buffer per algorithm (the preprocessing
- *     data belongs to the pair), sized by cusparseSpMV_bufferSize,
- *     allocated, then cusparseSpMV_preprocess run once. It needs valid
- *     vector descriptors, so it gets temporary x and y allocated for the
- *     occasion and freed after.
+ *   - preparation (smv_sparse_prepare), per algorithm and only when
+ *     needed: at smv_matrix_create for the algorithm AUTO chose, for both
+ *     with SMV_MATRIX_CUSPARSE, by smv_matrix_tune (released again unless
+ *     kept), or lazily on the rung's first call outside a stream capture
+ *     (inside one: SMV_ERR_UNSUPPORTED, nothing allocated). One
+ *     sparse-matrix descriptor and one external buffer per algorithm (the
+ *     preprocessing data belongs to the pair), sized by
+ *     cusparseSpMV_bufferSize, allocated, then cusparseSpMV_preprocess run
+ *     once. It needs valid vector descriptors, so it gets temporary x and
+ *     y allocated for the occasion and freed after. Why lazy: the two
+ *     buffers and preprocesses cost analysis time and memory that a
+ *     matrix AUTO runs with our own rungs never uses (issue 8).
  *   - run (smv_sparse_run, inside smv_spmv): set the shared dense-vector
  *     descriptors to the caller's x and y (cusparseDnVecSetValues: no
  *     allocation) and call cusparseSpMV on the context's stream. alpha and
@@ -51,29 +57,52 @@
 
 static const cusparseSpMVAlg_t algs[2] = {CUSPARSE_SPMV_CSR_ALG1,
                                           CUSPARSE_SPMV_CSR_ALG2};
+static const char *const alg_label[2] = {"CSR_ALG1", "CSR_ALG2"};
 
-void smv_sparse_release(smv_matrix *m) {
+static int index_of(smv_alg alg) {
+  return alg == SMV_ALG_CUSPARSE_ALG2 ? 1 : 0;
+}
+
+void smv_sparse_release_alg(smv_matrix *m, smv_alg alg) {
   struct smv_sparse_state *s = &m->sp;
-  for (int i = 0; i < 2; i++) {
-    if (s->mat[i])
-      cusparseDestroySpMat(s->mat[i]);
-    if (s->buffer[i])
-      cudaFree(s->buffer[i]);
-    s->mat[i] = NULL;
-    s->buffer[i] = NULL;
-  }
+  const int i = index_of(alg);
+  if (s->mat[i])
+    cusparseDestroySpMat(s->mat[i]);
+  if (s->buffer[i])
+    cudaFree(s->buffer[i]);
+  s->mat[i] = NULL;
+  s->buffer[i] = NULL;
+  s->buffer_bytes[i] = 0;
+  s->ready[i] = 0;
+  if (s->mat[0] || s->mat[1])
+    return;
+  /* No algorithm left: the shared vector descriptors go too. */
   if (s->vx)
     cusparseDestroyDnVec(s->vx);
   if (s->vy)
     cusparseDestroyDnVec(s->vy);
   s->vx = s->vy = NULL;
-  s->ready = 0;
 }
 
-smv_status smv_sparse_setup(smv_context *ctx, smv_matrix *m) {
+void smv_sparse_release(smv_matrix *m) {
+  smv_sparse_release_alg(m, SMV_ALG_CUSPARSE_ALG1);
+  smv_sparse_release_alg(m, SMV_ALG_CUSPARSE_ALG2);
+}
+
+/* Point a shared vector descriptor at p, creating it on first use. */
+static smv_status dnvec(smv_context *ctx, cusparseDnVecDescr_t *d, int64_t n,
+                        void *p, cudaDataType vt, const char *what) {
+  cusparseStatus_t ss =
+      *d ? cusparseDnVecSetValues(*d, p) : cusparseCreateDnVec(d, n, p, vt);
+  if (ss == CUSPARSE_STATUS_SUCCESS)
+    return SMV_OK;
+  return smv_sparse_fail(ctx, ss, "cusparseCreateDnVec/SetValues (%s)", what);
+}
+
+smv_status smv_sparse_prepare(smv_context *ctx, smv_matrix *m, smv_alg alg) {
   struct smv_sparse_state *s = &m->sp;
-  memset(s, 0, sizeof *s);
-  if (m->st.rows == 0 || m->st.cols == 0 || m->st.nnz == 0)
+  const int i = index_of(alg);
+  if (s->ready[i] || m->st.rows == 0 || m->st.cols == 0 || m->st.nnz == 0)
     return SMV_OK; /* the dispatcher never calls cuSPARSE for these */
 
   const cudaDataType vt = m->prec == SMV_F64 ? CUDA_R_64F : CUDA_R_32F;
@@ -82,6 +111,7 @@ smv_status smv_sparse_setup(smv_context *ctx, smv_matrix *m) {
   smv_status st = SMV_OK;
   cusparseStatus_t ss;
   cudaError_t e;
+  double t0;
   const double one64 = 1.0, zero64 = 0.0;
   const float one32 = 1.0f, zero32 = 0.0f;
   const void *alpha = m->prec == SMV_F64 ? (const void *)&one64 : &one32;
@@ -105,61 +135,56 @@ smv_status smv_sparse_setup(smv_context *ctx, smv_matrix *m) {
     st = smv_cu_fail(ctx, e, "cudaMemsetAsync");
     goto out;
   }
-  if ((ss = cusparseCreateDnVec(&s->vx, m->st.cols, tx, vt)) !=
-      CUSPARSE_STATUS_SUCCESS) {
-    s->vx = NULL;
-    st = smv_sparse_fail(ctx, ss, "cusparseCreateDnVec (x)");
+  if ((st = dnvec(ctx, &s->vx, m->st.cols, tx, vt, "x")) != SMV_OK ||
+      (st = dnvec(ctx, &s->vy, m->st.rows, ty, vt, "y")) != SMV_OK)
+    goto out;
+  if ((e = cudaStreamSynchronize(ctx->stream)) != cudaSuccess) {
+    st = smv_cu_fail(ctx, e, "cudaStreamSynchronize before preprocess");
     goto out;
   }
-  if ((ss = cusparseCreateDnVec(&s->vy, m->st.rows, ty, vt)) !=
-      CUSPARSE_STATUS_SUCCESS) {
-    s->vy = NULL;
-    st = smv_sparse_fail(ctx, ss, "cusparseCreateDnVec (y)");
+  /* What the analysis record calls "cuSPARSE preprocess": descriptor,
+   * buffer-size query, buffer allocation and preprocess, to completion. */
+  t0 = smv_now_ms();
+  ss = cusparseCreateCsr(&s->mat[i], m->st.rows, m->st.cols, m->st.nnz,
+                         m->row_ptr, m->col_idx, m->values, CUSPARSE_INDEX_32I,
+                         CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, vt);
+  if (ss != CUSPARSE_STATUS_SUCCESS) {
+    s->mat[i] = NULL;
+    st = smv_sparse_fail(ctx, ss, "cusparseCreateCsr (%s)", alg_label[i]);
     goto out;
   }
-  for (int i = 0; i < 2; i++) {
-    const char *name = i == 0 ? "CSR_ALG1" : "CSR_ALG2";
-    ss =
-        cusparseCreateCsr(&s->mat[i], m->st.rows, m->st.cols, m->st.nnz,
-                          m->row_ptr, m->col_idx, m->values, CUSPARSE_INDEX_32I,
-                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, vt);
-    if (ss != CUSPARSE_STATUS_SUCCESS) {
-      s->mat[i] = NULL;
-      st = smv_sparse_fail(ctx, ss, "cusparseCreateCsr (%s)", name);
-      goto out;
-    }
-    ss = cusparseSpMV_bufferSize(ctx->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                 alpha, s->mat[i], s->vx, beta, s->vy, vt,
-                                 algs[i], &s->buffer_bytes[i]);
-    if (ss != CUSPARSE_STATUS_SUCCESS) {
-      st = smv_sparse_fail(ctx, ss, "cusparseSpMV_bufferSize (%s)", name);
-      goto out;
-    }
-    if (s->buffer_bytes[i] > 0 &&
-        (e = cudaMalloc(&s->buffer[i], s->buffer_bytes[i])) != cudaSuccess) {
-      s->buffer[i] = NULL;
-      st = smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (cuSPARSE %s buffer)",
-                       s->buffer_bytes[i], name);
-      goto out;
-    }
-    ss = cusparseSpMV_preprocess(ctx->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                 alpha, s->mat[i], s->vx, beta, s->vy, vt,
-                                 algs[i], s->buffer[i]);
-    if (ss != CUSPARSE_STATUS_SUCCESS) {
-      st = smv_sparse_fail(ctx, ss, "cusparseSpMV_preprocess (%s)", name);
-      goto out;
-    }
+  ss = cusparseSpMV_bufferSize(ctx->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                               alpha, s->mat[i], s->vx, beta, s->vy, vt,
+                               algs[i], &s->buffer_bytes[i]);
+  if (ss != CUSPARSE_STATUS_SUCCESS) {
+    st = smv_sparse_fail(ctx, ss, "cusparseSpMV_bufferSize (%s)", alg_label[i]);
+    goto out;
+  }
+  if (s->buffer_bytes[i] > 0 &&
+      (e = cudaMalloc(&s->buffer[i], s->buffer_bytes[i])) != cudaSuccess) {
+    s->buffer[i] = NULL;
+    st = smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (cuSPARSE %s buffer)",
+                     s->buffer_bytes[i], alg_label[i]);
+    goto out;
+  }
+  ss = cusparseSpMV_preprocess(ctx->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                               alpha, s->mat[i], s->vx, beta, s->vy, vt,
+                               algs[i], s->buffer[i]);
+  if (ss != CUSPARSE_STATUS_SUCCESS) {
+    st = smv_sparse_fail(ctx, ss, "cusparseSpMV_preprocess (%s)", alg_label[i]);
+    goto out;
   }
   /* Preprocess runs on the stream: finish before the temporaries go. */
   if ((e = cudaStreamSynchronize(ctx->stream)) != cudaSuccess) {
     st = smv_cu_fail(ctx, e, "cudaStreamSynchronize after preprocess");
     goto out;
   }
-  s->ready = 1;
+  s->prep_ms[i] = smv_now_ms() - t0;
+  s->ready[i] = 1;
 out:
   if (st != SMV_OK) {
     (void)cudaStreamSynchronize(ctx->stream);
-    smv_sparse_release(m);
+    smv_sparse_release_alg(m, alg);
   }
   if (tx)
     cudaFree(tx);
@@ -171,10 +196,31 @@ out:
 smv_status smv_sparse_run(smv_context *ctx, smv_alg alg, smv_matrix *m,
                           double alpha, const void *x, double beta, void *y) {
   const struct smv_sparse_state *s = &m->sp;
-  if (!s->ready)
-    return smv_ctx_set(ctx, SMV_ERR_ARG,
-                       "cuSPARSE rung on a matrix without entries");
-  const int i = alg == SMV_ALG_CUSPARSE_ALG1 ? 0 : 1;
+  const int i = index_of(alg);
+  if (!s->ready[i]) {
+    /* Not prepared at analysis: prepare now, unless the stream is being
+     * captured (preparing allocates and synchronises). */
+    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing(ctx->stream, &cs);
+    if (e != cudaSuccess)
+      return smv_cu_fail(ctx, e, "cudaStreamIsCapturing");
+    if (cs != cudaStreamCaptureStatusNone)
+      return smv_ctx_set(
+          ctx, SMV_ERR_UNSUPPORTED,
+          "cuSPARSE %s is not prepared for this matrix and cannot be "
+          "prepared inside a stream capture (it allocates a buffer): "
+          "create the matrix with SMV_MATRIX_CUSPARSE, or run the rung "
+          "once before capturing",
+          alg_label[i]);
+    /* The matrix is opaque and its cuSPARSE state a cache: filling it
+     * does not change what the matrix computes. */
+    smv_status st = smv_sparse_prepare(ctx, (smv_matrix *)m, alg);
+    if (st != SMV_OK)
+      return st;
+    if (!s->ready[i])
+      return smv_ctx_set(ctx, SMV_ERR_ARG,
+                         "cuSPARSE rung on a matrix without entries");
+  }
   const cudaDataType vt = m->prec == SMV_F64 ? CUDA_R_64F : CUDA_R_32F;
   const float a32 = (float)alpha, b32 = (float)beta;
   const void *pa = m->prec == SMV_F64 ? (const void *)&alpha : &a32;
@@ -187,7 +233,6 @@ smv_status smv_sparse_run(smv_context *ctx, smv_alg alg, smv_matrix *m,
   ss = cusparseSpMV(ctx->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, pa,
                     s->mat[i], s->vx, pb, s->vy, vt, algs[i], s->buffer[i]);
   if (ss != CUSPARSE_STATUS_SUCCESS)
-    return smv_sparse_fail(ctx, ss, "cusparseSpMV (%s)",
-                           i == 0 ? "CSR_ALG1" : "CSR_ALG2");
+    return smv_sparse_fail(ctx, ss, "cusparseSpMV (%s)", alg_label[i]);
   return SMV_OK;
 }

@@ -41,6 +41,27 @@ smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
     *dA = NULL;
   return SMV_ERR_NO_DEVICE;
 }
+smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
+                                smv_precision prec,
+                                const smv_matrix_options *opt,
+                                smv_matrix **dA) {
+  (void)opt;
+  return smv_matrix_create(ctx, A, prec, dA);
+}
+smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *dA, int runs) {
+  (void)ctx, (void)dA, (void)runs;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_matrix_plan(const smv_matrix *dA, smv_matrix_plan_info *p) {
+  (void)dA;
+  if (p)
+    memset(p, 0, sizeof *p);
+  return SMV_ERR_NO_DEVICE;
+}
+size_t smv_matrix_device_bytes(const smv_matrix *dA) {
+  (void)dA;
+  return 0;
+}
 void smv_matrix_free(smv_matrix *dA) { (void)dA; }
 smv_precision smv_matrix_precision(const smv_matrix *dA) {
   (void)dA;

@@ -1,0 +1,217 @@
+/*
+ * test_cuda_plan.c — the plan and what analysis prepares (issue 8, parts
+ * 3 and 4), on the device (SKIP without one):
+ *   - a plain smv_matrix_create prepares cuSPARSE only for an algorithm
+ *     AUTO chose: the other has no buffer and no preprocess time, and the
+ *     device bytes are the CSR arrays plus rung set-up; ALG1 and ALG2
+ *     still give verified results when called (prepared on first use),
+ *     and then show up in the record;
+ *   - SMV_MATRIX_CUSPARSE prepares both at analysis;
+ *   - SMV_MATRIX_TUNE (and smv_matrix_tune after creation) measures the
+ *     candidates: every rung of ours but the documented losers (2, 3, 4,
+ *     6) plus ALG1 and ALG2; AUTO becomes one of them and gives a verified
+ *     result, f64 and f32; cuSPARSE state made only for the measurement
+ *     is released again;
+ *   - the plan record (reason, times) and bad arguments.
+ * The capture rule for a cuSPARSE rung never prepared is in
+ * test_cuda_graph.c (it needs the CUDA runtime's header).
+ */
+#include "test_cuda_common.h"
+
+static smv_csr *gen(const char *spec) {
+  smv_csr *A = NULL;
+  smv_error err;
+  smv_status st = smv_generate(spec, &A, &err);
+  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
+  return A;
+}
+
+static size_t csr_bytes(const smv_csr *A, int f32) {
+  return ((size_t)A->rows + 1) * 4 + (size_t)A->nnz * (f32 ? 8 : 12);
+}
+
+static int is_sparse(smv_alg a) {
+  return a == SMV_ALG_CUSPARSE_ALG1 || a == SMV_ALG_CUSPARSE_ALG2;
+}
+
+/* Run check(spec, A, f32) in f64, then f32 (A float-rounded for it). */
+static void both_precisions(const char *spec,
+                            void (*check)(const char *, const smv_csr *, int)) {
+  smv_csr *A = gen(spec);
+  if (!A)
+    return;
+  check(spec, A, 0);
+  tc_round_values(A);
+  check(spec, A, 1);
+  smv_csr_free(A);
+}
+
+static void lazy_check(const char *spec, const smv_csr *A, int f32) {
+  smv_context *ctx = tc_context();
+  {
+    smv_matrix *dA = NULL;
+    CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
+    if (!dA)
+      return;
+    smv_matrix_plan_info p;
+    CHECK_OK(smv_matrix_plan(dA, &p));
+    CHECK(p.measured == 0);
+    CHECK_STR_HAS(p.reason, "heuristic:");
+    CHECK_STR_HAS(p.reason, smv_alg_name(p.alg));
+    CHECK(p.alg != SMV_ALG_AUTO);
+    CHECK(p.upload_ms > 0);
+    CHECK(p.device_bytes == smv_matrix_device_bytes(dA));
+    CHECK(p.device_bytes >= csr_bytes(A, f32));
+    size_t sparse_held = 0;
+    for (int i = 0; i < 2; i++) {
+      smv_alg a = i ? SMV_ALG_CUSPARSE_ALG2 : SMV_ALG_CUSPARSE_ALG1;
+      if (p.alg != a) { /* not needed: nothing prepared */
+        CHECKF(p.cusparse_bytes[i] == 0 && p.cusparse_ms[i] == 0,
+               "%s: %s prepared although AUTO runs %s", spec, smv_alg_name(a),
+               smv_alg_name(p.alg));
+      } else {
+        CHECK(p.cusparse_ms[i] > 0);
+      }
+      sparse_held += p.cusparse_bytes[i];
+    }
+    /* Without cuSPARSE the bytes are the CSR and rung 9's chunks only. */
+    if (!is_sparse(p.alg))
+      CHECK(sparse_held == 0);
+    /* Both cuSPARSE rungs still work, prepared on first use. */
+    for (int a = SMV_ALG_CUSPARSE_ALG1; a <= SMV_ALG_CUSPARSE_ALG2; a++)
+      CHECK_INT(tc_case(ctx, dA, A, (smv_alg)a, 1.5, 0.0, 0, 1, spec), 0);
+    CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_AUTO, -1.0, 0.5, 0, 0, spec), 0);
+    smv_matrix_plan_info q;
+    CHECK_OK(smv_matrix_plan(dA, &q));
+    CHECK(q.cusparse_ms[0] > 0 && q.cusparse_ms[1] > 0);
+    CHECK(q.device_bytes == p.device_bytes - sparse_held + q.cusparse_bytes[0] +
+                                q.cusparse_bytes[1]);
+    smv_matrix_free(dA);
+
+    /* SMV_MATRIX_CUSPARSE: both at analysis. */
+    smv_matrix_options o = {SMV_MATRIX_CUSPARSE, 0};
+    CHECK_OK(smv_matrix_create_ex(ctx, A, f32 ? SMV_F32 : SMV_F64, &o, &dA));
+    if (dA) {
+      CHECK_OK(smv_matrix_plan(dA, &q));
+      CHECK(q.cusparse_ms[0] > 0 && q.cusparse_ms[1] > 0);
+      CHECK(q.device_bytes ==
+            csr_bytes(A, f32) +
+                (p.device_bytes - csr_bytes(A, f32) - sparse_held) +
+                q.cusparse_bytes[0] + q.cusparse_bytes[1]);
+      CHECK_INT(
+          tc_case(ctx, dA, A, SMV_ALG_CUSPARSE_ALG2, 1.0, 0.0, 1, 0, spec), 0);
+      smv_matrix_free(dA);
+    }
+  }
+}
+
+static void test_lazy_cusparse(void) {
+  TC_NEED_DEVICE();
+  both_precisions("lap3d:20", lazy_check);
+  both_precisions("rand:20000:24,cols=15000", lazy_check);
+  both_precisions("plaw:5000:10,perm=rand", lazy_check);
+}
+
+static void tune_check(const char *spec, const smv_csr *A, int f32) {
+  smv_context *ctx = tc_context();
+  {
+    smv_matrix *dA = NULL;
+    smv_matrix_options o = {SMV_MATRIX_TUNE, 5};
+    smv_status st =
+        smv_matrix_create_ex(ctx, A, f32 ? SMV_F32 : SMV_F64, &o, &dA);
+    CHECKF(st == SMV_OK, "%s: %s", spec, smv_context_error(ctx));
+    if (!dA)
+      return;
+    smv_matrix_plan_info p;
+    CHECK_OK(smv_matrix_plan(dA, &p));
+    CHECK(p.measured == 1);
+    CHECK_STR_HAS(p.reason, "measured:");
+    CHECK(p.tune_ms > 0);
+    int found = 0, sparse = 0, ours = 0;
+    for (int c = 0; c < p.ncandidates; c++) {
+      smv_alg a = p.candidates[c].alg;
+      CHECKF(a != SMV_ALG_AUTO && a != SMV_ALG_VECTOR &&
+                 a != SMV_ALG_VECTOR_TEX && a != SMV_ALG_VECTOR_LDG &&
+                 a != SMV_ALG_VECTOR_ATOMIC,
+             "%s: %s is not a candidate", spec, smv_alg_name(a));
+      CHECKF(p.candidates[c].ms > 0, "%s: %s failed or took no time", spec,
+             smv_alg_name(a));
+      found += a == p.alg;
+      sparse += is_sparse(a);
+      ours += a == SMV_ALG_ADAPTIVE || a == SMV_ALG_VECTOR_SHFL ||
+              a == SMV_ALG_SCALAR;
+    }
+    CHECKF(found == 1, "%s: AUTO's %s is not among the candidates", spec,
+           smv_alg_name(p.alg));
+    CHECK_INT(sparse, 2);
+    CHECK_INT(ours, 3);
+    /* cuSPARSE made only for the measurement is gone again. */
+    for (int i = 0; i < 2; i++)
+      if (p.alg != (i ? SMV_ALG_CUSPARSE_ALG2 : SMV_ALG_CUSPARSE_ALG1))
+        CHECK(p.cusparse_bytes[i] == 0);
+    /* The tuned AUTO gives a verified result, on device and host paths. */
+    CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_AUTO, 1.0, 0.0, 0, 0, spec), 0);
+    CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_AUTO, 0.75, -2.0, 1, 0, spec), 0);
+    /* Tuning again after creation works the same way. */
+    CHECK_OK(smv_matrix_tune(ctx, dA, 3));
+    CHECK_OK(smv_matrix_plan(dA, &p));
+    CHECK(p.measured == 1 && p.ncandidates >= 5);
+    CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_AUTO, 1.0, 1.0, 0, 2, spec), 0);
+    smv_matrix_free(dA);
+  }
+}
+
+static void test_tune(void) {
+  TC_NEED_DEVICE();
+  const char *specs[] = {"lap3d:24",      "rand:30000:16",
+                         "plaw:20000:12", "denserow:5000:6",
+                         "elastic3d:8",   "stencil27:12,perm=rand",
+                         "rmat:12:8",     "rand:300:8,cols=2000"};
+  for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+    both_precisions(specs[i], tune_check);
+}
+
+static void test_plan_edges(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  /* A matrix without entries: nothing to tune, no cuSPARSE at all. */
+  smv_csr *A = gen("empty:7:5");
+  smv_matrix *dA = NULL;
+  smv_matrix_options o = {SMV_MATRIX_TUNE | SMV_MATRIX_CUSPARSE, 0};
+  if (A)
+    CHECK_OK(smv_matrix_create_ex(ctx, A, SMV_F64, &o, &dA));
+  if (dA) {
+    smv_matrix_plan_info p;
+    CHECK_OK(smv_matrix_plan(dA, &p));
+    CHECK(p.measured == 1 && p.ncandidates == 0);
+    CHECK_STR_HAS(p.reason, "no entries");
+    CHECK(p.cusparse_bytes[0] == 0 && p.cusparse_bytes[1] == 0);
+    CHECK(smv_matrix_device_bytes(dA) == 8 * 4);
+    CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_AUTO, 1.0, 0.5, 0, 0, "empty"), 0);
+    smv_matrix_free(dA);
+    dA = NULL;
+  }
+  /* Bad arguments. */
+  smv_matrix_options bad = {0x80, 0};
+  if (A) {
+    CHECK_STATUS(smv_matrix_create_ex(ctx, A, SMV_F64, &bad, &dA), SMV_ERR_ARG);
+    CHECK(dA == NULL);
+    bad.flags = SMV_MATRIX_TUNE;
+    bad.tune_runs = -1;
+    CHECK_STATUS(smv_matrix_create_ex(ctx, A, SMV_F64, &bad, &dA), SMV_ERR_ARG);
+  }
+  CHECK_STATUS(smv_matrix_tune(ctx, NULL, 0), SMV_ERR_ARG);
+  CHECK_STATUS(smv_matrix_tune(NULL, NULL, 0), SMV_ERR_ARG);
+  smv_matrix_plan_info p;
+  CHECK_STATUS(smv_matrix_plan(NULL, &p), SMV_ERR_ARG);
+  CHECK(smv_matrix_device_bytes(NULL) == 0);
+  smv_csr_free(A);
+}
+
+int main(void) {
+  RUN(test_lazy_cusparse);
+  RUN(test_tune);
+  RUN(test_plan_edges);
+  smv_context_free(tc_ctx);
+  return TEST_END();
+}
