@@ -47,7 +47,7 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusparse -lcud
 
 HOST_SRC := $(sort $(wildcard src/*.c))
 CU_SRC := $(sort $(wildcard src/cuda/*.cu))
-STUB_SRC := src/nocuda/nocuda.c
+STUB_SRC := $(sort $(wildcard src/nocuda/*.c))
 CLI_SRC := $(sort $(wildcard cli/*.c) $(wildcard bench/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_CXX := $(sort $(wildcard tests/cxx_*.cpp))
