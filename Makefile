@@ -82,7 +82,7 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu include/smv.h $(wildcard src/cuda/*.h) src/internal.h
+$(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu include/smv.h include/smv_solve.h $(wildcard src/cuda/*.h) src/internal.h src/solve_internal.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -Iinclude -Isrc -c $< -o $@
 
