@@ -26,7 +26,7 @@ static inline REAL FN(row_dot)(const smv_csr *A, const REAL *vals,
 static double FN(spmv_dot)(const smv_csr *A, const REAL *vals, const REAL *x,
                            REAL *y, const REAL *w, double *part, int64_t nc) {
   const int64_t n = A->rows;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
   for (int64_t c = 0; c < nc; c++) {
     const int64_t lo = c * SOLVE_CHUNK, hi = chunk_end(c, n);
     double s = 0.0;
@@ -46,7 +46,7 @@ static void FN(spmv_dot2)(const smv_csr *A, const REAL *vals, const REAL *x,
                           REAL *y, const REAL *u, double *part, int64_t nc,
                           double *yu, double *yy) {
   const int64_t n = A->rows;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
   for (int64_t c = 0; c < nc; c++) {
     const int64_t lo = c * SOLVE_CHUNK, hi = chunk_end(c, n);
     double s0 = 0.0, s1 = 0.0;
@@ -70,7 +70,7 @@ static double FN(start_residual)(const smv_csr *A, const REAL *vals,
                                  REAL *r, REAL *z, const double *dinv,
                                  double *part, int64_t nc, double *rz) {
   const int64_t n = A->rows;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
   for (int64_t c = 0; c < nc; c++) {
     const int64_t lo = c * SOLVE_CHUNK, hi = chunk_end(c, n);
     double s0 = 0.0, s1 = 0.0;
@@ -90,7 +90,7 @@ static double FN(start_residual)(const smv_csr *A, const REAL *vals,
 }
 
 static double FN(norm2sq)(const REAL *v, int64_t n, double *part, int64_t nc) {
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
   for (int64_t c = 0; c < nc; c++) {
     double s = 0.0;
     for (int64_t i = c * SOLVE_CHUNK; i < chunk_end(c, n); i++)
@@ -159,7 +159,7 @@ static smv_status FN(cg_run)(const smv_csr *A, const REAL *vals, const REAL *b,
       break;
     }
     const REAL alpha = (REAL)(rho / pq);
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
     for (int64_t c = 0; c < nc; c++) {
       double s0 = 0.0, s1 = 0.0;
       for (int64_t i = c * SOLVE_CHUNK; i < chunk_end(c, n); i++) {
@@ -183,7 +183,8 @@ static smv_status FN(cg_run)(const smv_csr *A, const REAL *vals, const REAL *b,
     rho = rz;
     if (relres <= o->tol)
       break;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >=                             \
+                                              SOLVE_PAR_CHUNKS * SOLVE_CHUNK)
     for (int64_t i = 0; i < n; i++)
       p[i] = z[i] + beta * p[i];
   }
@@ -251,7 +252,8 @@ static smv_status FN(bicgstab_run)(const smv_csr *A, const REAL *vals,
     }
     const REAL beta = (REAL)((rho_new / rho) * (alpha / omega));
     const REAL om = (REAL)omega;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >=                             \
+                                              SOLVE_PAR_CHUNKS * SOLVE_CHUNK)
     for (int64_t i = 0; i < n; i++) {
       REAL pi = r[i] + beta * (p[i] - om * v[i]);
       p[i] = pi;
@@ -266,7 +268,7 @@ static smv_status FN(bicgstab_run)(const smv_csr *A, const REAL *vals,
     }
     alpha = rho / rv;
     const REAL al = (REAL)alpha;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
     for (int64_t c = 0; c < nc; c++) {
       double s0 = 0.0;
       for (int64_t i = c * SOLVE_CHUNK; i < chunk_end(c, n); i++) {
@@ -287,7 +289,7 @@ static smv_status FN(bicgstab_run)(const smv_csr *A, const REAL *vals,
       omega = tt != 0.0 ? ts / tt : 0.0;
     }
     const REAL w = (REAL)omega;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
     for (int64_t c = 0; c < nc; c++) {
       double s0 = 0.0, s1 = 0.0;
       for (int64_t i = c * SOLVE_CHUNK; i < chunk_end(c, n); i++) {
@@ -338,7 +340,7 @@ static smv_status FN(pagerank_run)(const smv_csr *PT, const REAL *vals,
   double delta = 1.0;
   int k = 0;
   while (!(delta <= o->tol) && k < o->maxit) {
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (ncd >= SOLVE_PAR_CHUNKS)
     for (int64_t c = 0; c < ncd; c++) {
       double s = 0.0;
       for (int64_t i = c * SOLVE_CHUNK; i < chunk_end(c, nd); i++)
@@ -348,7 +350,7 @@ static smv_status FN(pagerank_run)(const smv_csr *PT, const REAL *vals,
     const double dang = sum_parts(part, ncd, 1, 0);
     FN(spmv_dot)(PT, vals, r, y, NULL, part, nc);
     const double shift = d * dang / (double)n;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
     for (int64_t c = 0; c < nc; c++) {
       double s = 0.0;
       for (int64_t i = c * SOLVE_CHUNK; i < chunk_end(c, n); i++) {
