@@ -579,9 +579,8 @@ template <typename T> smv_status solver::iterate() {
   /* PageRank: y in Q. */
   T *rk = (T *)x;
   if (nd > 0) {
-    unsigned g = smv_grid_for(nd, RB);
-    pr_dangling_kernel<T> < <<g<grid ? g : grid, RB, 0, stream>>>(nd, dl, rk,
-                                                                  st, part);
+    const unsigned gd = smv_grid_for(nd, RB), g = gd < grid ? gd : grid;
+    pr_dangling_kernel<T><<<g, RB, 0, stream>>>(nd, dl, rk, st, part);
   }
   if ((s = launched("pr_dangling_kernel")) != SMV_OK ||
       (s = spmv(rk, q)) != SMV_OK)
