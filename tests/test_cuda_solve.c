@@ -94,7 +94,10 @@ static void compare(const char *name, const smv_csr *A, smv_method m,
          "cpu %d (%d its, %g)",
          what, rg.converged, rg.iterations, rg.relres, rc.converged,
          rc.iterations, rc.relres);
-  CHECKF(abs(rg.iterations - rc.iterations) <= 2, "%s: %d vs %d iterations",
+  /* f64: within 2 iterations; f32 rounds differently along the way (other
+   * summation orders), so within 5%. */
+  const int slack = f32 ? 2 + rc.iterations / 20 : 2;
+  CHECKF(abs(rg.iterations - rc.iterations) <= slack, "%s: %d vs %d iterations",
          what, rg.iterations, rc.iterations);
   CHECK(rg.graph_used);
   CHECK(rg.checks >= 1);
@@ -108,7 +111,7 @@ static void compare(const char *name, const smv_csr *A, smv_method m,
     dx = fmax(dx, fabs(xg[i] - xc[i]));
     nx = fmax(nx, fabs(xc[i]));
   }
-  CHECKF(dx <= (f32 ? 1e-2 : 1e-6) * nx, "%s: max |x_gpu - x_cpu| %g (|x| %g)",
+  CHECKF(dx <= (f32 ? 5e-2 : 1e-6) * nx, "%s: max |x_gpu - x_cpu| %g (|x| %g)",
          what, dx, nx);
   /* Again, and without the graph: the same kernels in the same order give
    * the same bits. */
