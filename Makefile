@@ -158,6 +158,7 @@ format-check:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/smv.h $(DESTDIR)$(PREFIX)/include/smv.h
+	install -m 644 include/smv_solve.h $(DESTDIR)$(PREFIX)/include/smv_solve.h
 	install -m 644 $(BUILD)/libsmv.a $(DESTDIR)$(PREFIX)/lib/libsmv.a
 	install -m 755 $(BUILD)/smv $(DESTDIR)$(PREFIX)/bin/smv
 	if [ -d $(BUILD)/micro ]; then install -d $(DESTDIR)$(PREFIX)/libexec/smv/micro && \
