@@ -428,6 +428,20 @@ __global__ void pr_update_kernel(int64_t n, T *r, const T *y, const T *v,
 
 enum { V_R, V_Z, V_P, V_Q, V_RH, V_S, V_T, V_PH, V_SH, V_DINV, V_COUNT };
 
+/* The work vectors a method uses (bit k = vector k): CG r, p, q (+ z and
+ * the inverse diagonal with Jacobi); BiCGStab r, p, v (in Q), rhat, s, t
+ * (+ phat, shat, the inverse diagonal); PageRank y (in Q). The others stay
+ * NULL: no kernel of that method reads them. */
+unsigned vectors_used(smv_method m, bool jac) {
+  const unsigned J = jac ? 1u << V_DINV : 0u;
+  if (m == SMV_METHOD_CG)
+    return 1u << V_R | 1u << V_P | 1u << V_Q | (jac ? 1u << V_Z : 0u) | J;
+  if (m == SMV_METHOD_BICGSTAB)
+    return 1u << V_R | 1u << V_P | 1u << V_Q | 1u << V_RH | 1u << V_S |
+           1u << V_T | (jac ? 1u << V_PH | 1u << V_SH : 0u) | J;
+  return 1u << V_Q;
+}
+
 struct solver {
   smv_context *ctx;
   const smv_matrix *dA;
@@ -522,7 +536,9 @@ template <typename T> smv_status solver::start() {
   const bool bi = method == SMV_METHOD_BICGSTAB;
   T *rh = bi ? V<T>(V_RH) : nullptr;
   T *vv = bi ? V<T>(V_Q) : nullptr; /* BiCGStab's v lives in Q */
-  if (jac)
+  /* BiCGStab starts from r alone (no z: its preconditioner acts on p and
+   * s inside the iteration). */
+  if (jac && !bi)
     start_kernel<T, true><<<grid, RB, 0, stream>>>(
         n, (const T *)b, q, V<T>(V_R), V<T>(V_Z), V<T>(V_P), rh, vv,
         V<T>(V_DINV), st, part, hist);
@@ -753,7 +769,11 @@ smv_status solve_device(smv_context *ctx, const smv_matrix *dA,
   const size_t state_bytes = 256;
   const size_t part_bytes =
       ((size_t)S.grid * 3 * sizeof(double) + 255) / 256 * 256;
-  const size_t total = (size_t)V_COUNT * vbytes + state_bytes + part_bytes +
+  const unsigned used = vectors_used(method, S.jac);
+  int nvec = 0;
+  for (int k = 0; k < V_COUNT; k++)
+    nvec += (used >> k) & 1u;
+  const size_t total = (size_t)nvec * vbytes + state_bytes + part_bytes +
                        (size_t)hist_n * sizeof(double);
   cudaError_t e;
   solve_state h0;
@@ -761,7 +781,7 @@ smv_status solve_device(smv_context *ctx, const smv_matrix *dA,
   if ((e = cudaMalloc(&S.buf, total)) != cudaSuccess) {
     S.buf = nullptr;
     s = smv_cu_fail(ctx, e, "%s: cudaMalloc of %zu bytes (%d vectors of %lld)",
-                    who, total, (int)V_COUNT, (long long)n);
+                    who, total, nvec, (long long)n);
     goto out;
   }
   if ((e = cudaMallocHost(&S.h_status, sizeof *S.h_status)) != cudaSuccess) {
@@ -769,9 +789,15 @@ smv_status solve_device(smv_context *ctx, const smv_matrix *dA,
     s = smv_cu_fail(ctx, e, "%s: cudaMallocHost", who);
     goto out;
   }
-  for (int k = 0; k < V_COUNT; k++)
-    S.vec[k] = (char *)S.buf + (size_t)k * vbytes;
-  S.st = (solve_state *)((char *)S.buf + (size_t)V_COUNT * vbytes);
+  {
+    char *next = (char *)S.buf;
+    for (int k = 0; k < V_COUNT; k++)
+      if ((used >> k) & 1u) {
+        S.vec[k] = next;
+        next += vbytes;
+      }
+    S.st = (solve_state *)next;
+  }
   S.part = (double *)((char *)S.st + state_bytes);
   S.hist = hist_n > 0 ? (double *)((char *)S.part + part_bytes) : nullptr;
   memset(&h0, 0, sizeof h0);
