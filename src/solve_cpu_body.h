@@ -100,13 +100,20 @@ static double FN(norm2sq)(const REAL *v, int64_t n, double *part, int64_t nc) {
   return sum_parts(part, nc, 1, 0);
 }
 
-/* A zero right-hand side (or no rows): x = 0, converged at once. */
-static void FN(zero_solution)(REAL *x, int64_t n, const smv_solve_options *o,
-                              smv_solve_result *res) {
-  for (int64_t i = 0; i < n; i++)
-    x[i] = 0;
-  record(o, res, 0, 0.0);
-  res->converged = 1;
+/* The start shared by CG and BiCGStab: x = 0 unless the caller's guess is
+ * used; returns ||b||^2. b = 0: x = 0, converged at once (0 returned). */
+static double FN(begin)(const REAL *b, REAL *x, int64_t n, double *part,
+                        int64_t nc, const smv_solve_options *o,
+                        smv_solve_result *res) {
+  const double bb = FN(norm2sq)(b, n, part, nc);
+  if (!o->use_x0 || bb == 0.0)
+    for (int64_t i = 0; i < n; i++)
+      x[i] = 0;
+  if (bb == 0.0) {
+    record(o, res, 0, 0.0);
+    res->converged = 1;
+  }
+  return bb;
 }
 
 /* ---- CG ------------------------------------------------------------------
@@ -132,14 +139,9 @@ static smv_status FN(cg_run)(const smv_csr *A, const REAL *vals, const REAL *b,
                      (long long)n);
     goto out;
   }
-  if (!o->use_x0)
-    for (int64_t i = 0; i < n; i++)
-      x[i] = 0;
-  const double bb = FN(norm2sq)(b, n, part, nc);
-  if (bb == 0.0) {
-    FN(zero_solution)(x, n, o, res);
+  const double bb = FN(begin)(b, x, n, part, nc, o, res);
+  if (bb == 0.0)
     goto out;
-  }
   const double bnorm = sqrt(bb);
   double rho;
   double rr =
@@ -225,14 +227,9 @@ static smv_status FN(bicgstab_run)(const smv_csr *A, const REAL *vals,
                      (long long)n);
     goto out;
   }
-  if (!o->use_x0)
-    for (int64_t i = 0; i < n; i++)
-      x[i] = 0;
-  const double bb = FN(norm2sq)(b, n, part, nc);
-  if (bb == 0.0) {
-    FN(zero_solution)(x, n, o, res);
+  const double bb = FN(begin)(b, x, n, part, nc, o, res);
+  if (bb == 0.0)
     goto out;
-  }
   const double bnorm = sqrt(bb);
   double unused;
   double rr = FN(start_residual)(A, vals, b, x, o->use_x0, r, r, NULL, part, nc,

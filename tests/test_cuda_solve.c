@@ -9,41 +9,7 @@
 #include "test_cuda_common.h"
 
 #include "smv_solve.h"
-
-static smv_csr *gen(const char *spec) {
-  smv_csr *A = NULL;
-  smv_error err;
-  smv_status st = smv_generate(spec, &A, &err);
-  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
-  return A;
-}
-
-/* lap2d:N with an upwind convection term (nonsymmetric). */
-static smv_csr *convdiff(int n, double c) {
-  char spec[64];
-  snprintf(spec, sizeof spec, "lap2d:%d", n);
-  smv_csr *A = gen(spec);
-  for (int64_t i = 0; A && i < A->rows; i++)
-    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-      if (A->col_idx[k] == i + 1)
-        A->values[k] = -1.0 - c;
-      else if (A->col_idx[k] == i - 1)
-        A->values[k] = -1.0 + c;
-    }
-  return A;
-}
-
-static double true_relres(const smv_csr *A, const double *b, const double *x) {
-  double *ax = malloc((size_t)A->rows * sizeof *ax);
-  CHECK_OK(smv_spmv_ref(A, 1.0, x, 0.0, ax));
-  double rr = 0.0, bb = 0.0;
-  for (int64_t i = 0; i < A->rows; i++) {
-    rr += (b[i] - ax[i]) * (b[i] - ax[i]);
-    bb += b[i] * b[i];
-  }
-  free(ax);
-  return bb > 0 ? sqrt(rr) / sqrt(bb) : sqrt(rr);
-}
+#include "test_solve_common.h"
 
 /* One solve on the device (through smv_solve_cuda_host) and on the CPU;
  * compare. Returns the device result. */

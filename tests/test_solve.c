@@ -9,6 +9,7 @@
  */
 #include "smv_solve.h"
 #include "test.h"
+#include "test_solve_common.h"
 
 #include <float.h>
 #include <math.h>
@@ -18,14 +19,6 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-
-static smv_csr *gen(const char *spec) {
-  smv_csr *A = NULL;
-  smv_error err;
-  smv_status st = smv_generate(spec, &A, &err);
-  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
-  return A;
-}
 
 /* band:N:W with symmetric values and a dominant diagonal: SPD. */
 static smv_csr *spd_band(int n, int w) {
@@ -51,48 +44,6 @@ static smv_csr *spd_band(int n, int w) {
     A->values[dk] = off + 0.5;
   }
   return A;
-}
-
-/* lap2d:N with an upwind convection term: east neighbour -1-c, west -1+c
- * (a nonsymmetric, diagonally dominant M-matrix). */
-static smv_csr *convdiff(int n, double c) {
-  char spec[64];
-  snprintf(spec, sizeof spec, "lap2d:%d", n);
-  smv_csr *A = gen(spec);
-  if (!A)
-    return NULL;
-  for (int64_t i = 0; i < A->rows; i++)
-    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-      if (A->col_idx[k] == i + 1)
-        A->values[k] = -1.0 - c;
-      else if (A->col_idx[k] == i - 1)
-        A->values[k] = -1.0 + c;
-    }
-  return A;
-}
-
-/* b = A * ones (the exact solution is all ones). */
-static double *rhs_ones(const smv_csr *A) {
-  double *one = malloc((size_t)A->cols * sizeof *one);
-  double *b = malloc((size_t)A->rows * sizeof *b);
-  for (int64_t j = 0; j < A->cols; j++)
-    one[j] = 1.0;
-  CHECK_OK(smv_spmv_ref(A, 1.0, one, 0.0, b));
-  free(one);
-  return b;
-}
-
-/* ||b - A x|| / ||b||, in double. */
-static double true_relres(const smv_csr *A, const double *b, const double *x) {
-  double *ax = malloc((size_t)A->rows * sizeof *ax);
-  CHECK_OK(smv_spmv_ref(A, 1.0, x, 0.0, ax));
-  double rr = 0.0, bb = 0.0;
-  for (int64_t i = 0; i < A->rows; i++) {
-    rr += (b[i] - ax[i]) * (b[i] - ax[i]);
-    bb += b[i] * b[i];
-  }
-  free(ax);
-  return sqrt(rr) / sqrt(bb);
 }
 
 typedef smv_status (*solver64)(const smv_csr *, const double *, double *,

@@ -33,6 +33,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "timing.h"
+
 #define CK(call)                                                               \
   do {                                                                         \
     cudaError_t e_ = (call);                                                   \
@@ -60,16 +62,6 @@
       exit(1);                                                                 \
     }                                                                          \
   } while (0)
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 struct cg {
   int n;

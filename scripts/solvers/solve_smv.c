@@ -28,15 +28,8 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
+#include "timing.h"
+
 static void die(const char *what, smv_status st, const char *why) {
   fprintf(stderr, "solve_smv: %s: %s: %s\n", what, smv_status_string(st),
           why ? why : "");

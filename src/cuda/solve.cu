@@ -217,14 +217,16 @@ __global__ void start_kernel(int64_t n, const T *b, const T *q, T *r, T *z,
 
 /* ---- CG ------------------------------------------------------------------ */
 
-/* After q = A p: alpha = rho / p.q. */
+/* alpha = rho / (a . b): CG's rho / p.q after q = A p, BiCGStab's
+ * rho / rhat.v after v = A phat. A zero or non-finite rho or dot stops the
+ * method (breakdown). */
 template <typename T>
-__global__ void cg_pq_kernel(int64_t n, const T *p, const T *q, solve_state *st,
+__global__ void alpha_kernel(int64_t n, const T *a, const T *b, solve_state *st,
                              double *part) {
   if (st->s.done)
     return;
   double acc[1] = {0.0};
-  GRID_STRIDE(i, n) acc[0] += (double)p[i] * (double)q[i];
+  GRID_STRIDE(i, n) acc[0] += (double)a[i] * (double)b[i];
   if (grid_sum<1>(acc, part, &st->counter) && threadIdx.x == 0) {
     if (acc[0] == 0.0 || !finite(acc[0]) || st->rho == 0.0 ||
         !finite(st->rho)) {
@@ -291,24 +293,6 @@ __global__ void bi_p_kernel(int64_t n, T *p, T *ph, const T *r, const T *v,
     p[i] = pi;
     if (JAC)
       ph[i] = pi * dinv[i];
-  }
-}
-
-/* After v = A phat: alpha = rho / rhat.v. */
-template <typename T>
-__global__ void bi_rv_kernel(int64_t n, const T *rh, const T *v,
-                             solve_state *st, double *part) {
-  if (st->s.done)
-    return;
-  double acc[1] = {0.0};
-  GRID_STRIDE(i, n) acc[0] += (double)rh[i] * (double)v[i];
-  if (grid_sum<1>(acc, part, &st->counter) && threadIdx.x == 0) {
-    if (acc[0] == 0.0 || !finite(acc[0])) {
-      st->s.breakdown = 1;
-      st->s.done = 1;
-    } else {
-      st->alpha = st->rho / acc[0];
-    }
   }
 }
 
@@ -558,7 +542,7 @@ template <typename T> smv_status solver::iterate() {
     T *z = jac ? V<T>(V_Z) : r;
     if ((s = spmv(p, q)) != SMV_OK)
       return s;
-    cg_pq_kernel<T><<<grid, RB, 0, stream>>>(n, p, q, st, part);
+    alpha_kernel<T><<<grid, RB, 0, stream>>>(n, p, q, st, part);
     if (jac)
       cg_update_kernel<T, true><<<grid, RB, 0, stream>>>(n, (T *)x, r, z, p, q,
                                                          dinv, st, part, hist);
@@ -577,7 +561,7 @@ template <typename T> smv_status solver::iterate() {
       bi_p_kernel<T, false><<<grid, RB, 0, stream>>>(n, p, ph, r, v, dinv, st);
     if ((s = launched("bi_p_kernel")) != SMV_OK || (s = spmv(ph, v)) != SMV_OK)
       return s;
-    bi_rv_kernel<T><<<grid, RB, 0, stream>>>(n, rh, v, st, part);
+    alpha_kernel<T><<<grid, RB, 0, stream>>>(n, rh, v, st, part);
     if (jac)
       bi_s_kernel<T, true>
           <<<grid, RB, 0, stream>>>(n, sv, sh, r, v, dinv, st, part);
