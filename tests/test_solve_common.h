@@ -49,7 +49,8 @@ static inline double *rhs_ones(const smv_csr *A) {
 }
 
 /* ||b - A x|| / ||b|| in double (||b - A x|| when b = 0). */
-static inline double true_relres(const smv_csr *A, const double *b, const double *x) {
+static inline double true_relres(const smv_csr *A, const double *b,
+                                 const double *x) {
   double *ax = malloc(((size_t)A->rows + 1) * sizeof *ax);
   CHECK_OK(smv_spmv_ref(A, 1.0, x, 0.0, ax));
   double rr = 0.0, bb = 0.0;
