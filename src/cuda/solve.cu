@@ -15,7 +15,7 @@
  *     nodes);
  *   - check_every iterations are captured once into a CUDA graph (stream
  *     capture of exactly the launches the loop makes, smv_spmv included)
- *     and replayed; after each replay one 24-byte device-to-host copy says
+ *     and replayed; after each replay one 32-byte device-to-host copy says
  *     whether to stop. Once the last block of a reduction has set `done`,
  *     every later kernel returns at once, so iterations past convergence
  *     inside a replay change nothing (their SpMVs still run: at most
