@@ -10,7 +10,8 @@
 #
 # Logs and results.txt (the RESULT lines) land in $OUT; tables.md is the
 # markdown for bench/results/<device>/solvers.md. "quick" runs two small
-# matrices only.
+# matrices only. The SuiteSparse matrices are read from .shared/matrices/
+# (carry ".shared"; from a copy in .dev-NAME/, link it: ln -s ../.shared).
 set -u
 OUT=${OUT:-/tmp/solvers-out}
 GIT_COMMIT=${GIT_COMMIT:-unknown}
@@ -59,12 +60,6 @@ else
   BI="lap2d:300 lap3d:50 $S/G2_circuit.mtx.gz $S/cage10.mtx.gz"
   PR="$S/wiki-Vote.mtx.gz $S/PGPgiantcompo.mtx.gz $S/delaunay_n16.mtx.gz $S/luxembourg_osm.mtx.gz rand:1000000:8"
 fi
-run() { # run LOGNAME CMD...: append its RESULT line, log everything
-  name=$1; shift
-  timeout 150 "$@" >>"$OUT/bench.log" 2>&1
-  rc=$?
-  grep '^RESULT' "$OUT/bench.log" | tail -n 1 | grep -qF "$name" || echo "no result ($rc): $*" >>"$OUT/steps.log"
-}
 export OMP_NUM_THREADS=$(nproc)
 for m in $CG; do
   log "CG $m"
