@@ -48,7 +48,7 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusparse -lcud
 
 HOST_SRC := $(sort $(wildcard src/*.c))
 CU_SRC := $(sort $(wildcard src/cuda/*.cu))
-STUB_SRC := src/nocuda/nocuda.c
+STUB_SRC := $(sort $(wildcard src/nocuda/*.c))
 # The lab (lab/): verification, records, timing, plots; on top of libsmv.
 LAB_SRC := $(sort $(wildcard lab/*.c))
 LAB_CU_SRC := $(sort $(wildcard lab/cuda/*.cu))
@@ -92,7 +92,7 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu include/smv.h include/smv_lab.h $(wildcard src/cuda/*.h) src/internal.h src/rungs.def
+$(BUILD)/obj/src/cuda/%.o: src/cuda/%.cu include/smv.h include/smv_lab.h $(wildcard src/cuda/*.h) src/internal.h src/rungs.def include/smv_solve.h src/solve_internal.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -Iinclude -Isrc -c $< -o $@
 
@@ -187,6 +187,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/smv.h $(DESTDIR)$(PREFIX)/include/smv.h
 	install -m 644 include/smv_lab.h $(DESTDIR)$(PREFIX)/include/smv_lab.h
+	install -m 644 include/smv_solve.h $(DESTDIR)$(PREFIX)/include/smv_solve.h
 	install -m 644 $(BUILD)/libsmv.a $(DESTDIR)$(PREFIX)/lib/libsmv.a
 	install -m 644 $(BUILD)/libsmvlab.a $(DESTDIR)$(PREFIX)/lib/libsmvlab.a
 	install -m 755 $(BUILD)/smv $(DESTDIR)$(PREFIX)/bin/smv

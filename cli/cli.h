@@ -22,6 +22,8 @@ int cmd_spmv(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_occupancy(int argc, char **argv);
 int cmd_micro(int argc, char **argv);
+int cmd_solve(int argc, char **argv);    /* cmd_solve.c */
+int cmd_pagerank(int argc, char **argv); /* cmd_solve.c */
 
 /* "smv: <message>" on stderr. */
 void cli_error(const char *fmt, ...)

@@ -16,6 +16,8 @@ static const struct {
     {"occupancy", cmd_occupancy,
      "occupancy calculator (any compute capability)"},
     {"micro", cmd_micro, "run the memory-hierarchy microbenchmarks"},
+    {"solve", cmd_solve, "solve A x = b by CG or BiCGStab (CPU or CUDA)"},
+    {"pagerank", cmd_pagerank, "PageRank of a graph (CPU or CUDA)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

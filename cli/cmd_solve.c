@@ -1,0 +1,600 @@
+/* cmd_solve.c — `smv solve MATRIX ...` (CG / BiCGStab for A x = b) and
+ * `smv pagerank MATRIX ...`, on the CPU or a CUDA device (smv_solve.h). */
+#include "cli.h"
+#include "lab.h"
+#include "smv_solve.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void solve_help(FILE *f) {
+  fprintf(
+      f,
+      "usage: smv solve MATRIX [--b FILE] [--method cg|bicgstab]\n"
+      "                 [--precond jacobi|none] [--tol T] [--maxit N]\n"
+      "                 [--backend auto|cpu|cuda] [--precision f64|f32]\n"
+      "                 [-o FILE] [--progress N] [--history FILE.csv]\n"
+      "                 [--plot FILE.png] [--check-every N]\n"
+      "\n"
+      "Solve A x = b by conjugate gradients (A symmetric positive definite) "
+      "or\n"
+      "BiCGStab (any square A), starting from x = 0, until ||r|| / ||b|| <= "
+      "tol.\n"
+      "MATRIX is a .mtx/.mtx.gz file or a generator spec (lap2d:300, "
+      "lap3d:50, ...).\n"
+      "Prints the iterations, the recurrence's relative residual, the true "
+      "one\n"
+      "||b - A x|| / ||b|| recomputed in double at the end, and the time.\n"
+      "\n"
+      "  --b FILE          right-hand side, a Matrix Market vector (default: "
+      "b = A*ones,\n"
+      "                    so the exact solution is all ones and the error "
+      "is printed)\n"
+      "  --method M        cg (default) or bicgstab\n"
+      "  --precond P       jacobi (default; needs a nonzero diagonal) or "
+      "none\n"
+      "  --tol T           relative residual to reach (default 1e-8)\n"
+      "  --maxit N         iteration limit (default 1000)\n"
+      "  --backend B       auto (default: CUDA if a device answers, else the "
+      "CPU),\n"
+      "                    cpu or cuda\n"
+      "  --precision P     f64 (default) or f32 (vectors and values in "
+      "float, dot\n"
+      "                    products in double)\n"
+      "  -o FILE           write x as a Matrix Market vector (.gz "
+      "compresses)\n"
+      "  --progress N      a progress line on stderr every N iterations\n"
+      "  --history F.csv   the residual history: iteration,relres\n"
+      "  --plot F.png      plot the residual history (gnuplot; without it "
+      "the\n"
+      "                    script and data are written beside F.png)\n"
+      "  --check-every N   CUDA: iterations per graph replay between "
+      "convergence\n"
+      "                    checks (default 8)\n"
+      "\n"
+      "Exit status: 0 converged, 1 not converged or bad input (matrix, "
+      "vector,\n"
+      "zero diagonal with jacobi, no device), 2 usage.\n");
+}
+
+static void pagerank_help(FILE *f) {
+  fprintf(
+      f, "usage: smv pagerank MATRIX [--damping D] [--tol T] [--maxit N] [-o "
+         "FILE]\n"
+         "                    [--top K] [--backend auto|cpu|cuda] [--precision "
+         "f64|f32]\n"
+         "                    [--progress N] [--pattern]\n"
+         "\n"
+         "PageRank of the graph with a link i -> j for every stored A(i,j) != "
+         "0,\n"
+         "weighted by A(i,j) (pattern matrices: 1; weights must be >= 0). Rows "
+         "without\n"
+         "links (dangling nodes) spread their rank uniformly over all nodes; "
+         "the\n"
+         "teleport is uniform. Power iteration until the L1 change is <= tol.\n"
+         "\n"
+         "  --damping D   probability of following a link (default 0.85)\n"
+         "  --tol T       L1 change to reach (default 1e-10)\n"
+         "  --maxit N     iteration limit (default 1000)\n"
+         "  -o FILE       write the rank vector as a Matrix Market vector\n"
+         "  --top K       print the K highest-ranked nodes, 1-based (default "
+         "10; 0: none)\n"
+         "  --pattern     ignore the values: every stored entry is a link of "
+         "weight 1\n"
+         "                (for matrices with negative values)\n"
+         "  --backend B, --precision P, --progress N: as for 'smv solve'\n"
+         "\n"
+         "Exit status: 0 converged, 1 not converged or bad input, 2 usage.\n");
+}
+
+typedef enum { BK_AUTO, BK_CPU, BK_CUDA } backend;
+
+typedef struct {
+  const char *cmd, *matrix, *b, *out, *history, *plot;
+  smv_method method;
+  backend bk;
+  smv_precision prec;
+  smv_solve_options o;
+  long top;
+  int pattern; /* pagerank: every stored entry is a link of weight 1 */
+} solve_args;
+
+/* Option names with a value, in the order of the slots below. */
+enum {
+  O_B,
+  O_METHOD,
+  O_PRECOND,
+  O_TOL,
+  O_MAXIT,
+  O_BACKEND,
+  O_PRECISION,
+  O_OUT,
+  O_PROGRESS,
+  O_HISTORY,
+  O_PLOT,
+  O_CHECK,
+  O_DAMPING,
+  O_TOP,
+  O_COUNT
+};
+static const struct {
+  const char *name, *alias;
+  int pagerank; /* 1: pagerank only, 0: solve only, 2: both */
+} valued[O_COUNT] = {
+    {"--b", NULL, 0},         {"--method", NULL, 0}, {"--precond", NULL, 0},
+    {"--tol", NULL, 2},       {"--maxit", NULL, 2},  {"--backend", NULL, 2},
+    {"--precision", NULL, 2}, {"--output", "-o", 2}, {"--progress", NULL, 2},
+    {"--history", NULL, 0},   {"--plot", NULL, 0},   {"--check-every", NULL, 2},
+    {"--damping", NULL, 1},   {"--top", NULL, 1},
+};
+
+/* The one MATRIX. */
+static int solve_positional(void *user, const char *arg) {
+  solve_args *a = user;
+  if (a->matrix)
+    return cli_usage(a->cmd, "more than one MATRIX ('%s' and '%s')", a->matrix,
+                     arg);
+  a->matrix = arg;
+  return CLI_OK;
+}
+
+static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
+  const char *cmd = pagerank ? "pagerank" : "solve";
+  const char *v[O_COUNT] = {NULL};
+  memset(a, 0, sizeof *a);
+  a->cmd = cmd;
+  smv_solve_options_init(&a->o);
+  a->o.precond = pagerank ? SMV_PRECOND_NONE : SMV_PRECOND_JACOBI;
+  if (pagerank)
+    a->o.tol = 1e-10;
+  a->method = pagerank ? SMV_METHOD_PAGERANK : SMV_METHOD_CG;
+  a->top = 10;
+  /* The options this command takes, from the table above. */
+  cli_opt opts[O_COUNT + 2];
+  int n = 0;
+  for (int k = 0; k < O_COUNT; k++)
+    if (valued[k].pagerank == 2 || valued[k].pagerank == pagerank)
+      opts[n++] = (cli_opt){.name = valued[k].name,
+                            .alias = valued[k].alias,
+                            .need = "a value",
+                            .once = 1,
+                            .str = &v[k]};
+  if (pagerank)
+    opts[n++] = (cli_opt){.name = "--pattern", .flag = &a->pattern};
+  opts[n] = (cli_opt){0};
+  int rc = cli_parse(cmd, argc, argv, opts, solve_positional, a);
+  if (rc != CLI_OK)
+    return rc;
+  if (!a->matrix)
+    return cli_usage(cmd, "missing MATRIX (a .mtx file or a spec such as "
+                          "lap2d:100)");
+  long l;
+  double d;
+  if (v[O_METHOD]) {
+    if (strcmp(v[O_METHOD], "cg") == 0)
+      a->method = SMV_METHOD_CG;
+    else if (strcmp(v[O_METHOD], "bicgstab") == 0)
+      a->method = SMV_METHOD_BICGSTAB;
+    else
+      return cli_usage(cmd, "--method must be cg or bicgstab, not '%s'",
+                       v[O_METHOD]);
+  }
+  if (v[O_PRECOND]) {
+    if (strcmp(v[O_PRECOND], "jacobi") == 0)
+      a->o.precond = SMV_PRECOND_JACOBI;
+    else if (strcmp(v[O_PRECOND], "none") == 0)
+      a->o.precond = SMV_PRECOND_NONE;
+    else
+      return cli_usage(cmd, "--precond must be jacobi or none, not '%s'",
+                       v[O_PRECOND]);
+  }
+  if (v[O_TOL]) {
+    if (cli_parse_double(v[O_TOL], &d) != 0 || !(d >= 0) || !isfinite(d))
+      return cli_usage(cmd, "--tol: '%s' is not a number >= 0", v[O_TOL]);
+    a->o.tol = d;
+  }
+  if (v[O_MAXIT]) {
+    if (cli_parse_long(v[O_MAXIT], 0, 1000000000L, &l) != 0)
+      return cli_usage(cmd, "--maxit: '%s' is not an integer in 0..1e9",
+                       v[O_MAXIT]);
+    a->o.maxit = (int)l;
+  }
+  if (v[O_PROGRESS]) {
+    if (cli_parse_long(v[O_PROGRESS], 1, 1000000000L, &l) != 0)
+      return cli_usage(cmd, "--progress: '%s' is not a positive integer",
+                       v[O_PROGRESS]);
+    a->o.progress_every = (int)l;
+  }
+  if (v[O_CHECK]) {
+    if (cli_parse_long(v[O_CHECK], 1, 100000L, &l) != 0)
+      return cli_usage(cmd, "--check-every: '%s' is not an integer in 1..1e5",
+                       v[O_CHECK]);
+    a->o.check_every = (int)l;
+  }
+  if (v[O_DAMPING]) {
+    if (cli_parse_double(v[O_DAMPING], &d) != 0 || !(d >= 0.0 && d < 1.0))
+      return cli_usage(cmd, "--damping: '%s' is not a number in [0, 1)",
+                       v[O_DAMPING]);
+    a->o.damping = d;
+  }
+  if (v[O_TOP] && cli_parse_long(v[O_TOP], 0, 1000000000L, &a->top) != 0)
+    return cli_usage(cmd, "--top: '%s' is not an integer >= 0", v[O_TOP]);
+  a->bk = BK_AUTO;
+  if (v[O_BACKEND]) {
+    if (strcmp(v[O_BACKEND], "auto") == 0)
+      a->bk = BK_AUTO;
+    else if (strcmp(v[O_BACKEND], "cpu") == 0)
+      a->bk = BK_CPU;
+    else if (strcmp(v[O_BACKEND], "cuda") == 0)
+      a->bk = BK_CUDA;
+    else
+      return cli_usage(cmd, "--backend must be auto, cpu or cuda, not '%s'",
+                       v[O_BACKEND]);
+  }
+  a->prec = SMV_F64;
+  if (v[O_PRECISION]) {
+    if (strcmp(v[O_PRECISION], "f64") == 0)
+      a->prec = SMV_F64;
+    else if (strcmp(v[O_PRECISION], "f32") == 0)
+      a->prec = SMV_F32;
+    else
+      return cli_usage(cmd, "--precision must be f64 or f32, not '%s'",
+                       v[O_PRECISION]);
+  }
+  a->b = v[O_B];
+  a->out = v[O_OUT];
+  a->history = v[O_HISTORY];
+  a->plot = v[O_PLOT];
+  if ((a->out && !*a->out) || (a->history && !*a->history) ||
+      (a->plot && !*a->plot))
+    return cli_usage(cmd, "-o, --history and --plot need a file name");
+  return CLI_OK;
+}
+
+static void on_progress(void *user, int it, double relres) {
+  const char *cmd = user;
+  fprintf(stderr, "smv %s: iteration %d, %s %.3e\n", cmd, it,
+          strcmp(cmd, "pagerank") == 0 ? "change" : "relative residual",
+          relres);
+}
+
+/* A context when the backend asks for one; *ctx stays NULL for the CPU. */
+static int open_backend(const solve_args *a, smv_context **ctx) {
+  *ctx = NULL;
+  if (a->bk == BK_CPU)
+    return CLI_OK;
+  smv_status st = smv_context_create(0, ctx);
+  if (st == SMV_OK)
+    return CLI_OK;
+  *ctx = NULL;
+  const char *why = smv_context_error(NULL);
+  if (a->bk == BK_CUDA) {
+    cli_error("--backend cuda: %s", why && *why ? why : smv_status_string(st));
+    return CLI_ERR;
+  }
+  cli_error("%s; using the CPU", why && *why ? why : smv_status_string(st));
+  return CLI_OK;
+}
+
+/* Run the solver on the chosen backend with double vectors in and out. */
+static int run_solver(const solve_args *a, smv_context *ctx, const smv_csr *A,
+                      const double *b, double *x, const smv_solve_options *o,
+                      smv_solve_result *res) {
+  const int64_t n = A->rows;
+  smv_error err;
+  memset(&err, 0, sizeof err);
+  smv_status st;
+  if (ctx && a->method == SMV_METHOD_PAGERANK) {
+    st = smv_pagerank_cuda(ctx, A, a->prec, x, o, res);
+  } else if (ctx) {
+    smv_matrix *dA = NULL;
+    st = smv_matrix_create(ctx, A, a->prec, &dA);
+    if (st == SMV_OK)
+      st = smv_solve_cuda_host(ctx, dA, a->method, b, x, o, res);
+    smv_matrix_free(dA);
+  } else if (a->prec == SMV_F64) {
+    st = a->method == SMV_METHOD_CG ? smv_cg(A, b, x, o, res, &err)
+         : a->method == SMV_METHOD_BICGSTAB
+             ? smv_bicgstab(A, b, x, o, res, &err)
+             : smv_pagerank(A, x, o, res, &err);
+  } else {
+    float *bf = malloc(((size_t)n + 1) * sizeof *bf);
+    float *xf = malloc(((size_t)n + 1) * sizeof *xf);
+    if (!bf || !xf) {
+      free(bf), free(xf);
+      cli_error("out of memory for the float vectors (%lld)", (long long)n);
+      return CLI_ERR;
+    }
+    for (int64_t i = 0; b && i < n; i++)
+      bf[i] = (float)b[i];
+    st = a->method == SMV_METHOD_CG ? smv_cg_f32(A, bf, xf, o, res, &err)
+         : a->method == SMV_METHOD_BICGSTAB
+             ? smv_bicgstab_f32(A, bf, xf, o, res, &err)
+             : smv_pagerank_f32(A, xf, o, res, &err);
+    for (int64_t i = 0; st == SMV_OK && i < n; i++)
+      x[i] = xf[i];
+    free(bf), free(xf);
+  }
+  if (st == SMV_OK)
+    return CLI_OK;
+  if (ctx) {
+    const char *why = smv_context_error(ctx);
+    cli_error("%s", why && *why ? why : smv_status_string(st));
+    return CLI_ERR;
+  }
+  return cli_fail(st, &err);
+}
+
+/* FILE.png -> FILE.ext */
+static void beside(const char *png, const char *ext, char *out, size_t n) {
+  size_t len = strlen(png);
+  if (len > 4 && strcmp(png + len - 4, ".png") == 0)
+    len -= 4;
+  snprintf(out, n, "%.*s.%s", (int)len, png, ext);
+}
+
+static int write_history(const char *path, const double *h, int count,
+                         const char *what) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    cli_error("%s: cannot write: %s", path, strerror(errno));
+    return CLI_ERR;
+  }
+  fprintf(f, "iteration,%s\n", what);
+  for (int k = 0; k < count; k++)
+    fprintf(f, "%d,%.17g\n", k, h[k]);
+  if (fclose(f) != 0) {
+    cli_error("%s: write failed", path);
+    return CLI_ERR;
+  }
+  return CLI_OK;
+}
+
+/* The residual history through gnuplot (log scale). */
+static int plot_history(const char *png, const double *h, int count,
+                        const char *title) {
+  char dat[1100], gp[1100];
+  beside(png, "csv", dat, sizeof dat);
+  beside(png, "gp", gp, sizeof gp);
+  if (write_history(dat, h, count, "relres") != CLI_OK)
+    return CLI_ERR;
+  FILE *f = fopen(gp, "w");
+  if (!f) {
+    cli_error("%s: cannot write: %s", gp, strerror(errno));
+    return CLI_ERR;
+  }
+  fprintf(f, "# gnuplot script written by smv solve; data in the .csv\n"
+             "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+             "  set terminal pngcairo size 900,540 font ',10'\n"
+             "} else {\n"
+             "  set terminal png size 900,540\n"
+             "}\nset output ");
+  lab_gnuplot_string(f, png);
+  fprintf(f, "\nset datafile separator ','\nset key off\nset logscale y\n"
+             "set format y '10^{%%L}'\nset grid\n"
+             "set xlabel 'iteration'\nset ylabel '||r|| / ||b||'\n"
+             "set title ");
+  lab_gnuplot_string(f, title);
+  fprintf(f, " noenhanced\nplot ");
+  lab_gnuplot_string(f, dat);
+  fprintf(f, " every ::1 using 1:2 with lines lw 2\n");
+  if (fclose(f) != 0) {
+    cli_error("%s: write failed", gp);
+    return CLI_ERR;
+  }
+  if (!lab_have_gnuplot()) {
+    fprintf(stderr,
+            "smv: gnuplot not found: wrote %s and %s; install gnuplot "
+            "(apt-get install gnuplot-nox) and run 'gnuplot %s'\n",
+            dat, gp, gp);
+    return CLI_OK;
+  }
+  int rc = lab_run_gnuplot(gp);
+  if (rc > 0) {
+    cli_error("running gnuplot: %s", strerror(rc));
+    return CLI_ERR;
+  }
+  struct stat sb;
+  if (rc < 0 || stat(png, &sb) != 0 || sb.st_size == 0) {
+    cli_error("gnuplot %s failed (its message is above)", gp);
+    return CLI_ERR;
+  }
+  printf("plot: %s\n", png);
+  return CLI_OK;
+}
+
+static int write_vector(const char *path, const double *x, int64_t n) {
+  smv_error err;
+  smv_status st = smv_mm_write_vector(path, x, n, &err);
+  return st == SMV_OK ? CLI_OK : cli_fail(st, &err);
+}
+
+/* Indices of the k largest entries of r (ties: the smaller index first). */
+static void print_top(const double *r, int64_t n, long k) {
+  if (k > n)
+    k = (long)n;
+  int64_t *idx = malloc(((size_t)k + 1) * sizeof *idx);
+  if (!idx)
+    return;
+  long have = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (have == k && !(r[i] > r[idx[k - 1]]))
+      continue;
+    long p = have < k ? have++ : k - 1;
+    while (p > 0 && r[i] > r[idx[p - 1]]) {
+      idx[p] = idx[p - 1];
+      p--;
+    }
+    idx[p] = i;
+  }
+  if (have > 0)
+    printf("top %ld:\n", have);
+  for (long j = 0; j < have; j++)
+    printf("  %4ld  node %lld  %.10g\n", j + 1, (long long)idx[j] + 1,
+           r[idx[j]]);
+  free(idx);
+}
+
+static int cmd_solve_common(int argc, char **argv, int pagerank) {
+  if (cli_wants_help(argc, argv)) {
+    if (pagerank)
+      pagerank_help(stdout);
+    else
+      solve_help(stdout);
+    return CLI_OK;
+  }
+  solve_args a;
+  int rc = parse_args(argc, argv, pagerank, &a);
+  if (rc != CLI_OK)
+    return rc;
+  smv_csr *A = NULL;
+  double *b = NULL, *x = NULL, *hist = NULL;
+  smv_context *ctx = NULL;
+  const double t_start = lab_now_s();
+  if ((rc = cli_load(a.matrix, &A)) != CLI_OK)
+    goto done;
+  if (A->rows != A->cols) {
+    cli_error("%s: the matrix is %lld x %lld; %s needs a square one", a.matrix,
+              (long long)A->rows, (long long)A->cols, a.cmd);
+    rc = CLI_ERR;
+    goto done;
+  }
+  const int64_t n = A->rows;
+  if (a.pattern)
+    for (int64_t k = 0; k < A->nnz; k++)
+      A->values[k] = 1.0;
+  x = calloc((size_t)n + 1, sizeof *x);
+  if (!x) {
+    cli_error("out of memory for x (%lld doubles)", (long long)n);
+    rc = CLI_ERR;
+    goto done;
+  }
+  if (!pagerank && a.b) {
+    smv_error err;
+    int64_t nb = 0;
+    smv_status st = smv_mm_read_vector(a.b, &b, &nb, &err);
+    if (st != SMV_OK) {
+      rc = cli_fail(st, &err);
+      goto done;
+    }
+    if (nb != n) {
+      cli_error("%s: vector has %lld entries, expected %lld (the matrix has "
+                "%lld rows)",
+                a.b, (long long)nb, (long long)n, (long long)n);
+      rc = CLI_ERR;
+      goto done;
+    }
+  } else if (!pagerank) {
+    double *ones = malloc(((size_t)n + 1) * sizeof *ones);
+    b = malloc(((size_t)n + 1) * sizeof *b);
+    if (!ones || !b) {
+      free(ones);
+      cli_error("out of memory for b (%lld doubles)", (long long)n);
+      rc = CLI_ERR;
+      goto done;
+    }
+    for (int64_t i = 0; i < n; i++)
+      ones[i] = 1.0;
+    smv_status st = smv_spmv_cpu(A, 1.0, ones, 0.0, b);
+    free(ones);
+    if (st != SMV_OK) {
+      rc = cli_fail(st, NULL);
+      goto done;
+    }
+  }
+  if (a.history || a.plot) {
+    a.o.history_len = a.o.maxit + 1;
+    hist = malloc((size_t)a.o.history_len * sizeof *hist);
+    if (!hist) {
+      cli_error("out of memory for the history (%d)", a.o.history_len);
+      rc = CLI_ERR;
+      goto done;
+    }
+    a.o.history = hist;
+  }
+  if (a.o.progress_every > 0) {
+    a.o.progress = on_progress;
+    a.o.progress_user = (void *)a.cmd;
+  }
+  if ((rc = open_backend(&a, &ctx)) != CLI_OK)
+    goto done;
+  smv_solve_result res;
+  rc = run_solver(&a, ctx, A, b, x, &a.o, &res);
+  const double t1 = lab_now_s();
+  if (rc != CLI_OK)
+    goto done;
+
+  static const char *const mname[] = {"cg", "bicgstab", "pagerank"};
+  printf("%s: %s%s, %s, %s: %lld x %lld, %lld entries\n", a.matrix,
+         mname[a.method],
+         !pagerank && a.o.precond == SMV_PRECOND_JACOBI ? " + jacobi" : "",
+         ctx ? "cuda" : "cpu", a.prec == SMV_F64 ? "f64" : "f32", (long long)n,
+         (long long)n, (long long)A->nnz);
+  printf("iterations: %d (%s)\n", res.iterations,
+         res.converged   ? "converged"
+         : res.breakdown ? "breakdown: a zero denominator"
+                         : "iteration limit reached");
+  if (pagerank) {
+    printf("change (L1): %.3e (tol %.3g)\n", res.relres, a.o.tol);
+  } else {
+    double *ax = malloc(((size_t)n + 1) * sizeof *ax);
+    if (ax && smv_spmv_cpu(A, 1.0, x, 0.0, ax) == SMV_OK) {
+      double rr = 0.0, bb = 0.0, e = 0.0;
+      for (int64_t i = 0; i < n; i++) {
+        rr += (b[i] - ax[i]) * (b[i] - ax[i]);
+        bb += b[i] * b[i];
+        e = fmax(e, fabs(x[i] - 1.0));
+      }
+      printf("relative residual: %.3e (recurrence; tol %.3g)\n", res.relres,
+             a.o.tol);
+      printf("true residual: %.3e (||b - A x|| / ||b||, recomputed)\n",
+             bb > 0 ? sqrt(rr) / sqrt(bb) : sqrt(rr));
+      if (!a.b)
+        printf("max error: %.3e (b = A*ones: |x - 1|)\n", e);
+    }
+    free(ax);
+  }
+  printf("time: %.3f ms solve (%.3f us per iteration), %.3f ms in all%s\n",
+         res.seconds * 1e3,
+         res.iterations ? res.seconds * 1e6 / res.iterations : 0.0,
+         (t1 - t_start) * 1e3,
+         ctx ? (res.graph_used ? "; CUDA graph" : "") : "");
+  if (pagerank && a.top > 0)
+    print_top(x, n, a.top);
+  if (a.out && (rc = write_vector(a.out, x, n)) != CLI_OK)
+    goto done;
+  if (a.history &&
+      (rc = write_history(a.history, hist, res.history_count,
+                          pagerank ? "change" : "relres")) != CLI_OK)
+    goto done;
+  if (a.plot) {
+    char title[600];
+    snprintf(title, sizeof title, "%s: %s, %d iterations", a.matrix,
+             mname[a.method], res.iterations);
+    if ((rc = plot_history(a.plot, hist, res.history_count, title)) != CLI_OK)
+      goto done;
+  }
+  fflush(stdout);
+  if (!res.converged) {
+    cli_error("not converged: %s after %d iterations (%.3e > tol %.3g)",
+              res.breakdown ? "breakdown" : "stopped", res.iterations,
+              res.relres, a.o.tol);
+    rc = CLI_ERR;
+  }
+done:
+  smv_context_free(ctx);
+  smv_csr_free(A);
+  free(b);
+  free(x);
+  free(hist);
+  return rc;
+}
+
+int cmd_solve(int argc, char **argv) { return cmd_solve_common(argc, argv, 0); }
+int cmd_pagerank(int argc, char **argv) {
+  return cmd_solve_common(argc, argv, 1);
+}

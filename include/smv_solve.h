@@ -1,0 +1,170 @@
+/*
+ * smv_solve.h — iterative solvers on top of smv's SpMV: conjugate
+ * gradients (CG) and BiCGStab for A x = b, and PageRank, on the CPU
+ * (OpenMP, bit-reproducible whatever the thread count) and on a CUDA
+ * device (the iteration captured in a CUDA graph and replayed, vector
+ * operations fused, reductions deterministic). docs/solvers.md has the
+ * algorithms, the kernels and the measurements.
+ *
+ * Conventions are smv.h's: every function returns smv_status (SMV_OK = 0,
+ * errors negative); the CPU functions fill an smv_error (may be NULL) with
+ * the reason, the CUDA functions leave it in smv_context_error(ctx).
+ * Failing to converge is not an error: the call returns SMV_OK with
+ * result.converged = 0.
+ *
+ * Stopping: CG and BiCGStab stop when the relative residual of the
+ * recurrence, ||r_k||_2 / ||b||_2, is <= tol, or after maxit iterations.
+ * b = 0 gives x = 0 at once (converged, 0 iterations). PageRank stops when
+ * the change of the rank vector, ||r_k - r_(k-1)||_1 (the vector sums to
+ * 1), is <= tol.
+ *
+ * Precision: the f64 functions work in double throughout. The f32 ones keep
+ * the matrix values and every vector in float (SpMV accumulates in float,
+ * as smv_spmv_cpu_f32 and smv_matrix_create(SMV_F32) do) but accumulate
+ * dot products and norms in double, so only the vectors' rounding is
+ * float's.
+ */
+#ifndef SMV_SOLVE_H
+#define SMV_SOLVE_H
+
+#include "smv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  SMV_PRECOND_NONE = 0,  /* plain CG / BiCGStab                          */
+  SMV_PRECOND_JACOBI = 1 /* M = diag(A): every diagonal entry must exist
+                            and be nonzero (SMV_ERR_ARG names the row)   */
+} smv_precond;
+
+typedef enum {
+  SMV_METHOD_CG = 0,       /* A symmetric positive definite              */
+  SMV_METHOD_BICGSTAB = 1, /* any square nonsingular A                   */
+  SMV_METHOD_PAGERANK = 2  /* power iteration (smv_pagerank)              */
+} smv_method;
+
+/* Called every progress_every iterations (on the device: at the first
+ * convergence check at or past each multiple) with the iteration count and
+ * the current relative residual. */
+typedef void (*smv_solve_progress_fn)(void *user, int iteration, double relres);
+
+typedef struct {
+  double tol;          /* stopping threshold (default 1e-8)              */
+  int maxit;           /* iteration limit (default 1000)                 */
+  smv_precond precond; /* default SMV_PRECOND_NONE                       */
+  int use_x0;          /* 0 (default): start from x = 0, x is only
+                          written; 1: x holds the initial guess           */
+  /* Residual history (optional): history[k] = relative residual after k
+   * iterations (history[0]: the start), for k < history_len. */
+  double *history;
+  int history_len;
+  smv_solve_progress_fn progress; /* may be NULL                        */
+  void *progress_user;
+  int progress_every; /* default 0 = never                              */
+  /* CUDA only. */
+  smv_alg alg;     /* SpMV rung (default SMV_ALG_AUTO)                   */
+  int check_every; /* iterations per graph replay, i.e. between two host
+                      convergence checks (default 0 = 8)                 */
+  int use_graph;   /* 1 (default): replay a captured graph; 0: launch
+                      every kernel each iteration (for comparison)       */
+  /* PageRank only. */
+  double damping; /* probability of following a link (default 0.85)    */
+  const double *personalization; /* NULL = uniform teleport; else n
+                                    entries >= 0, not all 0, normalised
+                                    to sum 1 by the library            */
+} smv_solve_options;
+
+/* The defaults listed above (tol 1e-8, maxit 1000, no preconditioner,
+ * x0 = 0, no history, no progress, AUTO rung, check every 8, graph on,
+ * damping 0.85, uniform teleport). NULL-safe. */
+void smv_solve_options_init(smv_solve_options *o);
+
+typedef struct {
+  int iterations;    /* completed iterations                            */
+  double relres;     /* final ||r||/||b|| of the recurrence (PageRank:
+                        the last change, L1)                           */
+  int converged;     /* relres <= tol within maxit                      */
+  int breakdown;     /* a zero (or non-finite) denominator stopped the
+                        method: rho or p.Ap (CG), rho, rhat.v or omega
+                        (BiCGStab); converged is 0                      */
+  int history_count; /* entries written to options.history              */
+  int graph_used;    /* CUDA: iterations ran as CUDA-graph replays      */
+  int checks;        /* CUDA: host convergence checks (each one small
+                        device-to-host copy)                           */
+  double seconds;    /* wall time of the iterations (set-up excluded)   */
+} smv_solve_result;
+
+/* ---- CPU ------------------------------------------------------------------
+ * A square; b and x have A->rows entries. opt may be NULL (defaults);
+ * res may be NULL. Deterministic: the same bits for any OMP_NUM_THREADS
+ * (rows are summed in order by one thread, dot products over fixed chunks
+ * of 2048 entries added in chunk order). */
+smv_status smv_cg(const smv_csr *A, const double *b, double *x,
+                  const smv_solve_options *opt, smv_solve_result *res,
+                  smv_error *err);
+smv_status smv_cg_f32(const smv_csr *A, const float *b, float *x,
+                      const smv_solve_options *opt, smv_solve_result *res,
+                      smv_error *err);
+smv_status smv_bicgstab(const smv_csr *A, const double *b, double *x,
+                        const smv_solve_options *opt, smv_solve_result *res,
+                        smv_error *err);
+smv_status smv_bicgstab_f32(const smv_csr *A, const float *b, float *x,
+                            const smv_solve_options *opt, smv_solve_result *res,
+                            smv_error *err);
+
+/* PageRank of the graph whose links are i -> j for every stored A(i,j) !=
+ * 0, weighted by A(i,j) (pattern matrices: weight 1; negative weights are
+ * SMV_ERR_ARG). With d = damping, v = the teleport vector (uniform 1/n or
+ * the normalised personalization), out_i = sum_j A(i,j) and the dangling
+ * rows D = { i : out_i = 0 }, one step is
+ *
+ *   r'_j = d * sum_i r_i A(i,j) / out_i  +  d * (sum_{i in D} r_i) / n
+ *          + (1 - d) * v_j
+ *
+ * i.e. a dangling row's mass is spread uniformly over all n nodes, and r
+ * stays a probability vector (sum 1). Starts from r = v; r (n entries) is
+ * written. This is networkx's pagerank with dangling=uniform and the
+ * matrix as the weighted adjacency matrix. */
+smv_status smv_pagerank(const smv_csr *A, double *r,
+                        const smv_solve_options *opt, smv_solve_result *res,
+                        smv_error *err);
+smv_status smv_pagerank_f32(const smv_csr *A, float *r,
+                            const smv_solve_options *opt, smv_solve_result *res,
+                            smv_error *err);
+
+/* ---- CUDA ---------------------------------------------------------------
+ * On device pointers of dA's precision (double* or float*), on the
+ * context's stream; the call returns when the solve is over. The iteration
+ * (SpMV through smv_spmv with opt->alg, plus three fused vector kernels for
+ * CG, four for BiCGStab) is captured once into a CUDA graph of
+ * check_every iterations and replayed; after each replay one small
+ * device-to-host copy says whether to stop. Iterations past convergence
+ * inside the last replay change nothing. Reductions are block partials
+ * summed in a fixed order: the same bits on every run on one device.
+ * SMV_ERR_NO_DEVICE when built without CUDA. */
+smv_status smv_cg_cuda(smv_context *ctx, smv_matrix *dA, const void *b, void *x,
+                       const smv_solve_options *opt, smv_solve_result *res);
+smv_status smv_bicgstab_cuda(smv_context *ctx, smv_matrix *dA, const void *b,
+                             void *x, const smv_solve_options *opt,
+                             smv_solve_result *res);
+/* PageRank of a host matrix on the device in precision prec (the weighted
+ * transposed transition matrix is built on the host and uploaded); r is a
+ * host vector of A->rows doubles. */
+smv_status smv_pagerank_cuda(smv_context *ctx, const smv_csr *A,
+                             smv_precision prec, double *r,
+                             const smv_solve_options *opt,
+                             smv_solve_result *res);
+/* Convenience on host vectors (double whatever dA's precision): copies b
+ * (and x when opt->use_x0) in, solves with `method` (CG or BiCGStab),
+ * copies x out. */
+smv_status smv_solve_cuda_host(smv_context *ctx, smv_matrix *dA,
+                               smv_method method, const double *b, double *x,
+                               const smv_solve_options *opt,
+                               smv_solve_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SMV_SOLVE_H */

@@ -1,0 +1,320 @@
+/*
+ * test_cuda_solve.c — the CUDA solvers (smv_solve.h) against the CPU ones:
+ * same answers within tolerance and iteration counts within 2, for CG and
+ * BiCGStab (plain and Jacobi) and PageRank, f64 and f32; the graph path
+ * is used (and gives the same bits as plain launches); repeated runs give
+ * the same bits; the true residual is checked; zero rhs, the iteration
+ * limit, history and bad input. SKIPs without a device.
+ */
+#include "test_cuda_common.h"
+
+#include "smv_solve.h"
+#include "test_solve_common.h"
+
+/* One solve on the device (through smv_solve_cuda_host) and on the CPU;
+ * compare. Returns the device result. */
+static void compare(const char *name, const smv_csr *A, smv_method m,
+                    smv_precision prec, smv_precond pc, double tol) {
+  smv_context *ctx = tc_context();
+  const int64_t n = A->rows;
+  const int f32 = prec == SMV_F32;
+  double *b = malloc(n * sizeof *b), *xg = malloc(n * sizeof *xg);
+  double *xg2 = malloc(n * sizeof *xg2), *xc = malloc(n * sizeof *xc);
+  float *bf = malloc(n * sizeof *bf), *xf = malloc(n * sizeof *xf);
+  smv_matrix *dA = NULL;
+  char what[200];
+  snprintf(what, sizeof what, "%s %s %s %s", name,
+           m == SMV_METHOD_CG ? "cg" : "bicgstab", f32 ? "f32" : "f64",
+           pc ? "jacobi" : "none");
+  tc_fill(b, n); /* fresh random right-hand side */
+  for (int64_t i = 0; i < n; i++)
+    bf[i] = (float)b[i], xg[i] = xg2[i] = NAN; /* poisoned */
+  smv_solve_options o;
+  smv_solve_options_init(&o);
+  o.tol = tol;
+  o.maxit = 3000;
+  o.precond = pc;
+  double hist[3001];
+  o.history = hist;
+  o.history_len = 3001;
+  smv_solve_result rg, rg2, rc;
+  CHECK_OK(smv_matrix_create(ctx, A, prec, &dA));
+  if (!dA)
+    goto out;
+  smv_status st = smv_solve_cuda_host(ctx, dA, m, b, xg, &o, &rg);
+  CHECKF(st == SMV_OK, "%s: %s", what, smv_context_error(ctx));
+  /* CPU reference in the same precision. */
+  smv_error err;
+  if (f32) {
+    st = m == SMV_METHOD_CG ? smv_cg_f32(A, bf, xf, &o, &rc, &err)
+                            : smv_bicgstab_f32(A, bf, xf, &o, &rc, &err);
+    for (int64_t i = 0; i < n; i++)
+      xc[i] = xf[i];
+  } else {
+    st = m == SMV_METHOD_CG ? smv_cg(A, b, xc, &o, &rc, &err)
+                            : smv_bicgstab(A, b, xc, &o, &rc, &err);
+  }
+  CHECKF(st == SMV_OK, "%s: cpu: %s", what, err.message);
+  CHECKF(rg.converged && rc.converged,
+         "%s: converged gpu %d (%d its, %g) "
+         "cpu %d (%d its, %g)",
+         what, rg.converged, rg.iterations, rg.relres, rc.converged,
+         rc.iterations, rc.relres);
+  /* f64: within 2 iterations; f32 rounds differently along the way (other
+   * summation orders), so within 5%. */
+  const int slack = f32 ? 2 + rc.iterations / 20 : 2;
+  CHECKF(abs(rg.iterations - rc.iterations) <= slack, "%s: %d vs %d iterations",
+         what, rg.iterations, rc.iterations);
+  CHECK(rg.graph_used);
+  CHECK(rg.checks >= 1);
+  CHECK_INT(rg.history_count, rg.iterations + 1);
+  CHECK_NEAR(hist[rg.iterations], rg.relres, 0.0);
+  CHECKF(rg.relres <= tol, "%s: relres %g", what, rg.relres);
+  const double tr = true_relres(A, b, xg);
+  CHECKF(tr <= (f32 ? 1e-3 : 10 * tol), "%s: true residual %g", what, tr);
+  double dx = 0.0, nx = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    dx = fmax(dx, fabs(xg[i] - xc[i]));
+    nx = fmax(nx, fabs(xc[i]));
+  }
+  CHECKF(dx <= (f32 ? 5e-2 : 1e-6) * nx, "%s: max |x_gpu - x_cpu| %g (|x| %g)",
+         what, dx, nx);
+  /* Again, and without the graph: the same kernels in the same order give
+   * the same bits. */
+  o.history = NULL;
+  o.history_len = 0;
+  o.use_graph = 0;
+  o.check_every = 3;
+  st = smv_solve_cuda_host(ctx, dA, m, b, xg2, &o, &rg2);
+  CHECK_OK(st);
+  CHECK(!rg2.graph_used);
+  CHECK_INT(rg2.iterations, rg.iterations);
+  CHECKF(memcmp(xg, xg2, n * sizeof *xg) == 0, "%s: graph vs plain bits", what);
+out:
+  smv_matrix_free(dA);
+  free(b), free(xg), free(xg2), free(xc), free(bf), free(xf);
+}
+
+static void test_cg_bicgstab_match_cpu(void) {
+  TC_NEED_DEVICE();
+  const char *specs[] = {"lap2d:60", "lap3d:16"};
+  for (int s = 0; s < 2; s++) {
+    smv_csr *A = gen(specs[s]);
+    if (!A)
+      continue;
+    for (int p = 0; p < 2; p++) {
+      smv_precision prec = p ? SMV_F32 : SMV_F64;
+      double tol = p ? 1e-5 : 1e-10;
+      compare(specs[s], A, SMV_METHOD_CG, prec, SMV_PRECOND_NONE, tol);
+      compare(specs[s], A, SMV_METHOD_CG, prec, SMV_PRECOND_JACOBI, tol);
+      compare(specs[s], A, SMV_METHOD_BICGSTAB, prec, SMV_PRECOND_JACOBI, tol);
+    }
+    smv_csr_free(A);
+  }
+  smv_csr *C = convdiff(70, 0.4);
+  if (C) {
+    compare("convdiff", C, SMV_METHOD_BICGSTAB, SMV_F64, SMV_PRECOND_NONE,
+            1e-10);
+    compare("convdiff", C, SMV_METHOD_BICGSTAB, SMV_F64, SMV_PRECOND_JACOBI,
+            1e-10);
+    compare("convdiff", C, SMV_METHOD_BICGSTAB, SMV_F32, SMV_PRECOND_JACOBI,
+            1e-5);
+  }
+  smv_csr_free(C);
+}
+
+/* Device pointers directly, twice: the same bits (deterministic
+ * reductions); a rung other than AUTO; check_every 1. */
+static void test_device_pointers_repeat(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *A = gen("lap3d:20");
+  if (!A)
+    return;
+  const int64_t n = A->rows;
+  double *b = malloc(n * sizeof *b), *x1 = malloc(n * sizeof *x1),
+         *x2 = malloc(n * sizeof *x2);
+  tc_fill(b, n);
+  smv_matrix *dA = NULL;
+  void *db = NULL, *dx = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  CHECK_OK(smv_device_malloc(ctx, n * sizeof(double), &db));
+  CHECK_OK(smv_device_malloc(ctx, n * sizeof(double), &dx));
+  if (!dA || !db || !dx)
+    goto out;
+  CHECK_OK(smv_memcpy_h2d(ctx, db, b, n * sizeof(double)));
+  smv_solve_options o;
+  smv_solve_options_init(&o);
+  o.precond = SMV_PRECOND_JACOBI;
+  smv_solve_result r1, r2;
+  for (int t = 0; t < 2; t++) {
+    o.alg = t ? SMV_ALG_VECTOR_SHFL : SMV_ALG_AUTO;
+    o.check_every = t ? 1 : 8;
+    CHECK_OK(smv_cg_cuda(ctx, dA, db, dx, &o, t ? &r2 : &r1));
+    CHECK_OK(smv_memcpy_d2h(ctx, t ? x2 : x1, dx, n * sizeof(double)));
+  }
+  CHECK(r1.converged && r2.converged);
+  CHECK_INT(r1.iterations, r2.iterations);
+  CHECKF(r2.checks >= r2.iterations, "check_every 1: %d checks, %d its",
+         r2.checks, r2.iterations);
+  /* Different SpMV rungs may round differently, but both converge to the
+   * same x. */
+  double dx_max = 0.0;
+  for (int64_t i = 0; i < n; i++)
+    dx_max = fmax(dx_max, fabs(x1[i] - x2[i]));
+  CHECKF(dx_max < 1e-6, "rungs differ by %g", dx_max);
+  /* Same rung, same bits. */
+  o.alg = SMV_ALG_AUTO;
+  o.check_every = 8;
+  CHECK_OK(smv_cg_cuda(ctx, dA, db, dx, &o, &r2));
+  CHECK_OK(smv_memcpy_d2h(ctx, x2, dx, n * sizeof(double)));
+  CHECK(memcmp(x1, x2, n * sizeof *x1) == 0);
+  CHECK(memcmp(&r1.relres, &r2.relres, sizeof r1.relres) == 0);
+out:
+  smv_device_free(ctx, db);
+  smv_device_free(ctx, dx);
+  smv_matrix_free(dA);
+  smv_csr_free(A);
+  free(b), free(x1), free(x2);
+}
+
+static void test_edge_cases(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *A = gen("lap2d:30");
+  smv_csr *R = gen("rand:40:3,cols=50");
+  if (!A || !R)
+    goto out0;
+  const int64_t n = A->rows;
+  double *b = calloc(n, sizeof *b), *x = malloc(n * sizeof *x);
+  smv_matrix *dA = NULL, *dR = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  CHECK_OK(smv_matrix_create(ctx, R, SMV_F64, &dR));
+  if (!dA || !dR)
+    goto out;
+  smv_solve_options o;
+  smv_solve_options_init(&o);
+  smv_solve_result r;
+  /* b = 0 with a guess: x = 0 at once. */
+  for (int64_t i = 0; i < n; i++)
+    x[i] = 5.0;
+  o.use_x0 = 1;
+  CHECK_OK(smv_solve_cuda_host(ctx, dA, SMV_METHOD_CG, b, x, &o, &r));
+  CHECK(r.converged);
+  CHECK_INT(r.iterations, 0);
+  int zeros = 1;
+  for (int64_t i = 0; i < n; i++)
+    zeros &= x[i] == 0.0;
+  CHECK(zeros);
+  /* The iteration limit: not converged, exactly maxit iterations even
+   * though a replay holds 8. */
+  o.use_x0 = 0;
+  o.maxit = 13;
+  for (int64_t i = 0; i < n; i++)
+    b[i] = 1.0;
+  CHECK_OK(smv_solve_cuda_host(ctx, dA, SMV_METHOD_CG, b, x, &o, &r));
+  CHECK(!r.converged);
+  CHECK_INT(r.iterations, 13);
+  CHECK_OK(smv_solve_cuda_host(ctx, dA, SMV_METHOD_BICGSTAB, b, x, &o, &r));
+  CHECK(!r.converged);
+  CHECK_INT(r.iterations, 13);
+  /* Non-square; a zero diagonal with Jacobi. */
+  CHECK_STATUS(smv_solve_cuda_host(ctx, dR, SMV_METHOD_CG, b, x, &o, &r),
+               SMV_ERR_DIM);
+  CHECK_STR_HAS(smv_context_error(ctx), "40 x 50");
+  smv_matrix_free(dA);
+  dA = NULL;
+  for (int64_t k = A->row_ptr[4]; k < A->row_ptr[5]; k++)
+    if (A->col_idx[k] == 4)
+      A->values[k] = 0.0;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  o.precond = SMV_PRECOND_JACOBI;
+  CHECK_STATUS(smv_solve_cuda_host(ctx, dA, SMV_METHOD_CG, b, x, &o, &r),
+               SMV_ERR_ARG);
+  CHECK_STR_HAS(smv_context_error(ctx), "row 5");
+  o.tol = -1;
+  CHECK_STATUS(smv_solve_cuda_host(ctx, dA, SMV_METHOD_CG, b, x, &o, &r),
+               SMV_ERR_ARG);
+out:
+  smv_matrix_free(dA);
+  smv_matrix_free(dR);
+  free(b), free(x);
+out0:
+  smv_csr_free(A);
+  smv_csr_free(R);
+}
+
+static void test_pagerank(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  /* The hand-computed graph (tests/test_solve.c): 5/16, 3/8, 5/16. */
+  smv_csr *H = NULL;
+  CHECK_OK(smv_csr_create(3, 3, 3, &H));
+  smv_csr *G = gen("rand:5000:6,seed=11");
+  if (!H || !G)
+    goto out;
+  int32_t rp[4] = {0, 1, 3, 3}, ci[3] = {1, 0, 2};
+  memcpy(H->row_ptr, rp, sizeof rp);
+  memcpy(H->col_idx, ci, sizeof ci);
+  for (int k = 0; k < 3; k++)
+    H->values[k] = 1.0;
+  H->sorted = 1;
+  smv_solve_options o;
+  smv_solve_options_init(&o);
+  o.damping = 0.5;
+  o.tol = 1e-14;
+  double r[3];
+  smv_solve_result res;
+  CHECK_OK(smv_pagerank_cuda(ctx, H, SMV_F64, r, &o, &res));
+  CHECK(res.converged);
+  CHECK(res.graph_used);
+  CHECK_NEAR(r[0], 5.0 / 16, 1e-13);
+  CHECK_NEAR(r[1], 3.0 / 8, 1e-13);
+  CHECK_NEAR(r[2], 5.0 / 16, 1e-13);
+  /* A larger weighted graph with dangling rows against the CPU. */
+  for (int64_t k = 0; k < G->nnz; k++)
+    G->values[k] = k % 53 == 0 ? 0.0 : fabs(G->values[k]);
+  for (int64_t i = 0; i < G->rows; i += 29)
+    for (int64_t k = G->row_ptr[i]; k < G->row_ptr[i + 1]; k++)
+      G->values[k] = 0.0;
+  smv_solve_options_init(&o);
+  o.tol = 1e-12;
+  const int64_t n = G->rows;
+  double *rg = malloc(n * sizeof *rg), *rc = malloc(n * sizeof *rc);
+  float *rf = malloc(n * sizeof *rf);
+  smv_solve_result rrg, rrc;
+  CHECK_OK(smv_pagerank_cuda(ctx, G, SMV_F64, rg, &o, &rrg));
+  CHECK_OK(smv_pagerank(G, rc, &o, &rrc, NULL));
+  CHECK(rrg.converged && rrc.converged);
+  CHECKF(abs(rrg.iterations - rrc.iterations) <= 1, "%d vs %d", rrg.iterations,
+         rrc.iterations);
+  double worst = 0.0;
+  for (int64_t i = 0; i < n; i++)
+    worst = fmax(worst, fabs(rg[i] - rc[i]));
+  CHECKF(worst < 1e-13, "pagerank gpu vs cpu %g", worst);
+  o.tol = 1e-6;
+  CHECK_OK(smv_pagerank_cuda(ctx, G, SMV_F32, rg, &o, &rrg));
+  CHECK_OK(smv_pagerank_f32(G, rf, &o, &rrc, NULL));
+  CHECK(rrg.converged && rrc.converged);
+  worst = 0.0;
+  for (int64_t i = 0; i < n; i++)
+    worst = fmax(worst, fabs(rg[i] - rf[i]));
+  CHECKF(worst < 1e-6, "pagerank f32 gpu vs cpu %g", worst);
+  /* A negative weight is refused. */
+  G->values[1] = -1.0;
+  CHECK_STATUS(smv_pagerank_cuda(ctx, G, SMV_F64, rg, &o, &rrg), SMV_ERR_ARG);
+  CHECK_STR_HAS(smv_context_error(ctx), "weights");
+  free(rg), free(rc), free(rf);
+out:
+  smv_csr_free(H);
+  smv_csr_free(G);
+}
+
+int main(void) {
+  RUN(test_cg_bicgstab_match_cpu);
+  RUN(test_device_pointers_repeat);
+  RUN(test_edge_cases);
+  RUN(test_pagerank);
+  smv_context_free(tc_ctx);
+  return TEST_END();
+}

@@ -1,0 +1,65 @@
+/*
+ * test_solve_common.h — what the solver tests (test_solve.c, CPU, and
+ * test_cuda_solve.c, device) share: generated matrices, the nonsymmetric
+ * convection-diffusion matrix, b = A*ones and the true residual. Include
+ * after test.h.
+ */
+#ifndef SMV_TEST_SOLVE_COMMON_H
+#define SMV_TEST_SOLVE_COMMON_H
+
+#include "smv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline smv_csr *gen(const char *spec) {
+  smv_csr *A = NULL;
+  smv_error err;
+  smv_status st = smv_generate(spec, &A, &err);
+  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
+  return A;
+}
+
+/* lap2d:N with an upwind convection term: east neighbour -1-c, west -1+c
+ * (a nonsymmetric, diagonally dominant M-matrix). */
+static inline smv_csr *convdiff(int n, double c) {
+  char spec[64];
+  snprintf(spec, sizeof spec, "lap2d:%d", n);
+  smv_csr *A = gen(spec);
+  for (int64_t i = 0; A && i < A->rows; i++)
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+      if (A->col_idx[k] == i + 1)
+        A->values[k] = -1.0 - c;
+      else if (A->col_idx[k] == i - 1)
+        A->values[k] = -1.0 + c;
+    }
+  return A;
+}
+
+/* b = A * ones (the exact solution is all ones). */
+static inline double *rhs_ones(const smv_csr *A) {
+  double *one = malloc(((size_t)A->cols + 1) * sizeof *one);
+  double *b = malloc(((size_t)A->rows + 1) * sizeof *b);
+  for (int64_t j = 0; j < A->cols; j++)
+    one[j] = 1.0;
+  CHECK_OK(smv_spmv_ref(A, 1.0, one, 0.0, b));
+  free(one);
+  return b;
+}
+
+/* ||b - A x|| / ||b|| in double (||b - A x|| when b = 0). */
+static inline double true_relres(const smv_csr *A, const double *b,
+                                 const double *x) {
+  double *ax = malloc(((size_t)A->rows + 1) * sizeof *ax);
+  CHECK_OK(smv_spmv_ref(A, 1.0, x, 0.0, ax));
+  double rr = 0.0, bb = 0.0;
+  for (int64_t i = 0; i < A->rows; i++) {
+    rr += (b[i] - ax[i]) * (b[i] - ax[i]);
+    bb += b[i] * b[i];
+  }
+  free(ax);
+  return bb > 0 ? sqrt(rr) / sqrt(bb) : sqrt(rr);
+}
+
+#endif
