@@ -11,9 +11,16 @@
 #include "test_spmm_common.h"
 
 static const char *const shapes[] = {
-    "diag:1",      "empty:5:7",   "band:300:3",          "rand:2000:7",
-    "plaw:5000:6", "rand:700:40", "rand:900:9,cols=130", "rand:60:20,cols=3000",
-    "lap3d:14"};
+    "diag:1",
+    "empty:5:7",
+    "band:300:3",
+    "rand:2000:7",
+    "plaw:5000:6",
+    "rand:700:40",
+    "rand:900:9,cols=130",
+    "rand:60:20,cols=3000",
+    "lap3d:14",
+    "denserow:300:3,cols=2500" /* one huge row: skewed, a warp per row */};
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
 static smv_csr *gen(const char *spec, int f32) {
@@ -178,7 +185,7 @@ static int64_t spmm_case(smv_context *ctx, const smv_matrix *dA,
 static void test_spmm_ours(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  const int ks[] = {1, 2, 3, 5, 8, 13, 16, 31, 33, 64, 70};
+  const int ks[] = {1, 2, 3, 5, 8, 13, 16, 31, 33, 64, 70, 1};
   const double ab[][2] = {{1, 0}, {-0.5, 2}, {0, 1.5}};
   for (int f32 = 0; f32 < 2; f32++)
     for (size_t s = 0; s < NSHAPES; s++) {

@@ -14,6 +14,7 @@
  */
 #include "engine.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static cusparseSpMMAlg_t alg_of(smv_spmm_alg a) {
@@ -60,6 +61,19 @@ smv_status smv_spmm_cusparse(smv_context *ctx, smv_spmm_alg alg, double alpha,
   const void *pa = m->prec == SMV_F64 ? (const void *)&alpha : &a32;
   const void *pb = m->prec == SMV_F64 ? (const void *)&beta : &b32;
   cusparseStatus_t ss;
+  /* CSR_ALG3 reads X and Y in 16-byte vectors: an unaligned leading
+   * dimension or base made it fault with a misaligned address (H100,
+   * cuSPARSE 12.6, 2026-11-24: k = 4 row-major, ldx = 5), which is sticky
+   * and kills the context. Refuse instead (k = 1 takes another path). */
+  const size_t es = m->prec == SMV_F64 ? 8 : 4;
+  if (ca == CUSPARSE_SPMM_CSR_ALG3 && k > 1 &&
+      (((size_t)ldx * es) % 16 || ((size_t)ldy * es) % 16 ||
+       (uintptr_t)X % 16 || (uintptr_t)Y % 16))
+    return smv_ctx_set(ctx, SMV_ERR_UNSUPPORTED,
+                       "cusparse-alg3 needs X and Y 16-byte aligned with "
+                       "leading dimensions of a multiple of 16 bytes "
+                       "(ldx = %lld, ldy = %lld, %zu-byte elements)",
+                       (long long)ldx, (long long)ldy, es);
   if (!m->spmm_mat) {
     ss =
         cusparseCreateCsr(&m->spmm_mat, m->st.rows, m->st.cols, m->st.nnz,
