@@ -3,8 +3,9 @@
 # (issue 13): build with nvcc, run the device tests of transposed SpMV and
 # SpMM, the Python package's tests and the bench-spmm CLI test, then the
 # verified benchmark (smv bench-spmm, --flush) on lap3d:100,
-# rand:2000000:16 and four real matrices, then compute-sanitizer memcheck
-# of the device test. Full logs under $OUT; a short summary on stdout.
+# rand:2000000:16 and four real matrices (f64 and f32), then every test
+# (tests/run.sh) and compute-sanitizer memcheck of the device test, as far
+# as BUDGET seconds allow. Full logs under $OUT; a short summary on stdout.
 #   SMV_COMMIT=abc123 sh scripts/gpu-spmm.sh [MATRIX_DIR]
 set -u
 OUT=${OUT:-/tmp/gpu-spmm}
@@ -40,12 +41,18 @@ M=""
 for f in bcsstk33 G2_circuit cage10 wiki-Vote; do
   [ -f "$MDIR/$f.mtx.gz" ] && M="$M $MDIR/$f.mtx.gz"
 done
-build/smv bench-spmm --flush --runs ${RUNS:-50} --max-seconds 0.3 \
+build/smv bench-spmm --flush --prec ${PREC:-both} --runs ${RUNS:-50} --max-seconds 0.3 \
   --markdown "$OUT/spmm.md" lap3d:100 rand:2000000:16 $M >"$OUT/bench.log" 2>&1
 echo "bench exit $?: $(($(date +%s) - t0)) s"
 grep -E "^(lap3d|rand|bcsstk33|G2_|cage10|wiki)" "$OUT/bench.log" |
   awk '$5=="ours" || $5=="cusparse-alg1" {print}' | head -100
-grep -ciE "FAIL|ERROR" "$OUT/bench.log"
+echo "bench FAIL/ERROR lines: $(grep -ciE "FAIL|ERROR" "$OUT/bench.log")"
+left=$((${BUDGET:-400} - ($(date +%s) - t0)))
+if [ "$left" -gt 60 ]; then
+  SMV_PYTHON=${SMV_PYTHON:-python3} timeout $((left - 40)) sh tests/run.sh build >"$OUT/test-all.log" 2>&1
+  echo "make test (all, exit $?): $(tail -1 "$OUT/test-all.log")"
+  grep "^FAIL" "$OUT/test-all.log" | head
+fi
 left=$((${BUDGET:-400} - ($(date +%s) - t0)))
 if [ "$left" -gt 30 ]; then
   timeout $((left - 15)) compute-sanitizer --tool memcheck --error-exitcode 9 \
