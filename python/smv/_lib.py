@@ -141,18 +141,25 @@ def _status_name(status):
     return s.decode().split(":")[0] if s else "SMV_ERR_%d" % status
 
 
+_CREATE = object()  # check(..., ctx=CREATE): the context creation's error
+
+
 def check(status, what, ctx=None):
     """Raise SmvError for a failed call; the message names the call, the
-    status and, with a context, smv's detailed error text."""
+    status and, with a context (or CREATE for smv_context_create, whose
+    reason smv keeps apart), smv's detailed error text."""
     if status == SMV_OK:
         return
     text = status_string(status)
     text = text.decode() if text else "status %d" % status
     detail = ""
     if ctx:
-        d = context_error(ctx)
+        d = context_error(None if ctx is _CREATE else ctx)
         detail = d.decode(errors="replace") if d else ""
     msg = "%s: %s" % (what, text)
     if detail:
         msg += ": " + detail
     raise SmvError(status, msg)
+
+
+CREATE = _CREATE

@@ -113,7 +113,8 @@ class Matrix:
             if st == L.SMV_OK:
                 self._ctx = ctx
             elif backend == "cuda" or st != L.SMV_ERR_NO_DEVICE:
-                L.check(st, "smv_context_create(device %d)" % device)
+                L.check(st, "smv_context_create(device %d)" % device,
+                        L.CREATE)
         if self._ctx:
             dA = ctypes.c_void_p()
             st = L.matrix_create(self._ctx, ctypes.byref(self._csr),
