@@ -60,14 +60,6 @@ static smv_status spmm_device(smv_context *ctx, smv_spmm_alg alg, double alpha,
     return SMV_OK;
   }
   if (alg == SMV_SPMM_AUTO || alg == SMV_SPMM_OURS) {
-    /* One contiguous column is an SpMV: the SpMV engine's AUTO rung is
-     * tuned for it (the SpMM kernels lost 18% to cuSPARSE there, H100,
-     * 2026-11-24: lap3d:100 59.0 vs 48.7 us). */
-    const int row = layout == SMV_LAYOUT_ROW_MAJOR;
-    if (k == 1 && (!row || (ldx == 1 && ldy == 1))) {
-      smv_status st = smv_spmv(ctx, SMV_ALG_AUTO, alpha, dA, X, beta, Y);
-      return st;
-    }
     e = smv_spmm_launch_ours(dA, alpha, X, ldx, beta, Y, ldy, k, layout,
                              ctx->stream);
     if (e != cudaSuccess)

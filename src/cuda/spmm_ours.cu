@@ -4,15 +4,13 @@
  * all of them. Two kernels; the launcher picks by layout and k.
  *
  * lanes (row-major X and Y, k >= 8): a group of G = min(32, next power of
- * two >= k) lanes per row (S groups per row when rows are long, each on
- * every S-th entry, combined by shuffles), the columns across the lanes, C = 1
- * or 2 columns per lane (register tile of G * C <= 64 columns; wider k loops
+ * two >= k) lanes per row, the columns across the lanes, C = 1 or 2
+ * columns per lane (register tile of G * C <= 64 columns; wider k loops
  * over tiles). The group walks the row's entries together: each (value,
  * column) pair is one broadcast load for the group, and X's row j is read
  * as G * C contiguous elements (coalesced: 8 B * 32 lanes = 256 B for f64),
  * as is Y's row. Four entries in flight per round for ILP. Where it loses:
- * a row is never split across warps, so on power-law rows the longest row
- * sets the time (warp per row there: S = 32 / G).
+ * long rows serialise on one group (no split of a row across groups).
  *
  * gather (column-major, and row-major with k < 8): like an SpMV vector
  * kernel, G lanes per row (a power of two <= the mean row length, 1..32)
@@ -36,44 +34,36 @@
 
 /* ---- lanes: columns across a group of lanes (row-major) ---------------- */
 
-/* A warp holds 32 / (G * S) rows; each row gets S groups of G lanes, group
- * s taking the row's entries s, s + S, s + 2S, ... (S > 1 for long rows:
- * more loads in flight per row), combined at the end by shuffles across
- * the groups in a fixed order. Whole warps iterate together (the shuffles
- * need every lane); rows past the end are predicated off. */
 template <typename T, int C>
 __global__ void __launch_bounds__(SPMM_BLOCK)
     spmm_lanes(int64_t rows, const int32_t *__restrict__ row_ptr,
                const int32_t *__restrict__ col_idx,
                const T *__restrict__ values, const T *__restrict__ X,
-               int64_t ldx, T *__restrict__ Y, int64_t ldy, int k, int G, int S,
+               int64_t ldx, T *__restrict__ Y, int64_t ldy, int k, int G,
                T alpha, T beta) {
-  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
-  const int wl = threadIdx.x % 32, lane = wl % G, grp = (wl / G) % S;
-  const int per_warp = 32 / (G * S);
-  for (int64_t r0 = warp * per_warp; r0 < rows; r0 += warps * per_warp) {
-    const int64_t row = r0 + wl / (G * S);
-    const bool valid = row < rows;
-    const int32_t e0 = valid ? row_ptr[row] : 0;
-    const int32_t e1 = valid ? row_ptr[row + 1] : 0;
+  const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t groups = (int64_t)gridDim.x * blockDim.x / G;
+  const int lane = (int)(tid % G);
+  for (int64_t row = tid / G; row < rows; row += groups) {
+    const int32_t e0 = row_ptr[row], e1 = row_ptr[row + 1];
     for (int c0 = 0; c0 < k; c0 += G * C) {
       T acc[C];
+#pragma unroll
+      for (int t = 0; t < C; t++)
+        acc[t] = 0;
       bool on[C];
 #pragma unroll
-      for (int t = 0; t < C; t++) {
-        acc[t] = 0;
+      for (int t = 0; t < C; t++)
         on[t] = c0 + lane + t * G < k;
-      }
       const T *xc = X + c0 + lane;
-      int32_t e = e0 + grp;
-      for (; e + 3 * S < e1; e += 4 * S) {
+      int32_t e = e0;
+      for (; e + 4 <= e1; e += 4) {
         T a[4];
         int64_t j[4];
 #pragma unroll
         for (int u = 0; u < 4; u++) {
-          a[u] = values[e + u * S];
-          j[u] = (int64_t)col_idx[e + u * S] * ldx;
+          a[u] = values[e + u];
+          j[u] = (int64_t)col_idx[e + u] * ldx;
         }
 #pragma unroll
         for (int u = 0; u < 4; u++)
@@ -82,7 +72,7 @@ __global__ void __launch_bounds__(SPMM_BLOCK)
             if (on[t])
               acc[t] += a[u] * xc[j[u] + t * G];
       }
-      for (; e < e1; e += S) {
+      for (; e < e1; e++) {
         const T a = values[e];
         const int64_t j = (int64_t)col_idx[e] * ldx;
 #pragma unroll
@@ -90,18 +80,12 @@ __global__ void __launch_bounds__(SPMM_BLOCK)
           if (on[t])
             acc[t] += a * xc[j + t * G];
       }
+      T *y = Y + row * ldy + c0 + lane;
 #pragma unroll
       for (int t = 0; t < C; t++)
-        for (int off = G; off < G * S; off *= 2)
-          acc[t] += __shfl_xor_sync(0xffffffffu, acc[t], off);
-      if (valid && grp == 0) {
-        T *y = Y + row * ldy + c0 + lane;
-#pragma unroll
-        for (int t = 0; t < C; t++)
-          if (on[t])
-            y[t * G] = beta == T(0) ? alpha * acc[t]
-                                    : alpha * acc[t] + beta * y[t * G];
-      }
+        if (on[t])
+          y[t * G] =
+              beta == T(0) ? alpha * acc[t] : alpha * acc[t] + beta * y[t * G];
     }
   }
 }
@@ -195,36 +179,13 @@ static int pow2_at_least(int v) {
   return p;
 }
 
-/* A few rows far longer than the rest (power-law graphs: wiki-Vote's
- * longest row is ~70x its mean): one short group per row would leave the
- * whole launch waiting on them, so such matrices get whole warps per row. */
-static bool skewed(const smv_matrix *m) {
-  const double mean = m->st.row_mean > 1.0 ? m->st.row_mean : 1.0;
-  return m->st.row_max >= 256 && (double)m->st.row_max >= 16.0 * mean;
-}
-
 /* Lanes per row of the gather kernel: the largest power of two <= the
- * mean row length, 1..32 (as the SpMV vector rungs, scaled to the rows);
- * 32 on skewed matrices. */
+ * mean row length, 1..32 (as the SpMV vector rungs, scaled to the rows). */
 static int gather_lanes(const smv_matrix *m) {
-  if (skewed(m))
-    return 32;
   int g = 1;
   while (g < 32 && 2.0 * g <= m->st.row_mean)
     g *= 2;
   return g;
-}
-
-/* Groups per row of the lanes kernel (G lanes each): enough that each
- * group gets about 4 or more entries of a mean row, at most a warp per
- * row; a warp per row on skewed matrices. */
-static int lanes_splits(const smv_matrix *m, int G) {
-  if (skewed(m))
-    return 32 / G;
-  int S = 1;
-  while (G * S * 2 <= 32 && 8.0 * S <= m->st.row_mean)
-    S *= 2;
-  return S;
 }
 
 template <typename T>
@@ -240,15 +201,13 @@ static cudaError_t launch_t(const smv_matrix *m, double alpha, const void *X,
   const int row = layout == SMV_LAYOUT_ROW_MAJOR;
   if (row && k >= 8) {
     const int G = pow2_at_least(k < 32 ? k : 32);
-    const int S = lanes_splits(m, G);
-    const int64_t threads = (rows * G * S + 31) / 32 * 32;
-    const unsigned grid = smv_grid_for(threads, SPMM_BLOCK);
+    const unsigned grid = smv_grid_for(rows * G, SPMM_BLOCK);
     if (k > G)
       spmm_lanes<T, 2><<<grid, SPMM_BLOCK, 0, s>>>(rows, rp, ci, v, x, ldx, y,
-                                                   ldy, k, G, S, a, b);
+                                                   ldy, k, G, a, b);
     else
       spmm_lanes<T, 1><<<grid, SPMM_BLOCK, 0, s>>>(rows, rp, ci, v, x, ldx, y,
-                                                   ldy, k, G, S, a, b);
+                                                   ldy, k, G, a, b);
     return cudaGetLastError();
   }
   const int G = gather_lanes(m);
