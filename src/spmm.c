@@ -80,57 +80,56 @@ smv_status smv_spmm_shape_check(int64_t rows, int64_t cols, int64_t nnz,
   return SMV_OK;
 }
 
-static smv_status spmm_args(const smv_csr *A, double alpha, const double *X,
-                            int64_t ldx, double beta, const double *Y,
-                            int64_t ldy, int k, smv_layout layout) {
-  if (!A || !A->row_ptr || A->rows < 0 || A->cols < 0 || A->nnz < 0)
-    return SMV_ERR_ARG;
-  if (A->nnz > 0 && (!A->col_idx || !A->values))
-    return SMV_ERR_ARG;
-  if (A->row_ptr[0] != 0 || (int64_t)A->row_ptr[A->rows] != A->nnz)
-    return SMV_ERR_INVALID_MATRIX;
-  return smv_spmm_shape_check(A->rows, A->cols, A->nnz, alpha, X, ldx, beta, Y,
+/* Element (i, c) of an operand is at [i * r + c * c_] (r, c_ below). */
+struct spmm_view {
+  int64_t xr, xc, yr, yc;
+};
+
+/* What both entry points start with: the checks (the whole matrix for the
+ * reference, the cheap ones for the fast path), the strides, and the
+ * alpha = 0 case (Y = beta*Y, *done set). */
+static smv_status spmm_begin(const smv_csr *A, double alpha, const double *X,
+                             int64_t ldx, double beta, double *Y, int64_t ldy,
+                             int k, smv_layout layout, int full_check,
+                             struct spmm_view *v, int *done) {
+  *done = 0;
+  smv_status st = smv_csr_cheap_check(A);
+  if (st == SMV_OK)
+    st = smv_spmm_shape_check(A->rows, A->cols, A->nnz, alpha, X, ldx, beta, Y,
                               ldy, k, layout, NULL, 0);
-}
-
-/* Strides of element (i, c): X[i * rs + c * cs]. */
-static void strides(smv_layout layout, int64_t ld, int64_t *rs, int64_t *cs) {
-  if (layout == SMV_LAYOUT_ROW_MAJOR)
-    *rs = ld, *cs = 1;
-  else
-    *rs = 1, *cs = ld;
-}
-
-static void scale_rows(int64_t i0, int64_t i1, int k, double beta, double *Y,
-                       int64_t yr, int64_t yc) {
-  for (int64_t i = i0; i < i1; i++)
-    for (int c = 0; c < k; c++) {
-      double *y = &Y[i * yr + c * yc];
-      *y = beta == 0.0 ? 0.0 : beta * *y;
-    }
+  if (st == SMV_OK && full_check)
+    st = smv_csr_check(A, NULL);
+  if (st != SMV_OK)
+    return st;
+  const int row = layout == SMV_LAYOUT_ROW_MAJOR;
+  v->xr = row ? ldx : 1, v->xc = row ? 1 : ldx;
+  v->yr = row ? ldy : 1, v->yc = row ? 1 : ldy;
+  if (alpha == 0.0) {
+    for (int64_t i = 0; i < A->rows; i++)
+      for (int c = 0; c < k; c++) {
+        double *y = &Y[i * v->yr + c * v->yc];
+        *y = beta == 0.0 ? 0.0 : beta * *y;
+      }
+    *done = 1;
+  }
+  return SMV_OK;
 }
 
 smv_status smv_spmm_ref(const smv_csr *A, double alpha, const double *X,
                         int64_t ldx, double beta, double *Y, int64_t ldy, int k,
                         smv_layout layout) {
-  smv_status st = spmm_args(A, alpha, X, ldx, beta, Y, ldy, k, layout);
-  if (st != SMV_OK)
+  struct spmm_view v;
+  int done;
+  smv_status st =
+      spmm_begin(A, alpha, X, ldx, beta, Y, ldy, k, layout, 1, &v, &done);
+  if (st != SMV_OK || done)
     return st;
-  if ((st = smv_csr_check(A, NULL)) != SMV_OK)
-    return st;
-  int64_t xr, xc, yr, yc;
-  strides(layout, ldx, &xr, &xc);
-  strides(layout, ldy, &yr, &yc);
-  if (alpha == 0.0) {
-    scale_rows(0, A->rows, k, beta, Y, yr, yc);
-    return SMV_OK;
-  }
   for (int c = 0; c < k; c++)
     for (int64_t i = 0; i < A->rows; i++) {
       double sum = 0.0;
       for (int64_t e = A->row_ptr[i]; e < A->row_ptr[i + 1]; e++)
-        sum += A->values[e] * X[(int64_t)A->col_idx[e] * xr + c * xc];
-      double *y = &Y[i * yr + c * yc];
+        sum += A->values[e] * X[(int64_t)A->col_idx[e] * v.xr + c * v.xc];
+      double *y = &Y[i * v.yr + c * v.yc];
       *y = beta == 0.0 ? alpha * sum : alpha * sum + beta * *y;
     }
   return SMV_OK;
@@ -145,17 +144,13 @@ smv_status smv_spmm_ref(const smv_csr *A, double alpha, const double *X,
 smv_status smv_spmm_cpu(const smv_csr *A, double alpha, const double *X,
                         int64_t ldx, double beta, double *Y, int64_t ldy, int k,
                         smv_layout layout) {
-  smv_status st = spmm_args(A, alpha, X, ldx, beta, Y, ldy, k, layout);
-  if (st != SMV_OK)
+  struct spmm_view v;
+  int done;
+  smv_status st =
+      spmm_begin(A, alpha, X, ldx, beta, Y, ldy, k, layout, 0, &v, &done);
+  if (st != SMV_OK || done)
     return st;
-  int64_t xr, xc, yr, yc;
-  strides(layout, ldx, &xr, &xc);
-  strides(layout, ldy, &yr, &yc);
-  const int64_t rows = A->rows;
-  if (alpha == 0.0) {
-    scale_rows(0, rows, k, beta, Y, yr, yc);
-    return SMV_OK;
-  }
+  const int64_t rows = A->rows, xr = v.xr, xc = v.xc, yr = v.yr, yc = v.yc;
 #pragma omp parallel for schedule(dynamic, SPMM_CHUNK) if (rows >= SPMM_PAR_MIN)
   for (int64_t i = 0; i < rows; i++) {
     double sum[SPMM_TILE];

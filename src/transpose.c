@@ -27,13 +27,11 @@ smv_status smv_csr_transpose(const smv_csr *A, smv_csr **AT) {
   if (!AT)
     return SMV_ERR_ARG;
   *AT = NULL;
-  if (!A || !A->row_ptr || A->rows < 0 || A->cols < 0 || A->nnz < 0 ||
-      (A->nnz > 0 && (!A->col_idx || !A->values)))
-    return SMV_ERR_ARG;
-  if (A->row_ptr[0] != 0 || (int64_t)A->row_ptr[A->rows] != A->nnz)
-    return SMV_ERR_INVALID_MATRIX;
+  smv_status st = smv_csr_cheap_check(A);
+  if (st != SMV_OK)
+    return st;
   smv_csr *T = NULL;
-  smv_status st = smv_csr_create(A->cols, A->rows, A->nnz, &T);
+  st = smv_csr_create(A->cols, A->rows, A->nnz, &T);
   if (st != SMV_OK)
     return st;
   /* Count, into row_ptr[c + 1]; indices are checked as they are counted. */
@@ -74,12 +72,9 @@ smv_status smv_csr_transpose(const smv_csr *A, smv_csr **AT) {
 /* Pointers and the cheap structural invariant, as smv_spmv_cpu checks:
  * x has rows entries and y cols for A^T. */
 static smv_status spmv_t_args(const smv_csr *A, const void *x, const void *y) {
-  if (!A || !A->row_ptr || A->rows < 0 || A->cols < 0 || A->nnz < 0)
-    return SMV_ERR_ARG;
-  if (A->nnz > 0 && (!A->col_idx || !A->values))
-    return SMV_ERR_ARG;
-  if (A->row_ptr[0] != 0 || (int64_t)A->row_ptr[A->rows] != A->nnz)
-    return SMV_ERR_INVALID_MATRIX;
+  smv_status st = smv_csr_cheap_check(A);
+  if (st != SMV_OK)
+    return st;
   if ((A->rows > 0 && !x) || (A->cols > 0 && !y))
     return SMV_ERR_ARG;
   return SMV_OK;
