@@ -6,9 +6,19 @@
  * leading dimensions wider than the data, k = 1..70), f64 and f32, checked
  * column by column against the serial reference with the bench's bound.
  * Outputs are NaN-poisoned when beta = 0; the gaps between columns hold a
- * sentinel that must survive. SKIPs without a device.
+ * sentinel that must survive. Graph capture: smv_spmm (ours) and
+ * smv_spmv_t on a prepared matrix are captured and replayed; a transposed
+ * product on an unprepared matrix inside a capture is refused. SKIPs
+ * without a device.
  */
 #include "test_spmm_common.h"
+
+#if defined(SMV_HAVE_CUDA) && defined(__has_include)
+#if __has_include(<cuda_runtime_api.h>)
+#include <cuda_runtime_api.h>
+#define TC_HAVE_RUNTIME 1
+#endif
+#endif
 
 static const char *const shapes[] = {
     "diag:1",
@@ -266,11 +276,96 @@ static void test_spmm_bad(void) {
   smv_csr_free(A);
 }
 
+#ifdef TC_HAVE_RUNTIME
+#define CUDA_OK(call)                                                          \
+  do {                                                                         \
+    cudaError_t tc_e = (call);                                                 \
+    CHECKF(tc_e == cudaSuccess, "%s: %s", #call, cudaGetErrorString(tc_e));    \
+  } while (0)
+
+/* Captured: Y = 1.5 A X (k = 5, row-major) and y = -A^T x. */
+static void test_graph(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *A = gen("rand:3000:9,cols=2000", 0), *T = NULL;
+  smv_matrix *dA = NULL;
+  cudaStream_t s = NULL;
+  const int k = 5;
+  void *dX = NULL, *dY = NULL, *dx = NULL, *dy = NULL;
+  if (A)
+    CHECK_OK(smv_csr_transpose(A, &T));
+  if (T)
+    CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  CUDA_OK(cudaStreamCreate(&s));
+  if (!dA || !s)
+    goto out;
+  const int64_t m = A->rows, n = A->cols;
+  double *X = malloc(n * k * sizeof *X), *Y0 = malloc(m * k * sizeof *X);
+  double *Y = malloc(m * k * sizeof *X), *x = malloc(m * sizeof *X);
+  double *y0 = malloc(n * sizeof *X), *y = malloc(n * sizeof *X);
+  tc_fill(X, n * k), tc_fill_nan(Y0, m * k), tc_fill(x, m), tc_fill_nan(y0, n);
+  CHECK_OK(smv_context_set_stream(ctx, (void *)s));
+  CHECK_OK(smv_device_malloc(ctx, n * k * 8, &dX));
+  CHECK_OK(smv_device_malloc(ctx, m * k * 8, &dY));
+  CHECK_OK(smv_device_malloc(ctx, m * 8, &dx));
+  CHECK_OK(smv_device_malloc(ctx, n * 8, &dy));
+  CHECK_OK(tc_upload(ctx, 0, X, n * k, dX));
+  CHECK_OK(tc_upload(ctx, 0, Y0, m * k, dY));
+  CHECK_OK(tc_upload(ctx, 0, x, m, dx));
+  CHECK_OK(tc_upload(ctx, 0, y0, n, dy));
+  cudaGraph_t g = NULL;
+  cudaGraphExec_t ge = NULL;
+  /* Unprepared A^T inside a capture: refused, the capture ends cleanly. */
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  CHECK_STATUS(smv_spmv_t(ctx, SMV_ALG_AUTO, -1.0, dA, dx, 0.0, dy),
+               SMV_ERR_ARG);
+  CUDA_OK(cudaStreamEndCapture(s, &g));
+  CHECK_STR_HAS(smv_context_error(ctx), "smv_matrix_prepare_transpose");
+  if (g)
+    cudaGraphDestroy(g), g = NULL;
+  CHECK_OK(smv_matrix_prepare_transpose(ctx, dA));
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CHECK_OK(smv_spmm(ctx, SMV_SPMM_OURS, 1.5, dA, dX, k, 0.0, dY, k, k,
+                    SMV_LAYOUT_ROW_MAJOR));
+  CHECK_OK(smv_spmv_t(ctx, SMV_ALG_AUTO, -1.0, dA, dx, 0.0, dy));
+  CUDA_OK(cudaStreamEndCapture(s, &g));
+  if (g)
+    CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
+  for (int rep = 0; ge && rep < 2; rep++) {
+    CUDA_OK(cudaGraphLaunch(ge, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    tc_fill_nan(Y, m * k), tc_fill_nan(y, n);
+    CHECK_OK(tc_download(ctx, 0, dY, m * k, Y));
+    CHECK_OK(tc_download(ctx, 0, dy, n, y));
+    CHECK_INT(check_spmm(A, 0, 1.5, X, k, 0.0, Y0, Y, k, k,
+                         SMV_LAYOUT_ROW_MAJOR, "graph spmm"),
+              0);
+    CHECK_INT(tc_verify(T, 0, -1.0, x, 0.0, y0, y, "graph spmv_t"), 0);
+  }
+  if (ge)
+    cudaGraphExecDestroy(ge);
+  if (g)
+    cudaGraphDestroy(g);
+  CHECK_OK(smv_context_set_stream(ctx, NULL));
+  free(X), free(Y0), free(Y), free(x), free(y0), free(y);
+out:
+  smv_device_free(ctx, dX), smv_device_free(ctx, dY);
+  smv_device_free(ctx, dx), smv_device_free(ctx, dy);
+  if (s)
+    cudaStreamDestroy(s);
+  smv_matrix_free(dA);
+  smv_csr_free(A), smv_csr_free(T);
+}
+#else
+static void test_graph(void) { SKIP("built without the CUDA runtime header"); }
+#endif
+
 int main(void) {
   RUN(test_spmv_t);
   RUN(test_spmm_ours);
   RUN(test_spmm_cusparse);
   RUN(test_spmm_bad);
+  RUN(test_graph);
   smv_context_free(tc_ctx);
   return TEST_END();
 }
