@@ -11,6 +11,8 @@
 #   make fuzz             libFuzzer target for the Matrix Market reader (FUZZ_TIME seconds)
 #   make format / format-check
 #   make install PREFIX=/usr/local
+#   (every build also makes the shared library BUILD/libsmv.so, soname
+#   libsmv.so.0, which the Python package in python/smv loads)
 #
 # Variables: CUDA (auto), SM (90), SAN (0), BUILD (derived), NVCC, CC, PREFIX.
 
@@ -39,11 +41,11 @@ ifeq ($(SAN),1)
   SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
 CPPFLAGS += -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L
-CFLAGS += $(CSTD) $(WARN) $(OPT) -fopenmp $(SANFLAGS)
+CFLAGS += $(CSTD) $(WARN) $(OPT) -fPIC -fopenmp $(SANFLAGS)
 LDLIBS := -lz -lm
 LDFLAGS += -fopenmp $(SANFLAGS)
 
-NVCCFLAGS ?= -O3 -std=c++17 -arch=sm_$(SM) -lineinfo -Xcompiler -Wall,-Wextra
+NVCCFLAGS ?= -O3 -std=c++17 -arch=sm_$(SM) -lineinfo -Xcompiler -Wall,-Wextra,-fPIC
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusparse -lcudart -lstdc++ -ldl -lpthread -lrt
 
 HOST_SRC := $(sort $(wildcard src/*.c))
@@ -83,9 +85,9 @@ EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
 .PHONY: all lib cli run test tests micro fuzz format format-check install clean help
-all: $(BUILD)/libsmv.a $(BUILD)/libsmvlab.a $(BUILD)/smv
+all: $(BUILD)/libsmv.a $(BUILD)/libsmv.so $(BUILD)/libsmvlab.a $(BUILD)/smv
 
-lib: $(BUILD)/libsmv.a $(BUILD)/libsmvlab.a
+lib: $(BUILD)/libsmv.a $(BUILD)/libsmv.so $(BUILD)/libsmvlab.a
 cli: $(BUILD)/smv
 
 $(BUILD)/obj/%.o: %.c
@@ -122,6 +124,13 @@ $(BUILD)/libsmv.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
+
+# The shared library (for the Python package and dynamic linking): the same
+# objects, all position-independent; libsmv.so.0 (the soname) links to it.
+SONAME := libsmv.so.0
+$(BUILD)/libsmv.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	ln -sf libsmv.so $(BUILD)/$(SONAME)
 
 $(BUILD)/libsmvlab.a: $(LAB_OBJ)
 	@mkdir -p $(@D)
@@ -190,6 +199,9 @@ install: all
 	install -m 644 include/smv_solve.h $(DESTDIR)$(PREFIX)/include/smv_solve.h
 	install -m 644 $(BUILD)/libsmv.a $(DESTDIR)$(PREFIX)/lib/libsmv.a
 	install -m 644 $(BUILD)/libsmvlab.a $(DESTDIR)$(PREFIX)/lib/libsmvlab.a
+	install -m 755 $(BUILD)/libsmv.so $(DESTDIR)$(PREFIX)/lib/libsmv.so.$(SMV_VERSION)
+	ln -sf libsmv.so.$(SMV_VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libsmv.so
 	install -m 755 $(BUILD)/smv $(DESTDIR)$(PREFIX)/bin/smv
 	if [ -d $(BUILD)/micro ]; then install -d $(DESTDIR)$(PREFIX)/libexec/smv/micro && \
 	  install -m 755 $(BUILD)/micro/* $(DESTDIR)$(PREFIX)/libexec/smv/micro/; fi

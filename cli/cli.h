@@ -20,6 +20,7 @@ int cmd_info(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bench_spmm(int argc, char **argv); /* cmd_bench_spmm.c */
 int cmd_occupancy(int argc, char **argv);
 int cmd_micro(int argc, char **argv);
 int cmd_solve(int argc, char **argv);    /* cmd_solve.c */

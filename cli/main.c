@@ -13,6 +13,8 @@ static const struct {
     {"gen", cmd_gen, "write a generated matrix to a Matrix Market file"},
     {"spmv", cmd_spmv, "compute y = alpha*A*x + beta*y (CPU or CUDA)"},
     {"bench", cmd_bench, "time the kernel ladder and cuSPARSE on the GPU"},
+    {"bench-spmm", cmd_bench_spmm,
+     "verify and time SpMM (k columns) vs cuSPARSE"},
     {"occupancy", cmd_occupancy,
      "occupancy calculator (any compute capability)"},
     {"micro", cmd_micro, "run the memory-hierarchy microbenchmarks"},

@@ -276,6 +276,46 @@ smv_status smv_spmv_cpu_f32(const smv_csr *A, float alpha, const float *x,
  * (then it only validates A and x). */
 smv_status smv_spmv_ref_abs(const smv_csr *A, const double *x, double *absax);
 
+/* ---- Transpose on the CPU: y = alpha*A^T*x + beta*y ---------------------
+ * x has A->rows entries, y A->cols. Same BLAS semantics as above. */
+
+/* The CSR of A^T (= the CSC of A), a new matrix: rows of A^T list A's row
+ * indices in increasing order. SMV_ERR_INVALID_MATRIX for a column index
+ * out of range. Release with smv_csr_free. For many products with A^T,
+ * transpose once and call smv_spmv_cpu on the result. */
+smv_status smv_csr_transpose(const smv_csr *A, smv_csr **AT);
+/* Serial reference (bit-identical to smv_spmv_ref on smv_csr_transpose(A)). */
+smv_status smv_spmv_ref_t(const smv_csr *A, double alpha, const double *x,
+                          double beta, double *y);
+/* OpenMP, atomic-free, deterministic (the same result for any thread
+ * count): rows split in up to 16 parts by entries, each part summing into
+ * its own buffer of A->cols doubles (allocated per call), buffers added in
+ * part order. */
+smv_status smv_spmv_cpu_t(const smv_csr *A, double alpha, const double *x,
+                          double beta, double *y);
+
+/* ---- SpMM on the CPU: Y = alpha*A*X + beta*Y, k right-hand sides --------
+ * X is A->cols x k, Y is A->rows x k, dense, both in `layout`:
+ *   SMV_LAYOUT_ROW_MAJOR: element (i, c) at [i * ld + c], ld >= k;
+ *   SMV_LAYOUT_COL_MAJOR: element (i, c) at [c * ld + i], ld >= the
+ *                         matrix's rows (at least 1).
+ * (cuSPARSE's dense-matrix convention.) k >= 1; k = 0 is a no-op. BLAS
+ * semantics per column as for SpMV: beta = 0 never reads Y. Entries
+ * between k (or rows) and ld are never touched. */
+typedef enum { SMV_LAYOUT_ROW_MAJOR = 0, SMV_LAYOUT_COL_MAJOR = 1 } smv_layout;
+
+/* Serial reference: column c of Y equals smv_spmv_ref on column c of X,
+ * bit for bit. */
+smv_status smv_spmm_ref(const smv_csr *A, double alpha, const double *X,
+                        int64_t ldx, double beta, double *Y, int64_t ldy, int k,
+                        smv_layout layout);
+/* OpenMP over rows (dynamic chunks of rows; each row's sums in entry order,
+ * so deterministic and bit-identical to the reference); each entry of A is
+ * read once for all k columns. Trusts column indices like smv_spmv_cpu. */
+smv_status smv_spmm_cpu(const smv_csr *A, double alpha, const double *X,
+                        int64_t ldx, double beta, double *Y, int64_t ldy, int k,
+                        smv_layout layout);
+
 /* ======================================================================== */
 /* CUDA engine                                                               */
 /* ======================================================================== */
@@ -455,6 +495,57 @@ smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg, double alpha,
 smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
                          smv_matrix *dA, const double *x, double beta,
                          double *y);
+
+/* ---- Transpose on the device: y = alpha*A^T*x + beta*y -------------------
+ * x has the matrix's rows entries, y its cols. Runs the ordinary SpMV rung
+ * `alg` on a second device matrix holding A^T (CSR of A^T = CSC of A):
+ * atomic-free and deterministic whenever the rung is. A^T is built on the
+ * first transposed product (a copy of A back to the host, a counting sort,
+ * an upload: it allocates and synchronises), or ahead of time by
+ * smv_matrix_prepare_transpose, which must come first when the product is
+ * to be captured in a CUDA graph (capturing an unprepared matrix is
+ * SMV_ERR_ARG). It is freed with the matrix. */
+smv_status smv_matrix_prepare_transpose(smv_context *ctx, smv_matrix *dA);
+smv_status smv_spmv_t(smv_context *ctx, smv_alg alg, double alpha,
+                      smv_matrix *dA, const void *x, double beta, void *y);
+smv_status smv_spmv_t_host(smv_context *ctx, smv_alg alg, double alpha,
+                           smv_matrix *dA, const double *x, double beta,
+                           double *y);
+
+/* ---- SpMM on the device: Y = alpha*A*X + beta*Y ---------------------------
+ * X and Y dense, k columns, layout and leading dimensions as for
+ * smv_spmm_cpu (in elements). Algorithms (src/cuda/spmm_*.cu): */
+typedef enum {
+  SMV_SPMM_AUTO = 0,          /* ours                                    */
+  SMV_SPMM_OURS = 1,          /* smv's kernel: A read once for all k
+                                 columns (row-major: a group of lanes per
+                                 row, columns across the lanes;
+                                 col-major: register tiles of 8 columns) */
+  SMV_SPMM_CUSPARSE_ALG1 = 2, /* cusparseSpMM CUSPARSE_SPMM_CSR_ALG1       */
+  SMV_SPMM_CUSPARSE_ALG2 = 3, /* CUSPARSE_SPMM_CSR_ALG2                    */
+  SMV_SPMM_CUSPARSE_ALG3 = 4, /* CUSPARSE_SPMM_CSR_ALG3                    */
+  SMV_SPMM_ALG_COUNT = 5
+} smv_spmm_alg;
+/* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
+const char *smv_spmm_alg_name(smv_spmm_alg alg);
+smv_status smv_spmm_alg_parse(const char *name, smv_spmm_alg *alg);
+
+/* Device pointers (double* or float*, the matrix's precision), on the
+ * context's stream, asynchronous. SMV_SPMM_OURS never allocates and may be
+ * captured in a CUDA graph; the cuSPARSE algorithms allocate their
+ * workspace on the first call for a given shape (kept with the matrix, as
+ * large as the largest seen), so run them once before capturing. A
+ * combination cuSPARSE refuses (an algorithm/layout it lacks) is
+ * SMV_ERR_UNSUPPORTED with cuSPARSE's reason. */
+smv_status smv_spmm(smv_context *ctx, smv_spmm_alg alg, double alpha,
+                    smv_matrix *dA, const void *X, int64_t ldx, double beta,
+                    void *Y, int64_t ldy, int k, smv_layout layout);
+/* Host arrays (double, whatever the matrix precision): copies in, runs,
+ * copies out, synchronises. */
+smv_status smv_spmm_host(smv_context *ctx, smv_spmm_alg alg, double alpha,
+                         smv_matrix *dA, const double *X, int64_t ldx,
+                         double beta, double *Y, int64_t ldy, int k,
+                         smv_layout layout);
 
 /* Device memory helpers for callers without CUDA headers (the CLI). */
 smv_status smv_device_malloc(smv_context *ctx, size_t bytes, void **p);

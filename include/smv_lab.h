@@ -263,6 +263,13 @@ typedef struct {
 smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg, smv_matrix *dA,
                           const void *x, void *y, const smv_bench_options *opt,
                           smv_bench_result *r);
+/* The same timing for smv_spmm (Y = alpha*A*X + beta*Y with opt's alpha and
+ * beta; k columns in `layout`, device pointers). Leaves Y holding the last
+ * run's result. */
+smv_status smv_bench_spmm(smv_context *ctx, smv_spmm_alg alg, smv_matrix *dA,
+                          const void *X, int64_t ldx, void *Y, int64_t ldy,
+                          int k, smv_layout layout,
+                          const smv_bench_options *opt, smv_bench_result *r);
 /* Device-to-device copy bandwidth (bytes read + written per second) of a
  * cudaMemcpy of `bytes`, median of several runs, in GB/s (1e9). */
 smv_status smv_device_copy_bandwidth(smv_context *ctx, size_t bytes,

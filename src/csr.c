@@ -140,3 +140,12 @@ smv_status smv_csr_check(const smv_csr *A, smv_error *err) {
   }
   return SMV_OK;
 }
+
+smv_status smv_csr_cheap_check(const smv_csr *A) {
+  if (!A || !A->row_ptr || A->rows < 0 || A->cols < 0 || A->nnz < 0 ||
+      (A->nnz > 0 && (!A->col_idx || !A->values)))
+    return SMV_ERR_ARG;
+  if (A->row_ptr[0] != 0 || (int64_t)A->row_ptr[A->rows] != A->nnz)
+    return SMV_ERR_INVALID_MATRIX;
+  return SMV_OK;
+}

@@ -29,12 +29,9 @@
  * for the sizes given, and the cheap structural invariant that row_ptr ends
  * at nnz. Column indices are validated only by the reference (O(nnz)). */
 static smv_status spmv_args(const smv_csr *A, const void *x, const void *y) {
-  if (!A || !A->row_ptr || A->rows < 0 || A->cols < 0 || A->nnz < 0)
-    return SMV_ERR_ARG;
-  if (A->nnz > 0 && (!A->col_idx || !A->values))
-    return SMV_ERR_ARG;
-  if (A->row_ptr[0] != 0 || (int64_t)A->row_ptr[A->rows] != A->nnz)
-    return SMV_ERR_INVALID_MATRIX;
+  smv_status st = smv_csr_cheap_check(A);
+  if (st != SMV_OK)
+    return st;
   if ((A->cols > 0 && !x) || (A->rows > 0 && !y))
     return SMV_ERR_ARG;
   return SMV_OK;

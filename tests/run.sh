@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/run.sh BUILD — run every test binary in BUILD/tests and every script
-# in tests/cli, add up their "RESULT passed failed skipped" lines and print
+# in tests/cli and the Python package's tests (tests/python/run.sh), add up their "RESULT passed failed skipped" lines and print
 # the closing "N passed, N failed, N skipped". A program that dies without a
 # RESULT line counts as one failure. Exit status 1 if anything failed.
 BUILD=${1:-build}
@@ -10,10 +10,11 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-protect_shadow_gap=0:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 pass=0 fail=0 skip=0
 log=$(mktemp)
-for t in "$BUILD"/tests/* tests/cli/*.sh; do
+for t in "$BUILD"/tests/* tests/cli/*.sh tests/python/run.sh; do
   [ -f "$t" ] || continue
   case "$t" in *.d | *.o | */lib.sh) continue ;; esac
   case "$t" in
+  tests/python/run.sh) sh "$t" "$BUILD" >"$log" 2>&1 ;;
   *.sh) sh "$t" >"$log" 2>&1 ;;
   *) [ -x "$t" ] || continue; "$t" >"$log" 2>&1 ;;
   esac

@@ -298,34 +298,31 @@ int capped(int want, int floor_n, double per_run_s, double max_s) {
   return std::max(floor_n, (int)fit);
 }
 
-} // namespace
-
-extern "C" smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg,
-                                     smv_matrix *dA, const void *x, void *y,
-                                     const smv_bench_options *opt,
-                                     smv_bench_result *r) {
-  if (!r)
-    return SMV_ERR_ARG;
-  std::memset(r, 0, sizeof *r);
-  smv_bench_options o;
-  smv_bench_options_init(&o);
+// Checks the options (the caller's name in the message); fills *o.
+smv_status bench_options(const smv_bench_options *opt, const char *fn,
+                         smv_bench_options *o, smv_bench_result *r) {
+  smv_bench_options_init(o);
   if (opt)
-    o = *opt;
-  if (!ctx || !dA) {
-    set_text(r->error, sizeof r->error, "smv_bench_spmv: %s is NULL",
-             !ctx ? "ctx" : "dA");
-    return SMV_ERR_ARG;
-  }
-  if (o.warmup < 0 || o.runs < 1 || o.graph_batch < 0 ||
-      (o.graph_batch > 0 && o.graph_replays < 1) || !(o.max_seconds >= 0)) {
+    *o = *opt;
+  if (o->warmup < 0 || o->runs < 1 || o->graph_batch < 0 ||
+      (o->graph_batch > 0 && o->graph_replays < 1) || !(o->max_seconds >= 0)) {
     set_text(r->error, sizeof r->error,
-             "smv_bench_spmv: bad options (warmup %d >= 0, runs %d >= 1, "
+             "%s: bad options (warmup %d >= 0, runs %d >= 1, "
              "graph_batch %d >= 0, graph_replays %d >= 1, max_seconds %g "
              ">= 0)",
-             o.warmup, o.runs, o.graph_batch, o.graph_replays, o.max_seconds);
+             fn, o->warmup, o->runs, o->graph_batch, o->graph_replays,
+             o->max_seconds);
     return SMV_ERR_ARG;
   }
+  return SMV_OK;
+}
 
+// The timing of one operation, whatever it is: `call` runs it once on the
+// context's stream (smv_spmv, smv_spmm, ...) and returns its status; `name`
+// names it in error messages.
+template <class Call>
+smv_status bench_run(smv_context *ctx, const smv_bench_options &o,
+                     smv_bench_result *r, const char *name, Call call) {
   Session s;
   s.ctx = ctx;
   s.err = r->error;
@@ -340,8 +337,8 @@ extern "C" smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg,
     return st;
 
   auto one = [&]() -> smv_status {
-    smv_status t = smv_spmv(ctx, alg, o.alpha, dA, x, o.beta, y);
-    return t == SMV_OK ? SMV_OK : s.spmv_fail(t, "smv_spmv");
+    smv_status t = call();
+    return t == SMV_OK ? SMV_OK : s.spmv_fail(t, name);
   };
 
   // Warm-up, then one timed estimation run (host gaps included: it only
@@ -384,12 +381,12 @@ extern "C" smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg,
       return s.cuda_fail(e, "cudaStreamBeginCapture");
     smv_status cst = SMV_OK;
     for (int i = 0; i < o.graph_batch && cst == SMV_OK; i++)
-      cst = smv_spmv(ctx, alg, o.alpha, dA, x, o.beta, y);
+      cst = call();
     e = cudaStreamEndCapture(s.stream, &s.graph); // always leave capture
     if (cst != SMV_OK)
-      return s.spmv_fail(cst, "smv_spmv inside graph capture");
+      return s.spmv_fail(cst, "inside graph capture");
     if (e != cudaSuccess)
-      return s.cuda_fail(e, "graph capture of smv_spmv (cudaStreamEndCapture)");
+      return s.cuda_fail(e, "graph capture (cudaStreamEndCapture)");
     if ((e = cudaGraphInstantiate(&s.exec, s.graph, 0)) != cudaSuccess) {
       s.exec = nullptr;
       return s.cuda_fail(e, "cudaGraphInstantiate");
@@ -425,6 +422,52 @@ extern "C" smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg,
     summarise(ms, (double)o.graph_batch, &r->graph);
   }
   return SMV_OK;
+}
+
+} // namespace
+
+extern "C" smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg,
+                                     smv_matrix *dA, const void *x, void *y,
+                                     const smv_bench_options *opt,
+                                     smv_bench_result *r) {
+  if (!r)
+    return SMV_ERR_ARG;
+  std::memset(r, 0, sizeof *r);
+  smv_bench_options o;
+  smv_status st = bench_options(opt, "smv_bench_spmv", &o, r);
+  if (st != SMV_OK)
+    return st;
+  if (!ctx || !dA) {
+    set_text(r->error, sizeof r->error, "smv_bench_spmv: %s is NULL",
+             !ctx ? "ctx" : "dA");
+    return SMV_ERR_ARG;
+  }
+  return bench_run(ctx, o, r, "smv_spmv", [&]() {
+    return smv_spmv(ctx, alg, o.alpha, dA, x, o.beta, y);
+  });
+}
+
+extern "C" smv_status smv_bench_spmm(smv_context *ctx, smv_spmm_alg alg,
+                                     smv_matrix *dA, const void *X, int64_t ldx,
+                                     void *Y, int64_t ldy, int k,
+                                     smv_layout layout,
+                                     const smv_bench_options *opt,
+                                     smv_bench_result *r) {
+  if (!r)
+    return SMV_ERR_ARG;
+  std::memset(r, 0, sizeof *r);
+  smv_bench_options o;
+  smv_status st = bench_options(opt, "smv_bench_spmm", &o, r);
+  if (st != SMV_OK)
+    return st;
+  if (!ctx || !dA) {
+    set_text(r->error, sizeof r->error, "smv_bench_spmm: %s is NULL",
+             !ctx ? "ctx" : "dA");
+    return SMV_ERR_ARG;
+  }
+  return bench_run(ctx, o, r, "smv_spmm", [&]() {
+    return smv_spmm(ctx, alg, o.alpha, dA, X, ldx, o.beta, Y, ldy, k, layout);
+  });
 }
 
 extern "C" smv_status smv_device_copy_bandwidth(smv_context *ctx, size_t bytes,

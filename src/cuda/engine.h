@@ -134,6 +134,16 @@ struct smv_matrix {
   void *partials;
   unsigned *counts;
   int64_t nchunks;
+
+  /* A^T as a matrix of its own (transpose.cu), NULL until the first
+   * transposed product or smv_matrix_prepare_transpose; freed with A. */
+  struct smv_matrix *transpose;
+  /* cuSPARSE SpMM workspace (spmm_cusparse.cu): grown to the largest
+   * size any shape asked for, freed with A. */
+  void *spmm_buffer;
+  size_t spmm_buffer_bytes;
+  cusparseSpMatDescr_t spmm_mat; /* created on first use */
+  int64_t spmm_key[5]; /* alg, k, layout, ldx, ldy last preprocessed */
 };
 
 /* Everything one launch needs. Sizes are 64-bit so nothing overflows in
@@ -234,6 +244,23 @@ cudaError_t smv_launch_scale(smv_precision prec, int64_t n, double beta,
 smv_status smv_tex_lookup(smv_context *ctx, smv_precision prec, const void *x,
                           int64_t n, cudaTextureObject_t *tex, int64_t *offset);
 void smv_tex_cache_clear(smv_context *ctx);
+
+/* cuSPARSE SpMM (spmm_cusparse.cu): run one of SMV_SPMM_CUSPARSE_ALG*,
+ * and release the matrix's workspace. */
+smv_status smv_spmm_cusparse(smv_context *ctx, smv_spmm_alg alg, double alpha,
+                             const smv_matrix *m, const void *X, int64_t ldx,
+                             double beta, void *Y, int64_t ldy, int k,
+                             smv_layout layout);
+void smv_spmm_release(smv_matrix *m);
+/* smv's SpMM kernels (spmm_ours.cu), alpha != 0, nnz > 0, rows > 0, k > 0. */
+cudaError_t smv_spmm_launch_ours(const smv_matrix *m, double alpha,
+                                 const void *X, int64_t ldx, double beta,
+                                 void *Y, int64_t ldy, int k, smv_layout layout,
+                                 cudaStream_t stream);
+/* Y = beta*Y over rows x k (beta = 0 writes zeros, never reads Y). */
+cudaError_t smv_spmm_launch_scale(smv_precision prec, int64_t rows, int k,
+                                  double beta, void *Y, int64_t ldy,
+                                  smv_layout layout, cudaStream_t stream);
 
 /* cuSPARSE rungs (spmv_7_cusparse.cu). prepare: make algorithm `alg`'s
  * descriptor and buffer and run its preprocess (a no-op when ready or the

@@ -101,6 +101,8 @@ static smv_status upload_f32(smv_context *ctx, float *dst, const double *src,
 }
 
 static void release(smv_matrix *m) {
+  smv_matrix_free(m->transpose); /* A^T, if it was built (transpose.cu) */
+  smv_spmm_release(m);
   smv_sparse_release(m);
   if (m->row_ptr)
     cudaFree(m->row_ptr);

@@ -137,3 +137,34 @@ smv_status smv_kernel_default_block(smv_context *ctx, smv_alg alg,
     *block = 0;
   return SMV_ERR_NO_DEVICE;
 }
+/* Transposed SpMV and SpMM (src/cuda/transpose.cu, spmm_*.cu). */
+smv_status smv_matrix_prepare_transpose(smv_context *ctx, smv_matrix *dA) {
+  (void)ctx, (void)dA;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_spmv_t(smv_context *ctx, smv_alg alg, double alpha,
+                      smv_matrix *dA, const void *x, double beta, void *y) {
+  (void)ctx, (void)alg, (void)alpha, (void)dA, (void)x, (void)beta, (void)y;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_spmv_t_host(smv_context *ctx, smv_alg alg, double alpha,
+                           smv_matrix *dA, const double *x, double beta,
+                           double *y) {
+  (void)ctx, (void)alg, (void)alpha, (void)dA, (void)x, (void)beta, (void)y;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_spmm(smv_context *ctx, smv_spmm_alg alg, double alpha,
+                    smv_matrix *dA, const void *X, int64_t ldx, double beta,
+                    void *Y, int64_t ldy, int k, smv_layout layout) {
+  (void)ctx, (void)alg, (void)alpha, (void)dA, (void)X, (void)ldx;
+  (void)beta, (void)Y, (void)ldy, (void)k, (void)layout;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_spmm_host(smv_context *ctx, smv_spmm_alg alg, double alpha,
+                         smv_matrix *dA, const double *X, int64_t ldx,
+                         double beta, double *Y, int64_t ldy, int k,
+                         smv_layout layout) {
+  (void)ctx, (void)alg, (void)alpha, (void)dA, (void)X, (void)ldx;
+  (void)beta, (void)Y, (void)ldy, (void)k, (void)layout;
+  return SMV_ERR_NO_DEVICE;
+}
