@@ -10,7 +10,7 @@
 static const char *const alg_names[SMV_ALG_COUNT] = {
     "auto",          "scalar",      "vector",        "vector-tex",
     "vector-ldg",    "vector-shfl", "vector-atomic", "cusparse-alg1",
-    "cusparse-alg2", "adaptive"};
+    "cusparse-alg2", "adaptive",    "stream"};
 
 /* The CUDA kernel behind each rung (cuSPARSE rungs have none of ours). */
 static const char *const kernel_names[SMV_ALG_COUNT] = {NULL,
@@ -22,7 +22,8 @@ static const char *const kernel_names[SMV_ALG_COUNT] = {NULL,
                                                         "spmv_vector_atomic",
                                                         NULL,
                                                         NULL,
-                                                        "spmv_adaptive"};
+                                                        "spmv_adaptive",
+                                                        "spmv_stream"};
 
 const char *smv_alg_name(smv_alg alg) {
   if ((int)alg < 0 || alg >= SMV_ALG_COUNT)

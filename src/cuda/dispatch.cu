@@ -190,6 +190,8 @@ const struct smv_rung *smv_rung_of(smv_alg alg) {
     return &smv_rung_vector_atomic;
   case SMV_ALG_ADAPTIVE:
     return &smv_rung_adaptive;
+  case SMV_ALG_STREAM:
+    return &smv_rung_stream;
   default:
     return NULL; /* AUTO and the cuSPARSE rungs have no kernel of ours */
   }

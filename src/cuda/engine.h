@@ -114,6 +114,20 @@ struct smv_matrix {
   void *partials;
   unsigned *counts;
   int64_t nchunks;
+
+  /* Stream rung (10, spmv_10_stream.cu): the rows cut into tiles of at
+   * most stream_tile entries; stream_tiles lists them (device,
+   * stream_ntiles + 1 entries of {first row, -1} or, for a piece of a row
+   * longer than a tile, {row, first entry}). With such rows the same
+   * allocation holds stream_partials (8 bytes per tile) and stream_counts
+   * (4 bytes per tile; 0 between calls). Only stream_tiles is freed.
+   * stream_ef: matrix past the L2, stream loaded evict-first. */
+  int stream_tile;
+  int stream_ef;
+  int64_t stream_ntiles;
+  int2 *stream_tiles;
+  void *stream_partials;
+  unsigned *stream_counts;
 };
 
 /* Everything one launch needs. Sizes are 64-bit so nothing overflows in
@@ -180,6 +194,7 @@ extern const struct smv_rung smv_rung_vector_ldg;    /* spmv_4_ldg.cu      */
 extern const struct smv_rung smv_rung_vector_shfl;   /* spmv_5_shfl.cu     */
 extern const struct smv_rung smv_rung_vector_atomic; /* spmv_6_atomic.cu */
 extern const struct smv_rung smv_rung_adaptive;      /* spmv_9_adaptive.cu */
+extern const struct smv_rung smv_rung_stream;        /* spmv_10_stream.cu */
 
 /* The rung behind an alg, NULL for AUTO and the cuSPARSE rungs. */
 const struct smv_rung *smv_rung_of(smv_alg alg);
@@ -198,6 +213,10 @@ smv_alg smv_auto_choose(const smv_context *ctx,
  * upload the long rows' chunks. */
 smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
                               const smv_csr *A);
+
+/* Stream rung's analysis (spmv_10_stream.cu), once at upload: choose the
+ * tile size, cut the rows into tiles, upload the list. */
+smv_status smv_stream_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A);
 
 /* y = beta*y (beta = 0 writes zeros, never reads y): scale.cu. */
 cudaError_t smv_launch_scale(smv_precision prec, int64_t n, double beta,

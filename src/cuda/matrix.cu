@@ -101,6 +101,8 @@ static void release(smv_matrix *m) {
     cudaFree(m->values);
   if (m->chunks)
     cudaFree(m->chunks);
+  if (m->stream_tiles)
+    cudaFree(m->stream_tiles);
   free(m);
 }
 
@@ -152,6 +154,8 @@ extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
     st = smv_sparse_setup(ctx, m);
   if (st == SMV_OK)
     st = smv_adaptive_setup(ctx, m, A);
+  if (st == SMV_OK)
+    st = smv_stream_setup(ctx, m, A);
   if (st != SMV_OK) {
     (void)cudaStreamSynchronize(ctx->stream);
     release(m);
