@@ -265,31 +265,28 @@ smv_status smv_blocks_init(smv_context *ctx) {
 /* ---- AUTO -----------------------------------------------------------------
  */
 
-/* The rung AUTO runs for a matrix with these statistics.
+/* The rung AUTO runs for a matrix.
  *
- * Rule: cuSPARSE ALG1 for large matrices (nnz >= 4M: values and indices
- * no longer fit the 50 MB L2) whose rows average 8 entries or more and
- * whose columns are scattered (col_spread > 0.05: x gathered from all
- * over); the adaptive rung (9) for everything else.
- *
- * Why (H100, 2026-11-22, commit bf79ab0, rungs 5, 9 and ALG1, f64 and
- * f32): rung 9 beat ALG1 on lap3d:160 (152 vs 199 us f64, 97 vs 120 f32:
- * local columns, 7 per row) and on all 28 real matrices (geometric mean
- * 1.52x, all under 1M entries; the long-row matrices that ALG1 won before,
- * karate, lp_ship04l, wiki-Vote and ct2010, lost only to rung 9's second
- * launch, now gone). On the random-column rand:2000000:16 rung 9 is level
- * with ALG1 in f64 (300 vs 301 us) and 2% behind in f32 (284 vs 278), and
- * on plaw:2000000:16 8-9% behind (327 vs 302, 307 vs 279): there the 16
- * random x gathers per row, served by the L2, are the cost, and cuSPARSE's
- * kernel keeps an edge on uneven rows. So ALG1 for that kind, rung 9 for
- * the rest: within 3% of the fastest of the three on all 31 matrices
- * (L2-warm). */
-smv_alg smv_auto_choose(const smv_context *ctx,
-                        const struct smv_matrix_stats *s) {
-  (void)ctx;
-  if (s->nnz >= ((int64_t)4 << 20) && s->row_mean >= 8.0 &&
-      s->col_spread > 0.05)
+ * Rule (RULE_PENDING_MEASUREMENT):
+ *   inside the L2 (nnz * (value + index) bytes <= the L2): rung 9;
+ *   past it:
+ *     scattered columns (col_spread > 0.05) and 8 or more per row:
+ *       cuSPARSE ALG1;
+ *     fewer than 8 per row: rung 9 (one thread per row);
+ *     8..48 per row in f64, 8..96 in f32: rung 10 (stream);
+ *     longer rows: rung 9.
+ */
+smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m) {
+  const struct smv_matrix_stats *s = &m->st;
+  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
+  if ((double)s->nnz * (vbytes + 4.0) <= (double)ctx->prop.l2CacheSize)
+    return SMV_ALG_ADAPTIVE;
+  if (s->row_mean >= 8.0 && s->col_spread > 0.05)
     return SMV_ALG_CUSPARSE_ALG1;
+  if (s->row_mean < 8.0)
+    return SMV_ALG_ADAPTIVE;
+  if (s->row_mean < (m->prec == SMV_F64 ? 48.0 : 96.0))
+    return SMV_ALG_STREAM;
   return SMV_ALG_ADAPTIVE;
 }
 

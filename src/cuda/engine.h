@@ -204,9 +204,9 @@ const struct smv_rung *smv_rung_of(smv_alg alg);
 /* Fill ctx->default_block from the kernels' attributes and the occupancy
  * model (at context creation). */
 smv_status smv_blocks_init(smv_context *ctx);
-/* The rung AUTO runs for a matrix with these statistics (at upload). */
-smv_alg smv_auto_choose(const smv_context *ctx,
-                        const struct smv_matrix_stats *s);
+/* The rung AUTO runs for this matrix, from its statistics and precision
+ * (at upload). */
+smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m);
 
 /* Adaptive rung's analysis (spmv_9_adaptive.cu), once at upload on a
  * zeroed plan: choose the lanes per row from the statistics, list and

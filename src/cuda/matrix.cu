@@ -162,7 +162,7 @@ extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
     smv_device_leave(&g);
     return st;
   }
-  m->auto_alg = smv_auto_choose(ctx, &m->st);
+  m->auto_alg = smv_auto_choose(ctx, m);
   smv_device_leave(&g);
   *out = m;
   return SMV_OK;

@@ -87,10 +87,9 @@ __device__ __forceinline__ void ld_val4(const float *p, float v[4]) {
  * sm[4q - k0 ...]. Loads of two quads are issued before either's gathers
  * (the caller's round of two). */
 template <typename T, bool EF>
-__device__ __forceinline__ void quad_load(unsigned q, bool p,
-                                          const int32_t *__restrict__ col,
-                                          const T *__restrict__ val, int c[4],
-                                          T v[4]) {
+__device__ __forceinline__ void
+quad_load(unsigned q, bool p, const int32_t *__restrict__ col,
+          const T *__restrict__ val, int c[4], T v[4]) {
   if (p) {
     const int4 c4 = ld_col4<EF>(&col[4 * q]);
     c[0] = c4.x, c[1] = c4.y, c[2] = c4.z, c[3] = c4.w;
@@ -100,10 +99,9 @@ __device__ __forceinline__ void quad_load(unsigned q, bool p,
 
 /* Stage the products of entries [k0, k1) (k1 - k0 <= TILE) into sm. */
 template <typename T, bool EF>
-__device__ __forceinline__ void stage(unsigned k0, unsigned k1,
-                                      const int32_t *__restrict__ col,
-                                      const T *__restrict__ val,
-                                      const T *__restrict__ x, T *sm) {
+__device__ __forceinline__ void
+stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
+      const T *__restrict__ val, const T *__restrict__ x, T *sm) {
   const unsigned t = threadIdx.x, B = blockDim.x;
   const unsigned qa = (k0 + 3) >> 2, qb = k1 >> 2; /* full quads [qa, qb) */
   for (unsigned q = qa + t; q < qb; q += 2 * B) {
@@ -172,7 +170,7 @@ __device__ __forceinline__ T block_sum(const T *sm, unsigned n, T *red) {
  * the next entry's row), {row, first entry} for a piece of a long row.
  * The list ends with {rows, -1}. */
 template <typename T, int TILE, bool EF>
-__global__ void __launch_bounds__(1024)
+__global__ void __maxnreg__(32)
     spmv_stream(int64_t ntiles, const int2 *__restrict__ tiles,
                 const int32_t *__restrict__ row_ptr,
                 const int32_t *__restrict__ col, const T *__restrict__ val,
@@ -266,10 +264,10 @@ static cudaError_t run_t(const smv_launch *P) {
   const unsigned grid =
       (unsigned)(nt < (int64_t)INT32_MAX ? nt : (int64_t)INT32_MAX);
   return smv_launch_k(spmv_stream<T, TILE, EF>, grid, P->block, 0, P->stream,
-                      nt, (const int2 *)m->stream_tiles, P->row_ptr,
-                      P->col_idx, (const T *)P->values, (const T *)P->x,
-                      (T)P->alpha, (T)P->beta, (T *)P->y,
-                      (T *)m->stream_partials, m->stream_counts);
+                      nt, (const int2 *)m->stream_tiles, P->row_ptr, P->col_idx,
+                      (const T *)P->values, (const T *)P->x, (T)P->alpha,
+                      (T)P->beta, (T *)P->y, (T *)m->stream_partials,
+                      m->stream_counts);
 }
 
 template <typename T, bool EF> static cudaError_t run_ef(const smv_launch *P) {
@@ -318,8 +316,39 @@ static int choose_tile(const smv_context *ctx, const smv_matrix *m) {
   return tile;
 }
 
-smv_status smv_stream_setup(smv_context *ctx, smv_matrix *m,
-                            const smv_csr *A) {
+/* Rows per tile are sized for this many threads per block (the default;
+ * another block size changes only the speed). */
+#define SMV_STREAM_PLAN_BLOCK 256
+
+/* The tile of whole rows starting at row `start` (whose length is <= tile):
+ * rows are added while their entries fit in `tile` and the tile holds at
+ * most `tile` rows (runs of empty rows). Then the reduction's balance: with
+ * R rows, P = the largest power of two <= 256 / R threads sum each row, so
+ * a row of len entries costs len / P steps where the loading costs tile /
+ * 256 per thread; a row longer than twice that (power-law rows among short
+ * ones: plaw:2000000:16 had rows of thousands with P = 2) ends the tile
+ * before it, or, as the tile's first row, gets a tile of its own (summed
+ * by the whole block). Returns the row after the tile's last. */
+static int64_t tile_end(const smv_csr *A, int64_t start, int64_t tile) {
+  const int64_t k0 = A->row_ptr[start];
+  int64_t i = start;
+  while (i < A->rows && i - start < tile &&
+         (int64_t)A->row_ptr[i + 1] - k0 <= tile)
+    i++;
+  const int64_t R = i - start;
+  if (R < 2)
+    return i;
+  int64_t P = 1;
+  while (P < 32 && 2 * P * R <= SMV_STREAM_PLAN_BLOCK)
+    P *= 2;
+  const int64_t lim = 2 * P * tile / SMV_STREAM_PLAN_BLOCK;
+  for (int64_t j = start; j < i; j++)
+    if ((int64_t)A->row_ptr[j + 1] - A->row_ptr[j] > lim)
+      return j == start ? start + 1 : j;
+  return i;
+}
+
+smv_status smv_stream_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A) {
   const int64_t tile = choose_tile(ctx, m);
   m->stream_tile = (int)tile;
   const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
@@ -355,10 +384,8 @@ smv_status smv_stream_setup(smv_context *ctx, smv_matrix *m,
         i++;
         continue;
       }
-      const int64_t start = i, k0 = A->row_ptr[i];
-      while (i < A->rows && i - start < tile &&
-             (int64_t)A->row_ptr[i + 1] - k0 <= tile)
-        i++;
+      const int64_t start = i;
+      i = tile_end(A, i, tile);
       if (h)
         h[n] = make_int2((int)start, -1);
       n++;
