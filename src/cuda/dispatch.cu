@@ -267,25 +267,50 @@ smv_status smv_blocks_init(smv_context *ctx) {
 
 /* The rung AUTO runs for a matrix.
  *
- * Rule (RULE_PENDING_MEASUREMENT):
- *   inside the L2 (nnz * (value + index) bytes <= the L2): rung 9;
- *   past it:
- *     scattered columns (col_spread > 0.05) and 8 or more per row:
- *       cuSPARSE ALG1;
- *     fewer than 8 per row: rung 9 (one thread per row);
- *     8..48 per row in f64, 8..96 in f32: rung 10 (stream);
- *     longer rows: rung 9.
- */
+ * Rule (V = 8 bytes in f64, 4 in f32; "past the L2": nnz * (V + 4) bytes
+ * of values and indices > the device's L2):
+ *   inside the L2: rung 9 (adaptive);
+ *   past it, scattered columns (col_spread > 0.05) and 8 or more entries
+ *   per row: rung 9 when x itself outgrows the L2 (cols * V > L2) and the
+ *   rows are even (longest <= 4 x mean), else cuSPARSE ALG1;
+ *   past it, fewer than 8 entries per row: rung 9 (one thread per row);
+ *   past it, 8 to 96 entries per row: rung 10 (stream);
+ *   past it, longer rows: rung 9.
+ *
+ * Why (H100, 2026-11-24, commits e207e05 and d42aa2a, `smv bench`,
+ * L2-warm medians; bench/results/h100-80gb-hbm3/kernels-issue8.md):
+ * - band matrices of 9, 17, 33, 49, 65 and 81 per row past the L2: rung 10
+ *   at 91-96% of the copy bandwidth in f64 and 93-97% in f32, 1.03-1.28x
+ *   the faster cuSPARSE; rung 9 (power-of-two lanes) at 45-80% on 9..49
+ *   per row (band:4000000:16 f32: 812 us against rung 10's 380).
+ *   At 81 per row rung 9 and 10 are level (536 / 541 us f64, 351 / 328
+ *   f32); at 129 rung 9 leads (514 / 559 f64, 336 / 345 f32): the
+ *   boundary is 96 in both precisions.
+ * - 7 per row (band:8000000:3, lap2d:3000, lap3d:250): rung 9 at L = 1,
+ *   94-98% of copy, 1.20-1.41x; rung 10 equal in f64 (294 us both on the
+ *   band) but 7-12% behind in f32.
+ * - random columns, x in the L2 (rand:2000000:16, plaw:2000000:16,
+ *   denserow:2000000:16): ALG1, rung 9 and rung 10 within 2% on rand and
+ *   denserow (the 32M x gathers served by the L2 bound all three), ALG1
+ *   8-10% ahead of rung 9 on plaw: ALG1.
+ * - random columns, x past the L2 (rand:20000000:16: 160 MB of x in f64):
+ *   rung 9 1.3% (f64) and 1.8% (f32) ahead of ALG1 in both runs.
+ * - every real matrix (all inside the L2): rung 9 ahead of rung 10 and
+ *   ALG1 (unchanged from the rule before). */
 smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m) {
   const struct smv_matrix_stats *s = &m->st;
   const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
-  if ((double)s->nnz * (vbytes + 4.0) <= (double)ctx->prop.l2CacheSize)
+  const double l2 = (double)ctx->prop.l2CacheSize;
+  if ((double)s->nnz * (vbytes + 4.0) <= l2)
     return SMV_ALG_ADAPTIVE;
-  if (s->row_mean >= 8.0 && s->col_spread > 0.05)
-    return SMV_ALG_CUSPARSE_ALG1;
+  if (s->row_mean >= 8.0 && s->col_spread > 0.05) {
+    const int x_past_l2 = (double)s->cols * vbytes > l2;
+    const int even = (double)s->row_max <= 4.0 * s->row_mean;
+    return x_past_l2 && even ? SMV_ALG_ADAPTIVE : SMV_ALG_CUSPARSE_ALG1;
+  }
   if (s->row_mean < 8.0)
     return SMV_ALG_ADAPTIVE;
-  if (s->row_mean < (m->prec == SMV_F64 ? 48.0 : 96.0))
+  if (s->row_mean < 96.0)
     return SMV_ALG_STREAM;
   return SMV_ALG_ADAPTIVE;
 }

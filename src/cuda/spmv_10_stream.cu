@@ -325,10 +325,15 @@ static int choose_tile(const smv_context *ctx, const smv_matrix *m) {
  * most `tile` rows (runs of empty rows). Then the reduction's balance: with
  * R rows, P = the largest power of two <= 256 / R threads sum each row, so
  * a row of len entries costs len / P steps where the loading costs tile /
- * 256 per thread; a row longer than twice that (power-law rows among short
- * ones: plaw:2000000:16 had rows of thousands with P = 2) ends the tile
- * before it, or, as the tile's first row, gets a tile of its own (summed
- * by the whole block). Returns the row after the tile's last. */
+ * 256 per thread; a row longer than twice that and than tile / 8 entries
+ * (power-law rows among short ones: plaw:2000000:16 has rows of thousands
+ * in tiles where P = 2) ends the tile before it, or, as the tile's first
+ * row, gets a tile of its own (summed by the whole block). Returns the row
+ * after the tile's last.
+ * Measured (H100, 2026-11-24, plaw:2000000:16, L2-warm): no split 322 /
+ * 315 us (f64 / f32); split at twice the load alone (commit d42aa2a: a
+ * third of the rows, mostly of 33-200 entries, got tiles of their own, one
+ * 256-thread block each) 1705 / 673 us; hence the floor of tile / 8. */
 static int64_t tile_end(const smv_csr *A, int64_t start, int64_t tile) {
   const int64_t k0 = A->row_ptr[start];
   int64_t i = start;
@@ -341,7 +346,9 @@ static int64_t tile_end(const smv_csr *A, int64_t start, int64_t tile) {
   int64_t P = 1;
   while (P < 32 && 2 * P * R <= SMV_STREAM_PLAN_BLOCK)
     P *= 2;
-  const int64_t lim = 2 * P * tile / SMV_STREAM_PLAN_BLOCK;
+  int64_t lim = 2 * P * tile / SMV_STREAM_PLAN_BLOCK;
+  if (lim < tile / 8)
+    lim = tile / 8;
   for (int64_t j = start; j < i; j++)
     if ((int64_t)A->row_ptr[j + 1] - A->row_ptr[j] > lim)
       return j == start ? start + 1 : j;
