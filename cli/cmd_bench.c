@@ -20,7 +20,7 @@ static const char usage_text[] =
     "options:\n"
     "  --alg LIST|all        rungs by name or number, comma-separated "
     "(default all:\n"
-    "                        rungs 1..9, scalar ... adaptive; 'all,auto' "
+    "                        rungs 1..10, scalar ... stream; 'all,auto' "
     "adds auto)\n"
     "  --block B|sweep       threads per block for every rung (32..1024, a "
     "multiple of 32;\n"

@@ -45,8 +45,8 @@ static void spmv_help(FILE *f) {
       "vector,\n"
       "                  vector-tex, vector-ldg, vector-shfl, "
       "vector-atomic,\n"
-      "                  cusparse-alg1, cusparse-alg2, adaptive, or its "
-      "number).\n"
+      "                  cusparse-alg1, cusparse-alg2, adaptive, stream, or "
+      "its number).\n"
       "                  CPU: omp (default, OpenMP merge-path) or ref "
       "(serial\n"
       "                  reference, f64 only); naming a CPU one picks the "
@@ -186,7 +186,7 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
             "spmv",
             "unknown --alg '%s' (CUDA: auto, scalar, vector, "
             "vector-tex, vector-ldg, vector-shfl, "
-            "vector-atomic, cusparse-alg1, cusparse-alg2, adaptive; "
+            "vector-atomic, cusparse-alg1, cusparse-alg2, adaptive, stream; "
             "CPU: omp, ref)",
             o->alg_name);
     }

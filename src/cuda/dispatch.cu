@@ -145,10 +145,30 @@
  *             (cd510af) had the evict-first loads on every matrix: lap3d
  *             288/108 us, see the rung's file. Raw runs:
  *             bench/results/h100-80gb-hbm3/raw/rung9-rework/.
+ * 10 stream (spmv_10_stream.cu) — issue 8
+ *   changed:  rows packed into tiles of <= 256..4096 entries (a block
+ *             each, listed at upload); 16-byte loads of indices and
+ *             values, products staged in shared memory, each row summed
+ *             by 1-32 threads; rows longer than a tile in pieces combined
+ *             in the same launch (bit-reproducible); 32 registers.
+ *   helps:    no lanes wasted on any row length, 4 entries per load
+ *             instruction: f32 and 9..96 entries per row past the L2.
+ *   loses:    small matrices (the staging round trip and two barriers:
+ *             5.5-9.6 us on the real set, rung 9 4.6-7.8); 5-7 per row in
+ *             f32 (5-9% behind rung 9); 129 per row (9% behind in f64).
+ *   measured: (H100, 2026-11-24, 507252b, L2-warm; kernels-issue8.md)
+ *             band 9/17/33/49/65/81 per row: 91-95% of copy in f64 and
+ *             93-100% in f32, 1.02-1.28x the faster cuSPARSE (rung 9:
+ *             45-92%); rand:2000000:16 302.6/276.8 us (ALG1
+ *             301.7/277.8), plaw 311.3/291.4 (ALG1 301.6/279.0).
  *
  * AUTO (SMV_ALG_AUTO = 0): chosen once per matrix at upload from its
  * statistics, by smv_auto_choose below (the rule and its reasons are
- * there).
+ * there). Issue 8 (2026-11-24, 507252b): rung 10 for 8..96 per row past
+ * the L2, rung 9 for random columns with x past the L2; >= 1.00x the
+ * faster of ALG1/ALG2 on all 15 large matrices of kernels-issue8.md, f64
+ * and f32 (1.000-1.411); the real set is unchanged (rung 9). The results
+ * below ("measured: PASS on all 31") are from the rule before issue 8.
  *   measured: PASS on all 31 matrices, f64 and f32; rung 9 everywhere but
  *             rand and plaw (ALG1: 301.1/277.4 and 301.4/278.9 us).
  *             Against the fastest of all ten rungs per matrix: within 3%
@@ -277,10 +297,10 @@ smv_status smv_blocks_init(smv_context *ctx) {
  *   past it, 8 to 96 entries per row: rung 10 (stream);
  *   past it, longer rows: rung 9.
  *
- * Why (H100, 2026-11-24, commits e207e05 and d42aa2a, `smv bench`,
+ * Why (H100, 2026-11-24, commits d42aa2a and 507252b, `smv bench`,
  * L2-warm medians; bench/results/h100-80gb-hbm3/kernels-issue8.md):
  * - band matrices of 9, 17, 33, 49, 65 and 81 per row past the L2: rung 10
- *   at 91-96% of the copy bandwidth in f64 and 93-97% in f32, 1.03-1.28x
+ *   at 91-95% of the copy bandwidth in f64 and 93-100% in f32, 1.02-1.28x
  *   the faster cuSPARSE; rung 9 (power-of-two lanes) at 45-80% on 9..49
  *   per row (band:4000000:16 f32: 812 us against rung 10's 380).
  *   At 81 per row rung 9 and 10 are level (536 / 541 us f64, 351 / 328
@@ -288,7 +308,7 @@ smv_status smv_blocks_init(smv_context *ctx) {
  *   boundary is 96 in both precisions.
  * - 7 per row (band:8000000:3, lap2d:3000, lap3d:250): rung 9 at L = 1,
  *   94-98% of copy, 1.20-1.41x; rung 10 equal in f64 (294 us both on the
- *   band) but 7-12% behind in f32.
+ *   band) but 5-9% behind in f32.
  * - random columns, x in the L2 (rand:2000000:16, plaw:2000000:16,
  *   denserow:2000000:16): ALG1, rung 9 and rung 10 within 2% on rand and
  *   denserow (the 32M x gathers served by the L2 bound all three), ALG1

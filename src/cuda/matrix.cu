@@ -7,9 +7,10 @@
  *
  * Device footprint: (rows + 1) * 4 bytes of row offsets, nnz * 4 of column
  * indices, nnz * 8 (f64) or nnz * 4 (f32) of values, plus cuSPARSE's two
- * buffers (sizes from cusparseSpMV_bufferSize) and 20 bytes per 128-entry
+ * buffers (sizes from cusparseSpMV_bufferSize), 20 bytes per 128-entry
  * chunk of the adaptive rung's long rows (the chunk, its partial sum and a
- * counter).
+ * counter) and 8 bytes per tile of the stream rung (20 with rows longer
+ * than a tile).
  * f32 values are rounded on the host in chunks of 1 Mi entries (4 MiB of
  * host staging), never a full copy of the matrix.
  */
