@@ -33,15 +33,8 @@ LARGE=${SMV_KERN_LARGE:-band:8000000:3 band:8000000:4 band:8000000:8 band:400000
 
 note "gpu-kern: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $COMMIT"
 note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)"
-t=$SECONDS
-make -j16 SM=90 GIT_COMMIT="$COMMIT" all tests >"$LOGS/build.log" 2>&1
-rc=$?
-note "build (sm_90): rc=$rc, $((SECONDS - t)) s, $(grep -c 'warning' "$LOGS/build.log") warnings"
-if [ $rc -ne 0 ]; then
-  tail -30 "$LOGS/build.log"
-  tar czf "$OUT/logs.tgz" -C "$LOGS" .
-  exit 1
-fi
+. scripts/gpu-build.sh
+gpu_build all tests
 
 # Per matrix and precision: AUTO's and every rung's warm time against the
 # faster of ALG1/ALG2 (warm, flushed, graph where timed) and AUTO's % of

@@ -39,7 +39,7 @@
  * a fixed amount of work per block.
  * Where it loses: the staging round trip through shared memory and the
  * block barrier cost latency on tiny (launch-bound) matrices; the tile
- * list costs 8 bytes per tile (0.4% of an f64 matrix at TILE = 2048);
+ * list costs 8 bytes per tile (0.03% of an f64 matrix at TILE = 2048);
  * like rung 9, two SpMVs of this rung on the SAME matrix must not run
  * concurrently when it has rows longer than a tile (shared partials).
  *
