@@ -15,7 +15,7 @@
  *   2. Loading: the block reads the tile's column indices and values as
  *      16-byte vectors (int4 + 2 x double2 or int4 + float4: 4 entries per
  *      load per thread), fully coalesced whatever the row boundaries, in
- *      rounds of two quads per thread (8 entries, 8 x gathers in flight per
+ *      rounds of two quads per thread (up to 8 x gathers in flight per
  *      thread); only the unaligned head and tail of a tile (< 4 entries
  *      each) are loaded one by one. Each product val * x[col] goes to
  *      shared memory at its position in the tile. More bytes in flight per
@@ -35,6 +35,12 @@
  *      evict-first), so the stream, read once, does not push x out of L2.
  *      Every sector of the stream is read exactly once per SpMV here
  *      (unlike rung 9 at L = 1, where the hint cost 2x on lap3d).
+ *   6. At most 32 registers (__maxnreg__): the first version let the
+ *      compiler take 50 in f64, which left 36 of 64 warps per SM resident;
+ *      capped, it compiles without spills and runs 64 of 64, and f64 went
+ *      from 74-77% to 93-95% of the copy bandwidth on bands of 9-33 per
+ *      row (band:8000000:4 442.6 -> 356.9 us; H100, 2026-11-24, commits
+ *      e207e05 -> d42aa2a). f32 took 32 registers from the start.
  * Why it should help: no lanes wasted on any row length, 16-byte loads,
  * a fixed amount of work per block.
  * Where it loses: the staging round trip through shared memory and the
@@ -42,6 +48,14 @@
  * list costs 8 bytes per tile (0.03% of an f64 matrix at TILE = 2048);
  * like rung 9, two SpMVs of this rung on the SAME matrix must not run
  * concurrently when it has rows longer than a tile (shared partials).
+ *
+ * Measured (H100, 2026-11-24, commit 507252b, L2-warm; full table in
+ * bench/results/h100-80gb-hbm3/kernels-issue8.md): bands of 9-81 entries
+ * per row past the L2 at 91-95% of the copy bandwidth in f64, 93-100% in
+ * f32, 1.02-1.28x the faster cuSPARSE algorithm; 7 per row level with
+ * rung 9 in f64, 5-9% behind in f32; 129 per row 9% behind rung 9 (f64);
+ * rand:2000000:16 level with ALG1; plaw:2000000:16 3% (f64) and 4%
+ * (f32) behind ALG1; every real matrix 0.2-2.5 us behind rung 9.
  *
  * Attributes and default block: the rung reports its large-matrix instance
  * (TILE = 2048 in f64, 4096 in f32).
