@@ -29,7 +29,7 @@ note() { echo "$*" | tee -a "$summary"; }
 MATS=${SMV_MATRICES:-.shared/matrices}
 COMMIT=${SMV_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 ALGS=${SMV_KERN_ALGS:-adaptive,stream,cusparse-alg1,cusparse-alg2,auto}
-LARGE=${SMV_KERN_LARGE:-band:8000000:3 band:8000000:4 band:8000000:8 band:4000000:16 band:2000000:32 band:1000000:64 lap3d:100 lap3d:250 lap2d:3000 rand:2000000:16 rand:20000000:16 plaw:2000000:16 denserow:2000000:16}
+LARGE=${SMV_KERN_LARGE:-band:8000000:3 band:8000000:4 band:8000000:8 band:4000000:16 band:2000000:24 band:2000000:32 band:1500000:40 band:1000000:64 lap3d:100 lap3d:250 lap2d:3000 rand:2000000:16 rand:20000000:16 plaw:2000000:16 denserow:2000000:16}
 
 note "gpu-kern: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $COMMIT"
 note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)"
