@@ -341,7 +341,9 @@ typedef enum {
   SMV_ALG_CUSPARSE_ALG2 = 8, /* cusparseSpMV CSR ALG2 (+ preprocess)      */
   SMV_ALG_ADAPTIVE = 9,      /* lanes per row from the matrix, long rows
                                 split in chunks (past the seed)           */
-  SMV_ALG_COUNT = 10
+  SMV_ALG_STREAM = 10,       /* rows packed in fixed-size tiles staged in
+                                shared memory (CSR-stream)                */
+  SMV_ALG_COUNT = 11
 } smv_alg;
 
 /* "auto", "scalar", "vector", "vector-tex", ... ; NULL if out of range. */

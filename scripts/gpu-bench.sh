@@ -42,15 +42,8 @@ COMMIT=${SMV_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown
 note "gpu-bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $COMMIT"
 note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null || echo unknown)"
 
-t=$SECONDS
-make -j16 SM=90 GIT_COMMIT="$COMMIT" all build/tests/test_bench_gpu >"$LOGS/build.log" 2>&1
-rc=$?
-note "build (sm_90): rc=$rc, $((SECONDS - t)) s, $(grep -c 'warning' "$LOGS/build.log") warnings"
-if [ $rc -ne 0 ]; then
-  tail -30 "$LOGS/build.log"
-  tar czf "$OUT/logs.tgz" -C "$LOGS" .
-  exit 1
-fi
+. scripts/gpu-build.sh
+gpu_build all build/tests/test_bench_gpu
 
 # The timing code's own device test first: a bench that cannot time is
 # not a result.

@@ -37,6 +37,7 @@ static void test_small_set(void) {
   run_all("rand:700:9,cols=90");       /* tall */
   run_all("rand:60:50,cols=4000");     /* wide */
   run_all("denserow:300:3,cols=2500"); /* one row of 2500 entries */
+  run_all("band:600:8");               /* 17 per row: rows packed in tiles */
   run_all("empty:40:30");              /* nnz = 0 */
 }
 

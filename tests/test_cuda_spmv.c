@@ -3,8 +3,8 @@
  * on generated matrices of every awkward kind, against the serial
  * reference (bound in test_cuda_common.h). SKIPs without a device.
  *
- * Rung 9 is also checked for bit-identical results across repeated calls
- * (test_adaptive_reproducible).
+ * Rungs 9 and 10 are also checked for bit-identical results across
+ * repeated calls (test_adaptive_reproducible).
  *
  * Alpha/beta cases: (1, 0) with y poisoned by NaN; (-1.75, 0.5); (0, -2)
  * with x all NaN (must not be read); (0, 0) with y NaN (must become 0);
@@ -131,6 +131,11 @@ static void test_small_kinds(void) {
   gen_ladder("rand:5000:33", NCASES); /* rows just over a warp */
   gen_ladder("rand:2000:100", NCASES);
   gen_ladder("plaw:20000:8", NCASES); /* a few very long rows */
+  /* Rows of 17, 33 and 65 entries (just past a power of two: rung 10's
+   * tiles hold whole rows, several per tile, or one row per tile). */
+  gen_ladder("band:3000:8", NCASES);
+  gen_ladder("band:2000:16", NCASES);
+  gen_ladder("band:1000:32", NCASES);
 }
 
 static void test_rectangular(void) {
@@ -157,12 +162,17 @@ static void test_large(void) {
    * rung 9 takes its large-matrix lane rule) with power-law rows up to
    * 8763 entries: rows of many chunks combined in the same launch. */
   gen_ladder("plaw:600000:16", 2);
+  /* Rung 10's middle tile sizes (it picks 512 and 1024 entries per tile
+   * at these sizes) and long rows cut into pieces of them. */
+  gen_ladder("band:40000:4", 2);
+  gen_ladder("band:60000:8", 2);
+  gen_ladder("denserow:60000:8,cols=300000", 2);
 }
 
 /* Rung 9 adds every row in a fixed order (long rows: chunk partials summed
  * in chunk order by the last warp to finish), so repeated calls on the
  * same x and y0 must give the same bits, whichever warps finish first. */
-static void reproducible_on(const char *spec) {
+static void reproducible_on(const char *spec, smv_alg alg) {
   smv_context *ctx = tc_context();
   smv_csr *A = tc_generate(spec);
   if (!A)
@@ -194,7 +204,7 @@ static void reproducible_on(const char *spec) {
       double *y = rep == 0 ? y1 : y2;
       st = tc_upload(ctx, f32, y0, m, dy);
       if (st == SMV_OK)
-        st = smv_spmv(ctx, SMV_ALG_ADAPTIVE, 1.25, dA, dx, -0.5, dy);
+        st = smv_spmv(ctx, alg, 1.25, dA, dx, -0.5, dy);
       if (st == SMV_OK)
         st = smv_synchronize(ctx);
       if (st == SMV_OK)
@@ -207,12 +217,13 @@ static void reproducible_on(const char *spec) {
         for (int64_t i = 0; i < m; i++)
           differ += memcmp(&y1[i], &y2[i], sizeof(double)) != 0;
     }
-    CHECKF(st == SMV_OK, "%s %s: %s: %s", spec, f32 ? "f32" : "f64",
+    const char *an = smv_alg_name(alg);
+    CHECKF(st == SMV_OK, "%s %s %s: %s: %s", spec, an, f32 ? "f32" : "f64",
            smv_status_string(st), smv_context_error(ctx));
-    CHECKF(bad == 0, "%s %s: %lld bad rows", spec, f32 ? "f32" : "f64",
+    CHECKF(bad == 0, "%s %s %s: %lld bad rows", spec, an, f32 ? "f32" : "f64",
            (long long)bad);
-    CHECKF(differ == 0, "%s %s: %lld row results differ between calls", spec,
-           f32 ? "f32" : "f64", (long long)differ);
+    CHECKF(differ == 0, "%s %s %s: %lld row results differ between calls", spec,
+           an, f32 ? "f32" : "f64", (long long)differ);
     smv_device_free(ctx, dx);
     smv_device_free(ctx, dy);
     smv_matrix_free(dA);
@@ -223,10 +234,14 @@ static void reproducible_on(const char *spec) {
 
 static void test_adaptive_reproducible(void) {
   TC_NEED_DEVICE();
-  reproducible_on("denserow:300:3,cols=2500");    /* 20 chunks, tiny plan */
-  reproducible_on("denserow:1000:4,cols=150000"); /* 1172 chunks */
-  reproducible_on("plaw:20000:8");                /* many multi-chunk rows */
-  reproducible_on("plaw:600000:16");              /* past the L2 */
+  /* Rung 9 (chunks of 128) and rung 10 (pieces of one tile, 256-4096). */
+  const smv_alg algs[] = {SMV_ALG_ADAPTIVE, SMV_ALG_STREAM};
+  for (int a = 0; a < 2; a++) {
+    reproducible_on("denserow:300:3,cols=2500", algs[a]);    /* 20 chunks */
+    reproducible_on("denserow:1000:4,cols=150000", algs[a]); /* 1172 */
+    reproducible_on("plaw:20000:8", algs[a]);   /* many multi-chunk rows */
+    reproducible_on("plaw:600000:16", algs[a]); /* past the L2 */
+  }
 }
 
 /* The same matrix on many vectors: results must not depend on which

@@ -20,6 +20,9 @@
  * 9 adaptive: lanes per row from the matrix, long rows in chunks, one
  *   launch / fits the rows / plaw-like rows; concurrent rung-9 SpMVs on
  *   one matrix with multi-chunk rows must not overlap
+ * 10 stream: rows in fixed-size tiles staged in shared memory, 16-byte
+ *   loads, 1-32 threads per row / no lane waste at any row length, f32
+ *   past the L2 / small matrices (staging and barriers), 5-7 per row f32
  * 0 auto: smv_auto_choose below, once per matrix at upload
  *
  * Block sizes: every rung with a kernel gets the block size with the
@@ -118,31 +121,40 @@ smv_status smv_blocks_init(smv_context *ctx) {
 /* ---- AUTO -----------------------------------------------------------------
  */
 
-/* The rung AUTO runs for a matrix with these statistics.
+/* The rung AUTO runs for a matrix.
  *
- * Rule: cuSPARSE ALG1 for large matrices (nnz >= 4M: values and indices
- * no longer fit the 50 MB L2) whose rows average 8 entries or more and
- * whose columns are scattered (col_spread > 0.05: x gathered from all
- * over); the adaptive rung (9) for everything else.
+ * Rule (V = 8 bytes in f64, 4 in f32; "past the L2": nnz * (V + 4) bytes
+ * of values and indices > the device's L2):
+ *   inside the L2: rung 9 (adaptive);
+ *   past it, scattered columns (col_spread > 0.05) and 8 or more entries
+ *   per row: rung 9 when x itself outgrows the L2 (cols * V > L2) and the
+ *   rows are even (longest <= 4 x mean), else cuSPARSE ALG1;
+ *   past it, fewer than 8 entries per row: rung 9 (one thread per row);
+ *   past it, 8 to 96 entries per row: rung 10 (stream);
+ *   past it, longer rows: rung 9.
  *
- * Why (H100, 2026-11-22, commit bf79ab0, rungs 5, 9 and ALG1, f64 and
- * f32): rung 9 beat ALG1 on lap3d:160 (152 vs 199 us f64, 97 vs 120 f32:
- * local columns, 7 per row) and on all 28 real matrices (geometric mean
- * 1.52x, all under 1M entries; the long-row matrices that ALG1 won before,
- * karate, lp_ship04l, wiki-Vote and ct2010, lost only to rung 9's second
- * launch, now gone). On the random-column rand:2000000:16 rung 9 is level
- * with ALG1 in f64 (300 vs 301 us) and 2% behind in f32 (284 vs 278), and
- * on plaw:2000000:16 8-9% behind (327 vs 302, 307 vs 279): there the 16
- * random x gathers per row, served by the L2, are the cost, and cuSPARSE's
- * kernel keeps an edge on uneven rows. So ALG1 for that kind, rung 9 for
- * the rest: within 3% of the fastest of the three on all 31 matrices
- * (L2-warm). */
-smv_alg smv_auto_choose(const smv_context *ctx,
-                        const struct smv_matrix_stats *s) {
-  (void)ctx;
-  if (s->nnz >= ((int64_t)4 << 20) && s->row_mean >= 8.0 &&
-      s->col_spread > 0.05)
-    return SMV_ALG_CUSPARSE_ALG1;
+ * Why: rung 10 streams 9..96 entries per row past the L2 at 91-100% of
+ * the copy bandwidth where rung 9's power-of-two lanes waste most of a
+ * round; rung 9 keeps short rows (one thread per row), very long rows and
+ * everything inside the L2 (launch-bound: rung 10's staging costs more);
+ * cuSPARSE ALG1 is ahead on scattered columns while x fits in the L2. The
+ * measurements behind each boundary, dated, are in
+ * bench/results/h100-80gb-hbm3/kernels-issue8.md. */
+smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m) {
+  const struct smv_matrix_stats *s = &m->st;
+  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
+  const double l2 = (double)ctx->prop.l2CacheSize;
+  if ((double)s->nnz * (vbytes + 4.0) <= l2)
+    return SMV_ALG_ADAPTIVE;
+  if (s->row_mean >= 8.0 && s->col_spread > 0.05) {
+    const int x_past_l2 = (double)s->cols * vbytes > l2;
+    const int even = (double)s->row_max <= 4.0 * s->row_mean;
+    return x_past_l2 && even ? SMV_ALG_ADAPTIVE : SMV_ALG_CUSPARSE_ALG1;
+  }
+  if (s->row_mean < 8.0)
+    return SMV_ALG_ADAPTIVE;
+  if (s->row_mean < 96.0)
+    return SMV_ALG_STREAM;
   return SMV_ALG_ADAPTIVE;
 }
 

@@ -144,6 +144,19 @@ struct smv_matrix {
   size_t spmm_buffer_bytes;
   cusparseSpMatDescr_t spmm_mat; /* created on first use */
   int64_t spmm_key[5]; /* alg, k, layout, ldx, ldy last preprocessed */
+  /* Stream rung (10, spmv_10_stream.cu): the rows cut into tiles of at
+   * most stream_tile entries; stream_tiles lists them (device,
+   * stream_ntiles + 1 entries of {first row, -1} or, for a piece of a row
+   * longer than a tile, {row, first entry}). With such rows the same
+   * allocation holds stream_partials (8 bytes per tile) and stream_counts
+   * (4 bytes per tile; 0 between calls). Only stream_tiles is freed.
+   * stream_ef: matrix past the L2, stream loaded evict-first. */
+  int stream_tile;
+  int stream_ef;
+  int64_t stream_ntiles;
+  int2 *stream_tiles;
+  void *stream_partials;
+  unsigned *stream_counts;
 };
 
 /* Everything one launch needs. Sizes are 64-bit so nothing overflows in
@@ -224,15 +237,19 @@ const struct smv_rung *smv_rung_of(smv_alg alg);
 /* Fill ctx->default_block from the kernels' attributes and the occupancy
  * model (at context creation). */
 smv_status smv_blocks_init(smv_context *ctx);
-/* The rung AUTO runs for a matrix with these statistics (at upload). */
-smv_alg smv_auto_choose(const smv_context *ctx,
-                        const struct smv_matrix_stats *s);
+/* The rung AUTO runs for this matrix, from its statistics and precision
+ * (at upload). */
+smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m);
 
 /* Adaptive rung's analysis (spmv_9_adaptive.cu), once at upload on a
  * zeroed plan: choose the lanes per row from the statistics, list and
  * upload the long rows' chunks. */
 smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
                               const smv_csr *A);
+
+/* Stream rung's analysis (spmv_10_stream.cu), once at upload: choose the
+ * tile size, cut the rows into tiles, upload the list. */
+smv_status smv_stream_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A);
 
 /* y = beta*y (beta = 0 writes zeros, never reads y): scale.cu. */
 cudaError_t smv_launch_scale(smv_precision prec, int64_t n, double beta,

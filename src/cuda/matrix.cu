@@ -15,7 +15,8 @@
  * indices, nnz * 8 (f64) or nnz * 4 (f32) of values, plus the cuSPARSE
  * buffers prepared (sizes from cusparseSpMV_bufferSize) and 20 bytes per
  * 128-entry chunk of the adaptive rung's long rows (the chunk, its partial
- * sum and a counter). smv_matrix_device_bytes adds these up: a rung whose
+ * sum and a counter), 8 bytes per tile of the stream rung (20 with rows
+ * longer than a tile). smv_matrix_device_bytes adds these up: a rung whose
  * set-up allocates device memory adds its bytes there.
  * f32 values are rounded on the host in chunks of 1 Mi entries (4 MiB of
  * host staging), never a full copy of the matrix.
@@ -112,6 +113,8 @@ static void release(smv_matrix *m) {
     cudaFree(m->values);
   if (m->chunks)
     cudaFree(m->chunks);
+  if (m->stream_tiles)
+    cudaFree(m->stream_tiles);
   free(m);
 }
 
@@ -199,7 +202,7 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   m->plan.upload_ms = smv_now_ms() - t;
   /* The plan: AUTO's rung from the statistics. */
   t = smv_now_ms();
-  m->auto_alg = smv_auto_choose(ctx, &m->st);
+  m->auto_alg = smv_auto_choose(ctx, m);
   m->plan.plan_ms = smv_now_ms() - t;
   m->plan.alg = m->auto_alg;
   heuristic_reason(ctx, m);
@@ -207,6 +210,8 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   t = smv_now_ms();
   if (st == SMV_OK)
     st = smv_adaptive_setup(ctx, m, A);
+  if (st == SMV_OK)
+    st = smv_stream_setup(ctx, m, A);
   m->plan.prep_ms = smv_now_ms() - t;
   /* cuSPARSE: what the plan runs, or both when asked (timed inside).
    * When tuning follows, the tuner prepares what it times and keeps only
@@ -263,6 +268,9 @@ extern "C" size_t smv_matrix_device_bytes(const smv_matrix *m) {
   size_t b = ((size_t)m->st.rows + 1) * 4 + (size_t)m->st.nnz * (4 + esize);
   if (m->chunks)
     b += (size_t)m->nchunks * (sizeof(int2) + sizeof(double) + 4);
+  if (m->stream_tiles) /* the tile list, then partials and counters */
+    b += (size_t)(m->stream_ntiles + 1) * sizeof(int2) +
+         (m->stream_partials ? (size_t)m->stream_ntiles * 12 : 0);
   for (int i = 0; i < 2; i++)
     b += m->sp.buffer_bytes[i];
   return b;

@@ -119,7 +119,7 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
     return st;
   }
   const double t0 = smv_now_ms();
-  const smv_alg heuristic = smv_auto_choose(ctx, &m->st);
+  const smv_alg heuristic = smv_auto_choose(ctx, m);
   smv_matrix_plan_info *p = &m->plan;
   p->ncandidates = 0;
   if (m->st.rows == 0 || m->st.cols == 0 || m->st.nnz == 0) {
