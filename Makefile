@@ -11,7 +11,10 @@
 #   make format / format-check
 #   make install PREFIX=/usr/local
 #
-# Variables: CUDA (auto), SM (90), SAN (0), BUILD (derived), NVCC, CC, PREFIX.
+# Variables: CUDA (auto), SM (90), SAN (0), BUILD (derived), NVCC, CC, PREFIX,
+#            MPI (auto: 1 when mpicc is found), MPICC, MPIRUN,
+#            NCCL (auto when MPI and CUDA), NCCL_HOME (a folder with include/nccl.h
+#            and lib/libnccl.so*, e.g. the nvidia-nccl-cu13 wheel's nvidia/nccl).
 
 SM ?= 90
 SAN ?= 0
@@ -48,7 +51,7 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusparse -lcud
 HOST_SRC := $(sort $(wildcard src/*.c))
 CU_SRC := $(sort $(wildcard src/cuda/*.cu))
 STUB_SRC := src/nocuda/nocuda.c
-CLI_SRC := $(sort $(wildcard cli/*.c) $(wildcard bench/*.c))
+CLI_SRC := $(sort $(filter-out cli/cmd_dist.c,$(wildcard cli/*.c)) $(wildcard bench/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_CXX := $(sort $(wildcard tests/cxx_*.cpp))
 MICRO_SRC := $(sort $(wildcard micro/*.cu))
@@ -65,6 +68,7 @@ else
   ENGINE_OBJ := $(STUB_SRC:%.c=$(BUILD)/obj/%.o)
 endif
 LIB_OBJ := $(HOST_OBJ) $(ENGINE_OBJ)
+include mk/dist.mk
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%) $(TEST_CXX:tests/%.cpp=$(BUILD)/tests/%)
 MICRO_BIN := $(MICRO_SRC:micro/%.cu=$(BUILD)/micro/%)
@@ -103,8 +107,8 @@ $(BUILD)/libsmv.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/smv: $(CLI_OBJ) $(BUILD)/libsmv.a
-	$(CC) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libsmv.a $(LDLIBS) -o $@
+$(BUILD)/smv: $(CLI_OBJ) $(BUILD)/libsmv.a $(DIST_LIB)
+	$(CLI_LD) $(LDFLAGS) $(CLI_OBJ) $(DIST_LIB) $(BUILD)/libsmv.a $(DIST_LDLIBS) $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/libsmv.a
 	@mkdir -p $(@D)
@@ -125,7 +129,7 @@ $(BUILD)/examples/%: examples/%.c include/smv.h $(BUILD)/libsmv.a
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Iinclude $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
 
-tests: $(TEST_BIN) $(EXAMPLE_BIN) $(BUILD)/smv
+tests: $(TEST_BIN) $(EXAMPLE_BIN) $(BUILD)/smv $(DIST_TEST_BIN)
 
 test: tests
 	@SMV_BUILD=$(BUILD) sh tests/run.sh $(BUILD)
@@ -172,4 +176,4 @@ help:
 	@sed -n '2,14p' Makefile
 
 # Header (and included .c) dependencies of objects and test programs.
--include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/tests $(BUILD)/mpitests -name '*.d' 2>/dev/null)

@@ -2,6 +2,9 @@
  * benchmark driver (bench/main.c). */
 #include "../bench/bench.h"
 #include "cli.h"
+#ifdef SMV_HAVE_MPI
+#include "dist.h" /* mpirun -np N smv bench: cli/cmd_dist.c */
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +105,11 @@ static int parse_algs(const char *s, bench_config *cfg) {
 }
 
 int cmd_bench(int argc, char **argv) {
+#ifdef SMV_HAVE_MPI
+  int dist_rc;
+  if (cli_dist_hook(CLI_DIST_BENCH, argc, argv, &dist_rc))
+    return dist_rc;
+#endif
   /* Help wins wherever it stands, as in the other subcommands (it was once
    * taken as the value of a preceding --csv). */
   if (cli_wants_help(argc, argv)) {
