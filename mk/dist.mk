@@ -89,3 +89,10 @@ $(BUILD)/mpitests/%: tests/%.c tests/test.h $(DIST_LIB) $(BUILD)/libsmv.a
 .PHONY: dist-info
 dist-info:
 	@echo "MPI=$(MPI) MPICC=$(MPICC) MPIRUN=$(MPIRUN) CUDA=$(CUDA) NCCL=$(if $(NCCL_FOUND),$(NCCL_LIBFILE),none)"
+
+# The scaling model of bench/results/<device>/dist.md (no MPI run needed,
+# but it reuses the library's partition, so it links libsmv_dist).
+.PHONY: dist-model
+dist-model: $(BUILD)/dist_model
+$(BUILD)/dist_model: bench/model/dist_model.c $(DIST_LIB) $(BUILD)/libsmv.a
+	OMPI_CC=$(CC) MPICH_CC=$(CC) $(MPICC) $(CPPFLAGS) $(CFLAGS) $< $(DIST_LIB) $(BUILD)/libsmv.a $(LDFLAGS) $(DIST_LDLIBS) $(LDLIBS) -o $@

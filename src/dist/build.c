@@ -1,6 +1,8 @@
 /*
  * build.c — split this rank's rows into the local block (owned columns)
- * and the remote block (compressed ghost columns), and build the halo plan
+ * and the remote block (compressed ghost columns and compressed rows: only
+ * the rows with off-rank entries, as PETSc's off-diagonal block does, so
+ * the remote pass touches a few rows of y, not all), and build the halo plan
  * once: ghost counts per owner go out with MPI_Alltoall, the ghost indices
  * themselves with MPI_Alltoallv, so each owner learns which of its x
  * entries to send to whom.
@@ -72,6 +74,13 @@ static smv_status split(smv_dist *D, const int32_t *row_ptr,
     }
     nloc += col_idx[k] >= c0 && col_idx[k] < c1;
   }
+  int32_t nremrows = 0; /* rows with at least one off-rank entry */
+  for (int32_t i = 0; i < n; i++) {
+    int any = 0;
+    for (int32_t k = row_ptr[i]; !any && k < row_ptr[i + 1]; k++)
+      any = col_idx[k] < c0 || col_idx[k] >= c1;
+    nremrows += any;
+  }
   int64_t nrem = nnz - nloc;
   int64_t *g = malloc(((size_t)nrem + 1) * sizeof *g);
   smv_status st = g ? SMV_OK : SMV_ERR_NOMEM;
@@ -95,15 +104,20 @@ static smv_status split(smv_dist *D, const int32_t *row_ptr,
       g[ng++] = g[k];
   D->ghost_col = g;
   D->nghost = ng;
-  st = smv_csr_create(n, ng, nrem, &D->rem);
+  st = smv_csr_create(nremrows, ng, nrem, &D->rem);
+  D->rem_rows = malloc(((size_t)nremrows + 1) * sizeof *D->rem_rows);
+  D->rem_y = malloc(((size_t)nremrows + 1) * sizeof *D->rem_y);
+  if (st == SMV_OK && (!D->rem_rows || !D->rem_y))
+    st = SMV_ERR_NOMEM;
   if (st != SMV_OK)
     return dist_fail(D, err, st, __FILE__, __LINE__,
                      "cannot allocate the remote block (%d rows, %lld "
                      "entries)",
                      (int)n, (long long)nrem);
   smv_csr *L = D->loc, *R = D->rem;
-  int32_t pl = 0, pr = 0;
+  int32_t pl = 0, pr = 0, ir = 0;
   for (int32_t i = 0; i < n; i++) {
+    int32_t pr0 = pr;
     for (int32_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
       int64_t c = col_idx[k];
       if (c >= c0 && c < c1) {
@@ -115,8 +129,12 @@ static smv_status split(smv_dist *D, const int32_t *row_ptr,
       }
     }
     L->row_ptr[i + 1] = pl;
-    R->row_ptr[i + 1] = pr;
+    if (pr > pr0) {
+      D->rem_rows[ir] = i;
+      R->row_ptr[++ir] = pr;
+    }
   }
+  D->nremrows = nremrows;
   mark_sorted(L);
   mark_sorted(R);
   return SMV_OK;

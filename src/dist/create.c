@@ -111,6 +111,8 @@ static void dist_release(smv_dist *D) {
   free(D->send_rank);
   free(D->send_start);
   free(D->send_idx);
+  free(D->rem_rows);
+  free(D->rem_y);
   free(D->send_buf);
   free(D->recv_buf);
   free(D->reqs);

@@ -69,7 +69,7 @@ static smv_status upload(smv_dist *D, smv_error *err) {
   if (D->nrows > 0 &&
       (st = smv_matrix_create(D->ctx, D->loc, SMV_F64, &D->dloc)) != SMV_OK)
     return dev_fail(D, err, st, __LINE__, "uploading the local block");
-  if (D->rem->nnz > 0 &&
+  if (D->nremrows > 0 &&
       (st = smv_matrix_create(D->ctx, D->rem, SMV_F64, &D->drem)) != SMV_OK)
     return dev_fail(D, err, st, __LINE__, "uploading the remote block");
   /* +1 entry each: never a zero-byte allocation, never a NULL vector. */
@@ -82,6 +82,8 @@ static smv_status upload(smv_dist *D, smv_error *err) {
       {(void **)&D->d_recv, ((size_t)D->nghost + 1) * sizeof(double)},
       {(void **)&D->d_x, ((size_t)D->ncols + 1) * sizeof(double)},
       {(void **)&D->d_y, ((size_t)D->nrows + 1) * sizeof(double)},
+      {(void **)&D->d_rem_rows, ((size_t)D->nremrows + 1) * sizeof(int32_t)},
+      {(void **)&D->d_rem_y, ((size_t)D->nremrows + 1) * sizeof(double)},
   };
   for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
     if ((st = smv_device_malloc(D->ctx, bufs[k].bytes, bufs[k].p)) != SMV_OK)
@@ -90,6 +92,10 @@ static smv_status upload(smv_dist *D, smv_error *err) {
       (st = smv_memcpy_h2d(D->ctx, D->d_send_idx, D->send_idx,
                            (size_t)D->nsend_total * sizeof(int32_t))) != SMV_OK)
     return dev_fail(D, err, st, __LINE__, "copying the send list");
+  if (D->nremrows > 0 &&
+      (st = smv_memcpy_h2d(D->ctx, D->d_rem_rows, D->rem_rows,
+                           (size_t)D->nremrows * sizeof(int32_t))) != SMV_OK)
+    return dev_fail(D, err, st, __LINE__, "copying the remote row list");
   return SMV_OK;
 }
 
@@ -208,6 +214,8 @@ void dist_cuda_release(smv_dist *D) {
   smv_device_free(D->ctx, D->d_recv);
   smv_device_free(D->ctx, D->d_x);
   smv_device_free(D->ctx, D->d_y);
+  smv_device_free(D->ctx, D->d_rem_rows);
+  smv_device_free(D->ctx, D->d_rem_y);
   smv_matrix_free(D->dloc);
   smv_matrix_free(D->drem);
   smv_context_free(D->ctx);

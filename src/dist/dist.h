@@ -16,7 +16,11 @@ struct smv_dist {
   int32_t nrows, ncols;       /* this rank's rows and owned x entries */
 
   smv_csr *loc; /* nrows x ncols, columns - col_off[rank]           */
-  smv_csr *rem; /* nrows x nghost, columns index ghost_col          */
+  smv_csr *rem; /* nremrows x nghost: the rows with off-rank entries,
+                   columns index ghost_col                            */
+  int32_t nremrows;
+  int32_t *rem_rows; /* local row of each remote-block row (nremrows)   */
+  double *rem_y;     /* the remote block's product, before it is added  */
   int32_t nghost;
   int64_t *ghost_col; /* sorted global columns of the ghosts           */
 
@@ -37,7 +41,8 @@ struct smv_dist {
   int device;
   smv_context *ctx;
   smv_matrix *dloc, *drem;
-  int32_t *d_send_idx;
+  int32_t *d_send_idx, *d_rem_rows;
+  double *d_rem_y;
   double *d_send, *d_recv; /* device halo buffers          */
   double *d_x, *d_y;       /* for smv_dist_spmv_host        */
   struct smv_nccl *nccl;   /* NCCL path only               */

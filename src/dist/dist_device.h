@@ -10,6 +10,10 @@
 
 #include "smv.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Number of CUDA devices (0 without CUDA). */
 smv_status smv_distdev_count(int *n, char *msg);
 /* 16-byte UUID of a device, to tell ranks sharing a GPU apart. */
@@ -18,6 +22,12 @@ smv_status smv_distdev_uuid(int device, unsigned char uuid[16], char *msg);
 smv_status smv_distdev_pack(smv_context *ctx, int device, const double *x,
                             const int32_t *idx, int32_t n, double *out,
                             char *msg);
+
+/* y[rows[k]] += v[k] for k < n, asynchronously on the context's stream
+ * (the remote block's compressed rows added into y). */
+smv_status smv_distdev_scatter_add(smv_context *ctx, int device,
+                                   const double *v, const int32_t *rows,
+                                   int32_t n, double *y, char *msg);
 
 /* NCCL (only when built with it: smv_nccl_built() says so). */
 struct smv_nccl;
@@ -39,5 +49,9 @@ smv_status smv_nccl_start(struct smv_nccl *h, smv_context *ctx, int nsend,
 /* Make the context's stream wait for the halo (no host wait). */
 smv_status smv_nccl_finish(struct smv_nccl *h, smv_context *ctx, char *msg);
 void smv_nccl_free(struct smv_nccl *h);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,14 @@ smv_status smv_distdev_uuid(int device, unsigned char uuid[16], char *msg) {
   return SMV_ERR_NO_DEVICE;
 }
 
+smv_status smv_distdev_scatter_add(smv_context *ctx, int device,
+                                   const double *v, const int32_t *rows,
+                                   int32_t n, double *y, char *msg) {
+  (void)ctx, (void)device, (void)v, (void)rows, (void)n, (void)y;
+  snprintf(msg, SMV_ERROR_TEXT, "smv was built without CUDA");
+  return SMV_ERR_NO_DEVICE;
+}
+
 smv_status smv_distdev_pack(smv_context *ctx, int device, const double *x,
                             const int32_t *idx, int32_t n, double *out,
                             char *msg) {

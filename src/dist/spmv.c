@@ -90,27 +90,40 @@ smv_status dist_halo_finish(smv_dist *D) {
   return SMV_OK;
 }
 
-/* One block: y = alpha*B*v + beta*y on this rank's backend. */
+/* One block on this rank's backend. Local: y = alpha*L*v + beta*y.
+ * Remote (beta is 1): t = alpha*R*ghosts over R's compressed rows, then
+ * y[rem_rows[k]] += t[k]. */
 static smv_status block(smv_dist *D, int remote, double alpha, const double *v,
                         double beta, double *y) {
   const smv_csr *B = remote ? D->rem : D->loc;
-  if (B->rows == 0 || (remote && B->nnz == 0))
+  if (B->rows == 0)
     return SMV_OK;
   smv_status st;
   if (D->backend == SMV_DIST_CPU) {
     static const double none = 0.0; /* x of a block without columns */
-    st = smv_spmv_cpu(B, alpha, v ? v : &none, beta, y);
+    st = smv_spmv_cpu(B, alpha, v ? v : &none, remote ? 0.0 : beta,
+                      remote ? D->rem_y : y);
     if (st != SMV_OK)
       return dist_fail(D, NULL, st, __FILE__, __LINE__,
                        "CPU SpMV of the %s block failed",
                        remote ? "remote" : "local");
+    for (int32_t k = 0; remote && k < D->nremrows; k++)
+      y[D->rem_rows[k]] += D->rem_y[k];
     return SMV_OK;
   }
   st = smv_spmv(D->ctx, D->alg, alpha, remote ? D->drem : D->dloc,
-                v ? (const void *)v : (const void *)D->d_x, beta, y);
+                v ? (const void *)v : (const void *)D->d_x, remote ? 0.0 : beta,
+                remote ? D->d_rem_y : y);
   if (st != SMV_OK)
     return device_fail(
         D, st, remote ? "SpMV of the remote block" : "SpMV of the local block");
+  if (remote) {
+    char msg[SMV_ERROR_TEXT] = "";
+    st = smv_distdev_scatter_add(D->ctx, D->device, D->d_rem_y, D->d_rem_rows,
+                                 D->nremrows, y, msg);
+    if (st != SMV_OK)
+      return dist_fail(D, NULL, st, __FILE__, __LINE__, "%s", msg);
+  }
   return SMV_OK;
 }
 
