@@ -360,6 +360,15 @@ done:
 
 /* ---- bench -------------------------------------------------------------- */
 
+/* A share as "42%", or "-" when there is none (NaN: nothing exchanged). */
+static const char *pct(double v, char *buf, size_t n) {
+  if (isnan(v))
+    snprintf(buf, n, "-");
+  else
+    snprintf(buf, n, "%.0f%%", 100 * v);
+  return buf;
+}
+
 /* One measured configuration, as rank 0 prints it. */
 typedef struct {
   int ranks;
@@ -499,11 +508,12 @@ static int bench_one(const dargs *o, const char *name, const smv_csr *A,
                r, v[0], v[1], v[2], v[3], v[3] * 8 / 1e3, v[4], v[5], v[6],
                v[7], v[8], v[9], v[10]);
       }
+      char hid[16];
       printf("\nslowest rank per run (median of %d): exchange %.4f ms, "
-             "compute %.4f ms, overlapped %.4f ms; hidden %.0f%% of the "
+             "compute %.4f ms, overlapped %.4f ms; hidden %s of the "
              "exchange; %.2f GFLOP/s; nnz imbalance %.2f\n",
              m->t.runs, m->t.max_exchange_ms, m->t.max_compute_ms,
-             m->t.max_total_ms, 100 * m->t.hidden,
+             m->t.max_total_ms, pct(m->t.hidden, hid, sizeof hid),
              2e-6 * (double)m->nnz / m->t.max_total_ms, m->nnz_imbalance);
     }
   }
@@ -550,13 +560,14 @@ static void scaling_header(int weak) {
 }
 
 static void scaling_row(const measure *m, const measure *m1, int weak) {
+  char hid[16];
   double gf = 2e-6 * (double)m->nnz / m->t.max_total_ms;
   printf("| %d | %lld | %lld | %lld | %lld | %.2f | %.4f | %.4f | %.4f | "
-         "%.0f%% | %.2f | ",
+         "%s | %.2f | ",
          m->ranks, (long long)m->rows, (long long)m->nnz,
          (long long)m->halo_total, (long long)m->halo_max, m->nnz_imbalance,
          m->t.max_exchange_ms, m->t.max_compute_ms, m->t.max_total_ms,
-         100 * m->t.hidden, gf);
+         pct(m->t.hidden, hid, sizeof hid), gf);
   if (weak)
     printf("%.2f |\n", m1->t.max_total_ms / m->t.max_total_ms);
   else {

@@ -185,7 +185,8 @@ typedef struct {
   /* The same, max over ranks per run, then the median over runs. */
   double max_exchange_ms, max_compute_ms, max_total_ms;
   /* Share of the exchange hidden behind the local block, from the max
-   * figures: (compute + exchange - total) / exchange, clamped to 0..1. */
+   * figures: (compute + exchange - total) / exchange, clamped to 0..1;
+   * NaN when no rank has anything to exchange. */
   double hidden;
   int runs;
 } smv_dist_timing;

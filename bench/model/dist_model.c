@@ -63,8 +63,8 @@ int main(int argc, char **argv) {
   double lat_i = env("LAT_IB_US", 5) * 1e-6;
   double launch = env("LAUNCH_US", 5) * 1e-6;
   const char *pv = getenv("PART");
-  smv_dist_partition part = pv && strcmp(pv, "rows") == 0 ? SMV_DIST_PART_ROWS
-                                                          : SMV_DIST_PART_NNZ;
+  smv_dist_partition part =
+      pv && strcmp(pv, "rows") == 0 ? SMV_DIST_PART_ROWS : SMV_DIST_PART_NNZ;
   int def[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
   int np = argc > 3 ? argc - 3 : (int)(sizeof def / sizeof def[0]);
   int64_t n = A->rows;

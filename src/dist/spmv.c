@@ -6,6 +6,7 @@
 #include "dist.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -336,11 +337,18 @@ smv_status smv_dist_time(smv_dist *D, const double *x, double *y, int warmup,
   t->max_exchange_ms = res[PH_EXCHANGE][1];
   t->max_compute_ms = res[PH_COMPUTE][1];
   t->max_total_ms = res[PH_TOTAL][1];
+  /* Nothing to exchange anywhere (one rank, a block-diagonal matrix):
+   * nothing to hide either. */
+  int mine = D->nghost > 0 || D->nsend_total > 0, any = 0;
+  if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, D->comm) != MPI_SUCCESS)
+    any = 1;
   double h = 0;
-  if (t->max_exchange_ms > 0)
+  if (!any)
+    h = NAN;
+  else if (t->max_exchange_ms > 0)
     h = (t->max_compute_ms + t->max_exchange_ms - t->max_total_ms) /
         t->max_exchange_ms;
-  t->hidden = h < 0 ? 0 : h > 1 ? 1 : h;
+  t->hidden = isnan(h) ? h : h < 0 ? 0 : h > 1 ? 1 : h;
   t->runs = runs;
   return SMV_OK;
 }
