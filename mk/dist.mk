@@ -96,3 +96,13 @@ dist-info:
 dist-model: $(BUILD)/dist_model
 $(BUILD)/dist_model: bench/model/dist_model.c $(DIST_LIB) $(BUILD)/libsmv.a
 	OMPI_CC=$(CC) MPICH_CC=$(CC) $(MPICC) $(CPPFLAGS) $(CFLAGS) $< $(DIST_LIB) $(BUILD)/libsmv.a $(LDFLAGS) $(DIST_LDLIBS) $(LDLIBS) -o $@
+
+# `make install` also installs the distributed layer when it was built.
+ifeq ($(MPI),1)
+install: install-dist
+.PHONY: install-dist
+install-dist: $(DIST_LIB)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
+	install -m 644 include/smv_dist.h $(DESTDIR)$(PREFIX)/include/smv_dist.h
+	install -m 644 $(DIST_LIB) $(DESTDIR)$(PREFIX)/lib/libsmv_dist.a
+endif

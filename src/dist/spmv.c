@@ -209,38 +209,35 @@ static smv_status vector_layout(smv_dist *D, int rows, int **cnt, int **dsp) {
   return SMV_OK;
 }
 
-smv_status smv_dist_scatter_vector(smv_dist *D, int root, int rows,
-                                   const double *global, double *local) {
+/* Scatter (root's global -> each rank's part) or gather (the reverse). */
+static smv_status move_vector(smv_dist *D, int root, int rows, int gather,
+                              const double *src, double *dst) {
   if (!D || root < 0 || root >= D->size)
     return SMV_ERR_ARG;
   int *cnt, *dsp;
   smv_status st = vector_layout(D, rows, &cnt, &dsp);
   if (st != SMV_OK)
     return st;
-  int rc = MPI_Scatterv(global, cnt, dsp, MPI_DOUBLE, local, cnt[D->rank],
-                        MPI_DOUBLE, root, D->comm);
+  int rc = gather ? MPI_Gatherv(src, cnt[D->rank], MPI_DOUBLE, dst, cnt, dsp,
+                                MPI_DOUBLE, root, D->comm)
+                  : MPI_Scatterv(src, cnt, dsp, MPI_DOUBLE, dst, cnt[D->rank],
+                                 MPI_DOUBLE, root, D->comm);
   free(cnt);
   free(dsp);
   if (rc != MPI_SUCCESS)
-    return dist_mpi_fail(D, NULL, rc, "MPI_Scatterv", __FILE__, __LINE__);
+    return dist_mpi_fail(D, NULL, rc, gather ? "MPI_Gatherv" : "MPI_Scatterv",
+                         __FILE__, __LINE__);
   return SMV_OK;
+}
+
+smv_status smv_dist_scatter_vector(smv_dist *D, int root, int rows,
+                                   const double *global, double *local) {
+  return move_vector(D, root, rows, 0, global, local);
 }
 
 smv_status smv_dist_gather_vector(smv_dist *D, int root, int rows,
                                   const double *local, double *global) {
-  if (!D || root < 0 || root >= D->size)
-    return SMV_ERR_ARG;
-  int *cnt, *dsp;
-  smv_status st = vector_layout(D, rows, &cnt, &dsp);
-  if (st != SMV_OK)
-    return st;
-  int rc = MPI_Gatherv(local, cnt[D->rank], MPI_DOUBLE, global, cnt, dsp,
-                       MPI_DOUBLE, root, D->comm);
-  free(cnt);
-  free(dsp);
-  if (rc != MPI_SUCCESS)
-    return dist_mpi_fail(D, NULL, rc, "MPI_Gatherv", __FILE__, __LINE__);
-  return SMV_OK;
+  return move_vector(D, root, rows, 1, local, global);
 }
 
 /* ---- phase timing ------------------------------------------------------ */
