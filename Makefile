@@ -14,7 +14,10 @@
 #   (every build also makes the shared library BUILD/libsmv.so, soname
 #   libsmv.so.0, which the Python package in python/smv loads)
 #
-# Variables: CUDA (auto), SM (90), SAN (0), BUILD (derived), NVCC, CC, PREFIX.
+# Variables: CUDA (auto), SM (90), SAN (0), BUILD (derived), NVCC, CC, PREFIX,
+#            MPI (auto: 1 when mpicc is found), MPICC, MPIRUN,
+#            NCCL (auto when MPI and CUDA), NCCL_HOME (a folder with include/nccl.h
+#            and lib/libnccl.so*, e.g. the nvidia-nccl-cu13 wheel's nvidia/nccl).
 
 SM ?= 90
 SAN ?= 0
@@ -55,7 +58,7 @@ STUB_SRC := $(sort $(wildcard src/nocuda/*.c))
 LAB_SRC := $(sort $(wildcard lab/*.c))
 LAB_CU_SRC := $(sort $(wildcard lab/cuda/*.cu))
 LAB_STUB_SRC := $(sort $(wildcard lab/nocuda/*.c))
-CLI_SRC := $(sort $(wildcard cli/*.c))
+CLI_SRC := $(sort $(filter-out cli/cmd_dist.c,$(wildcard cli/*.c)))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_CXX := $(sort $(wildcard tests/cxx_*.cpp))
 MICRO_SRC := $(sort $(wildcard micro/*.cu))
@@ -77,6 +80,7 @@ LIB_OBJ := $(HOST_OBJ) $(ENGINE_OBJ)
 LAB_OBJ := $(LAB_SRC:%.c=$(BUILD)/obj/%.o) $(LAB_ENGINE_OBJ)
 # What programs of the lab and the CLI link: the lab first, then the library.
 LAB_LIBS := $(BUILD)/libsmvlab.a $(BUILD)/libsmv.a
+include mk/dist.mk
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%) $(TEST_CXX:tests/%.cpp=$(BUILD)/tests/%)
 MICRO_BIN := $(MICRO_SRC:micro/%.cu=$(BUILD)/micro/%)
@@ -137,8 +141,8 @@ $(BUILD)/libsmvlab.a: $(LAB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/smv: $(CLI_OBJ) $(LAB_LIBS)
-	$(CC) $(LDFLAGS) $(CLI_OBJ) $(LAB_LIBS) $(LDLIBS) -o $@
+$(BUILD)/smv: $(CLI_OBJ) $(LAB_LIBS) $(DIST_LIB)
+	$(CLI_LD) $(LDFLAGS) $(CLI_OBJ) $(DIST_LIB) $(LAB_LIBS) $(DIST_LDLIBS) $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: tests/%.c tests/test.h $(LAB_LIBS)
 	@mkdir -p $(@D)
@@ -159,7 +163,7 @@ $(BUILD)/examples/%: examples/%.c include/smv.h $(BUILD)/libsmv.a
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Iinclude $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
 
-tests: $(TEST_BIN) $(EXAMPLE_BIN) $(BUILD)/smv
+tests: $(TEST_BIN) $(EXAMPLE_BIN) $(BUILD)/smv $(DIST_TEST_BIN)
 
 test: tests
 	@SMV_BUILD=$(BUILD) sh tests/run.sh $(BUILD)
@@ -217,4 +221,4 @@ help:
 	@sed -n '2,14p' Makefile
 
 # Header (and included .c) dependencies of objects and test programs.
--include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/tests $(BUILD)/mpitests -name '*.d' 2>/dev/null)

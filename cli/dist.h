@@ -1,0 +1,19 @@
+/*
+ * dist.h — the CLI's hook into distributed SpMV (cli/cmd_dist.c, built
+ * only when smv finds MPI). No MPI types here, so cmd_spmv.c and
+ * cmd_bench.c include it with a plain compiler.
+ */
+#ifndef SMV_CLI_DIST_H
+#define SMV_CLI_DIST_H
+
+typedef enum { CLI_DIST_SPMV, CLI_DIST_BENCH } cli_dist_cmd;
+
+/* When the process was started by mpirun (Open MPI, MPICH or a PMIx
+ * launcher) with more than one rank, or with a distributed-only option
+ * (--partition, --exchange, --scaling, --dist), run the distributed
+ * version of `cmd`, store its exit code in *rc and return 1. Otherwise
+ * return 0 (after MPI_Finalize if it started MPI) and the command runs as
+ * a single process. */
+int cli_dist_hook(cli_dist_cmd cmd, int argc, char **argv, int *rc);
+
+#endif
