@@ -129,9 +129,13 @@ typedef struct {
 smv_status smv_csr_create(smv_index rows, smv_index cols, int64_t nnz,
                           smv_csr **A);
 void smv_csr_free(smv_csr *A);
-/* Deep copy. */
+/* Deep copy (the arrays are copied as they are, not checked). */
 smv_status smv_csr_copy(const smv_csr *A, smv_csr **B);
-/* Check the invariants above; on failure err names the first violation. */
+/* Check the invariants above; on failure err names the first violation.
+ * Every function that indexes through a host CSR checks at least that
+ * row_ptr is non-decreasing from 0 to nnz (so no loop leaves the arrays):
+ * smv_csr_stats, the CPU SpMVs, the writers and smv_matrix_create (which
+ * runs this whole check). */
 smv_status smv_csr_check(const smv_csr *A, smv_error *err);
 
 /* ======================================================================== */
@@ -227,16 +231,25 @@ smv_status smv_csr_stats(const smv_csr *A, smv_stats *s);
 
 /* BLAS semantics for all of these: y = alpha*A*x + beta*y, where beta = 0
  * overwrites y (NaN/Inf already in y never leak) and alpha = 0 gives
- * beta*y without reading A or x. x has A->cols entries, y A->rows. */
+ * beta*y without reading A's values or x. x has A->cols entries, y A->rows.
+ * x and y must not overlap (in-place y = A*y is not supported): any shared
+ * byte between the two ranges is SMV_ERR_ARG, and nothing is written. */
 
-/* Serial reference: the oracle every other kernel is checked against. */
+/* Serial reference: the oracle every other kernel is checked against.
+ * Checks the whole matrix (smv_csr_check) first. */
 smv_status smv_spmv_ref(const smv_csr *A, double alpha, const double *x,
                         double beta, double *y);
-/* Fast path: OpenMP, static schedule over equal shares of rows + entries
- * (merge path), so one huge row is split across threads (serial without
- * OpenMP). Checks pointers and row_ptr[rows] == nnz (SMV_ERR_INVALID_MATRIX)
- * but trusts column indices: validate untrusted input once with
- * smv_csr_check. The reference above checks everything. */
+/* Fast path: OpenMP over fixed pieces of the merge path (rows + entries),
+ * so one huge row is split across threads (serial without OpenMP).
+ * Deterministic: the pieces depend on the matrix only, and rows that cross
+ * pieces are summed in piece order, so the result is bit-identical for any
+ * thread count (OMP_NUM_THREADS) and with or without OpenMP; a matrix of
+ * fewer than 16384 rows + entries gives exactly smv_spmv_ref's bits.
+ * Checks, in O(rows), before writing y: pointers, row_ptr[0] == 0,
+ * row_ptr[rows] == nnz and row_ptr non-decreasing (else
+ * SMV_ERR_INVALID_MATRIX, y untouched). Trusts column indices (O(nnz) to
+ * check): validate untrusted input once with smv_csr_check. The reference
+ * above checks everything. */
 smv_status smv_spmv_cpu(const smv_csr *A, double alpha, const double *x,
                         double beta, double *y);
 /* Single precision: values rounded to float, float accumulation. */
@@ -471,11 +484,19 @@ void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
 /* y = alpha*A*x + beta*y on device pointers (double* for SMV_F64, float*
  * for SMV_F32, matching the matrix). Asynchronous on the context's stream;
  * no allocation, no host synchronisation: it may be captured in a CUDA
- * graph. alpha and beta are rounded to float for SMV_F32. */
+ * graph. alpha and beta are rounded to float for SMV_F32. x and y must not
+ * overlap (SMV_ERR_ARG, nothing launched).
+ * Reproducibility (docs/engine.md, "Determinism"): rungs 1-5 and 9 use a
+ * fixed summation order and give the same bits on every call with the same
+ * inputs on the same device; so does cuSPARSE ALG2 (documented as
+ * deterministic by NVIDIA). Rung 6 (atomics) and ALG1 are not
+ * bit-reproducible; AUTO inherits the guarantee of the rung it picked
+ * (ALG1 on large scattered matrices, else rung 9). */
 smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
                     const smv_matrix *dA, const void *x, double beta, void *y);
 /* Convenience on host vectors (double, whatever the matrix precision):
- * copies in, runs, copies out, synchronises. */
+ * copies in, runs, copies out, synchronises. x and y must not overlap
+ * (SMV_ERR_ARG), as everywhere else. */
 smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
                          const smv_matrix *dA, const double *x, double beta,
                          double *y);

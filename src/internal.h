@@ -23,6 +23,15 @@ extern "C" {
 smv_status smv_err_set(smv_error *err, smv_status st, const char *file,
                        long line, const char *fmt, ...) SMV_PRINTF(5, 6);
 
+/* 1 if the byte ranges [a, a+na) and [b, b+nb) share a byte (an empty
+ * range or a NULL pointer shares none). Compared as integers: the pointers
+ * may belong to different objects. Used to refuse y overlapping x. */
+static inline int smv_overlap(const void *a, size_t na, const void *b,
+                              size_t nb) {
+  const uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+  return a && b && na > 0 && nb > 0 && a0 < b0 + nb && b0 < a0 + na;
+}
+
 /* Clear *err to "no error" (if not NULL). */
 void smv_err_clear(smv_error *err);
 
