@@ -178,6 +178,12 @@ smv_status smv_mm_write_file(FILE *f, const smv_csr *A, smv_error *err);
  * SMV_ERR_DIM). *v is allocated by the library: release with smv_free. */
 smv_status smv_mm_read_vector(const char *path, double **v, int64_t *n,
                               smv_error *err);
+/* The same when the caller knows the length it needs (x of a matrix with n
+ * columns): a file whose size line declares another length, or a shape
+ * that is not a vector, is SMV_ERR_DIM naming that line, before anything
+ * is allocated (a 67-byte file may declare 2^31 values). */
+smv_status smv_mm_read_vector_n(const char *path, int64_t n, double **v,
+                                smv_error *err);
 smv_status smv_mm_write_vector(const char *path, const double *v, int64_t n,
                                smv_error *err);
 smv_status smv_mm_write_vector_file(FILE *f, const double *v, int64_t n,

@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+double smv__csr_bytes(int64_t rows, int64_t nnz) {
+  return ((double)rows + 1.0) * sizeof(smv_offset) +
+         (double)nnz * (sizeof(smv_index) + sizeof(double));
+}
+
 smv_status smv_csr_create(smv_index rows, smv_index cols, int64_t nnz,
                           smv_csr **A) {
   if (!A)
@@ -20,6 +25,10 @@ smv_status smv_csr_create(smv_index rows, smv_index cols, int64_t nnz,
    * must fit the offsets. */
   if (nnz > (int64_t)SMV_OFFSET_MAX)
     return SMV_ERR_OVERFLOW;
+  /* Refuse what cannot fit rather than let an overcommitted allocation be
+   * killed later (callers that know the cause say "needs N GB" first). */
+  if (!smv__memory_fits(smv__csr_bytes(rows, nnz), NULL, 0))
+    return SMV_ERR_NOMEM;
   smv_csr *m = calloc(1, sizeof *m);
   if (!m)
     return SMV_ERR_NOMEM;

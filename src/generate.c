@@ -621,6 +621,33 @@ static void fill_row(const gspec *g, int64_t i, smv_index *c, double *v,
 /* ---- driver --------------------------------------------------------------
  */
 
+/* Refuse, before allocating anything, a spec whose matrix does not fit in
+ * memory (SMV_MEM_LIMIT or what the system has available, see memory.c):
+ * the CSR, plus for the sampled kinds a scratch of the longest row per
+ * thread (rand: K; plaw and denserow: at most min(cols, nnz)). Without this
+ * an in-range spec such as rand:2000000000:1 was killed by the OOM killer
+ * with no message. */
+static smv_status memory_check(const char *spec, const gspec *g,
+                               smv_error *err) {
+  double bytes = smv__csr_bytes(g->rows, g->nnz);
+  if (g->kind == G_RAND || g->kind == G_PLAW || g->kind == G_DENSEROW) {
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    const int64_t longest = g->kind == G_RAND  ? g->arg[1]
+                            : g->cols < g->nnz ? g->cols
+                                               : g->nnz;
+    bytes += (double)threads * sizeof(smv_index) * (double)longest;
+  }
+  char why[256];
+  if (smv__memory_fits(bytes, why, sizeof why))
+    return SMV_OK;
+  return spec_error(err, SMV_ERR_NOMEM, spec, G_COUNT,
+                    "%lld x %lld with %lld entries %s", (long long)g->rows,
+                    (long long)g->cols, (long long)g->nnz, why);
+}
+
 smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err) {
   smv_err_clear(err);
   if (A)
@@ -630,6 +657,8 @@ smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err) {
                        "smv_generate: NULL spec or result pointer");
   gspec g;
   smv_status st = parse_spec(spec, &g, err);
+  if (st == SMV_OK)
+    st = memory_check(spec, &g, err);
   if (st != SMV_OK)
     return st;
   smv_csr *m;

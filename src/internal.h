@@ -32,6 +32,15 @@ static inline int smv_overlap(const void *a, size_t na, const void *b,
   return a && b && na > 0 && nb > 0 && a0 < b0 + nb && b0 < a0 + na;
 }
 
+/* Memory guard (memory.c): 1 if `bytes` fit the limit (SMV_MEM_LIMIT, else
+ * what the system has available: MemAvailable, cgroup, ulimit), else 0 with
+ * "needs N GB of memory, more than the M GB available (...)" in why. */
+int smv__memory_fits(double bytes, char *why, size_t why_len);
+/* Bytes of a CSR with rows rows and nnz entries (smv_csr_create). */
+double smv__csr_bytes(int64_t rows, int64_t nnz);
+/* The limit in bytes (-1: none) and where it comes from. */
+double smv__memory_limit(const char **source);
+
 /* Clear *err to "no error" (if not NULL). */
 void smv_err_clear(smv_error *err);
 

@@ -50,6 +50,8 @@ typedef struct {
   double *vv;
   int64_t n, cap;
   int64_t offdiag; /* off-diagonal entries of a symmetric file */
+  int64_t vec;     /* -2: a matrix; -1: a vector (n x 1 or 1 x n); n >= 0: a
+                      vector of exactly n values */
 } mm_reader;
 
 static smv_status rd_err(mm_reader *r, smv_status st, long line,
@@ -255,6 +257,19 @@ static int size_int(const char **pp, int64_t *v) {
   return 0;
 }
 
+/* The CSR of r->rows rows with `entries` entries must fit in memory (see
+ * memory.c): SMV_ERR_NOMEM saying how much it needs, at `line`. Row offsets
+ * are allocated only once the entries are read, but a size line with 2^31
+ * rows already says they will not fit. */
+static smv_status memory_guard(mm_reader *r, long line, int64_t entries) {
+  char why[256];
+  if (smv__memory_fits(smv__csr_bytes(r->rows, entries), why, sizeof why))
+    return SMV_OK;
+  return rd_err(r, SMV_ERR_NOMEM, line,
+                "a %lld x %lld matrix with %lld entries %s", (long long)r->rows,
+                (long long)r->cols, (long long)entries, why);
+}
+
 static smv_status parse_size(mm_reader *r) {
   const char *p;
   for (;;) {
@@ -305,6 +320,17 @@ static smv_status parse_size(mm_reader *r) {
                     (long long)r->max_dim);
   r->rows = v[0];
   r->cols = v[1];
+  /* A vector read knows its shape, and often its length, from here on:
+   * refuse before anything is allocated. */
+  if (r->vec >= -1 && r->rows != 1 && r->cols != 1)
+    return rd_err(r, SMV_ERR_DIM, L,
+                  "not a vector: a %lld x %lld matrix (expected n x 1 or 1 x "
+                  "n)",
+                  (long long)r->rows, (long long)r->cols);
+  if (r->vec >= 0 && (r->cols == 1 ? r->rows : r->cols) != r->vec)
+    return rd_err(r, SMV_ERR_DIM, L, "vector has %lld entries, expected %lld",
+                  (long long)(r->cols == 1 ? r->rows : r->cols),
+                  (long long)r->vec);
   if (r->sym != SMV_SYM_GENERAL && r->rows != r->cols)
     return rd_err(r, SMV_ERR_PARSE, L,
                   "size line: a %s matrix must be square, not %lld x %lld",
@@ -317,7 +343,7 @@ static smv_status parse_size(mm_reader *r) {
                     "size line: %lld entries exceed the limit of %lld "
                     "(int32 row offsets)",
                     (long long)r->claim, (long long)r->max_entries);
-    return SMV_OK;
+    return memory_guard(r, L, 0);
   }
   /* Array: the count is implied, and so is the expanded one. */
   int64_t m = r->rows, n = r->cols, stored;
@@ -334,7 +360,7 @@ static smv_status parse_size(mm_reader *r) {
                   (long long)m, (long long)n, (long long)stored,
                   r->sym == SMV_SYM_GENERAL ? "" : " after symmetric expansion",
                   (long long)r->max_entries);
-  return SMV_OK;
+  return memory_guard(r, L, stored);
 }
 
 /* ---- entry storage ------------------------------------------------------- */
@@ -733,8 +759,11 @@ static smv_status build_coordinate(mm_reader *r, smv_csr **out) {
                   "after symmetric expansion the matrix has %lld entries, "
                   "more than the limit of %lld (int32 row offsets)",
                   (long long)E, (long long)r->max_entries);
+  smv_status st = memory_guard(r, 0, E);
+  if (st != SMV_OK)
+    return st;
   smv_csr *A;
-  smv_status st = smv_csr_create((smv_index)r->rows, (smv_index)r->cols, E, &A);
+  st = smv_csr_create((smv_index)r->rows, (smv_index)r->cols, E, &A);
   if (st != SMV_OK)
     return rd_err(r, st, 0,
                   "cannot allocate a %lld x %lld matrix with %lld "
@@ -840,9 +869,11 @@ static smv_status build_array(mm_reader *r, smv_csr **out) {
 
 static smv_status read_stream(FILE *f, const char *name, uint64_t total,
                               const smv_read_options *opt, int64_t max_entries,
-                              int64_t max_dim, smv_csr **A, smv_error *err) {
+                              int64_t max_dim, int64_t vec, smv_csr **A,
+                              smv_error *err) {
   mm_reader r;
   memset(&r, 0, sizeof r);
+  r.vec = vec;
   r.name = name;
   r.err = err;
   r.max_entries = max_entries;
@@ -928,7 +959,14 @@ smv_status smv__mm_read_stream(FILE *f, const char *name,
     max_entries = SMV_OFFSET_MAX;
   if (max_dim < 0 || max_dim > SMV_INDEX_MAX)
     max_dim = SMV_INDEX_MAX;
-  return read_stream(f, name, bytes_left(f), opt, max_entries, max_dim, A, err);
+  return read_stream(f, name, bytes_left(f), opt, max_entries, max_dim, -2, A,
+                     err);
+}
+
+smv_status smv__mm_read_vector_csr(FILE *f, const char *name, int64_t want,
+                                   smv_csr **A, smv_error *err) {
+  return read_stream(f, name, bytes_left(f), NULL, SMV_OFFSET_MAX,
+                     SMV_INDEX_MAX, want < 0 ? -1 : want, A, err);
 }
 
 smv_status smv_mm_read_file(FILE *f, const char *name,
@@ -950,7 +988,7 @@ smv_status smv_mm_read(const char *path, const smv_read_options *opt,
   if (st != SMV_OK)
     return st;
   st = read_stream(f, path, bytes_left(f), opt, SMV_OFFSET_MAX, SMV_INDEX_MAX,
-                   A, err);
+                   -2, A, err);
   fclose(f);
   return st;
 }

@@ -3,12 +3,15 @@
  *   - a CSR whose interior row_ptr is not monotone is refused by every entry
  *     point that takes a host CSR, y untouched, no out-of-bounds access;
  *   - x and y overlapping is SMV_ERR_ARG on every CPU SpMV;
- *   - the fast CPU path gives identical bits for any thread count.
+ *   - the fast CPU path gives identical bits for any thread count;
+ *   - sizes declared by a file or a spec are checked against the memory
+ *     limit (SMV_MEM_LIMIT here) before anything that large is allocated.
  * The device side of the first two is in test_cuda_harden.c. */
 #include "smv.h"
 #include "test.h"
 
 #include <stdint.h>
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -291,11 +294,105 @@ static void test_small_matches_reference(void) {
   smv_csr_free(A);
 }
 
+/* ---- issue 9, item 6: resources in proportion to the input -------------
+ * SMV_MEM_LIMIT stands in for a machine with 1 GB free, so nothing here
+ * allocates more than a few MB. */
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f) {
+    fputs(text, f);
+    fclose(f);
+  }
+}
+
+static void test_memory_huge_declared_rows(void) {
+  char path[] = "/tmp/smv-harden-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0)
+    return;
+  close(fd);
+  /* 78 bytes, a valid matrix: 2^31 - 1 empty rows but one. Its CSR needs
+   * 8.6 GB of row offsets: refused at the size line, before any of it. */
+  write_text(path, "%%MatrixMarket matrix coordinate real general\n"
+                   "2147483647 2147483647 1\n1 1 2.5\n");
+  setenv("SMV_MEM_LIMIT", "1G", 1);
+  smv_csr *A = NULL;
+  smv_error err;
+  CHECK_STATUS(smv_mm_read(path, NULL, &A, &err), SMV_ERR_NOMEM);
+  CHECK(A == NULL);
+  CHECK_INT(err.line, 2);
+  CHECK_STR_HAS(err.message, "needs 8.59 GB of memory");
+  CHECK_STR_HAS(err.message, "SMV_MEM_LIMIT");
+  /* The same shape with fewer rows is valid and read (80 MB of offsets). */
+  write_text(path, "%%MatrixMarket matrix coordinate real general\n"
+                   "20000000 2147483647 1\n20000000 2147483647 2.5\n");
+  CHECK_OK(smv_mm_read(path, NULL, &A, &err));
+  if (A) {
+    CHECK_INT(A->rows, 20000000);
+    CHECK_INT(A->nnz, 1);
+    CHECK(A->row_ptr[19999999] == 0 && A->row_ptr[20000000] == 1);
+    CHECK_INT(A->col_idx[0], 2147483646);
+  }
+  smv_csr_free(A);
+  /* A vector file declaring 2^31 - 1 values for a 9-column matrix: the
+   * length is compared at the size line, nothing is allocated. */
+  write_text(path, "%%MatrixMarket matrix coordinate real general\n"
+                   "2147483647 1 1\n1 1 1\n");
+  double *v = (double *)&v;
+  CHECK_STATUS(smv_mm_read_vector_n(path, 9, &v, &err), SMV_ERR_DIM);
+  CHECK(v == NULL);
+  CHECK_INT(err.line, 2);
+  CHECK_STR_HAS(err.message, "vector has 2147483647 entries, expected 9");
+  /* Without a length the vector reader still cannot build it in 1 GB. */
+  int64_t n = 0;
+  CHECK_STATUS(smv_mm_read_vector(path, &v, &n, &err), SMV_ERR_NOMEM);
+  /* The limit reaches smv_csr_create itself. */
+  CHECK_STATUS(smv_csr_create(INT32_MAX, 1, 0, &A), SMV_ERR_NOMEM);
+  CHECK(A == NULL);
+  /* "0" lifts the limit (the allocation is then only attempted lazily:
+   * a small one here). */
+  setenv("SMV_MEM_LIMIT", "0", 1);
+  CHECK_OK(smv_csr_create(1000, 1000, 10, &A));
+  smv_csr_free(A);
+  unsetenv("SMV_MEM_LIMIT");
+  remove(path);
+}
+
+/* In-range generator specs larger than memory: a clear "needs N GB" error
+ * from the spec, before any allocation (they were killed by the OOM killer
+ * with no message). */
+static void test_memory_generator(void) {
+  setenv("SMV_MEM_LIMIT", "512M", 1);
+  const char *big[] = {"rand:2000000000:1", "empty:2000000000:5", "lap3d:600",
+                       "denserow:100:5,cols=2000000000"};
+  for (int i = 0; i < 4; i++) {
+    smv_csr *A = NULL;
+    smv_error err;
+    CHECKF(smv_generate(big[i], &A, &err) == SMV_ERR_NOMEM, "%s", big[i]);
+    CHECK(A == NULL);
+    CHECK_STR_HAS(err.message, "needs");
+    CHECK_STR_HAS(err.message, "GB of memory, more than the 0.537 GB");
+  }
+  smv_csr *A = NULL;
+  CHECK_OK(smv_generate("lap2d:100", &A, NULL)); /* small ones still work */
+  smv_csr_free(A);
+  /* A limit that does not parse is ignored (the system's applies). */
+  setenv("SMV_MEM_LIMIT", "lots", 1);
+  CHECK_OK(smv_generate("lap2d:100", &A, NULL));
+  smv_csr_free(A);
+  unsetenv("SMV_MEM_LIMIT");
+}
+
 int main(void) {
   RUN(test_row_ptr_not_monotone_small);
   RUN(test_row_ptr_not_monotone_large);
   RUN(test_aliasing);
   RUN(test_deterministic_threads);
   RUN(test_small_matches_reference);
+  RUN(test_memory_huge_declared_rows);
+  RUN(test_memory_generator);
   return TEST_END();
 }
