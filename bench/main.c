@@ -62,12 +62,7 @@ typedef struct {
   int failed; /* a write error happened */
 } outputs;
 
-FILE *bench_open_out(const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    cli_error("%s: %s", path, strerror(errno));
-  return f;
-}
+FILE *bench_open_out(const char *path) { return cli_out_open(path); }
 
 static void json_head(FILE *f, const bench_run *run) {
   const bench_config *cfg = run->cfg;
@@ -132,14 +127,8 @@ static void emit(outputs *o, const bench_records *rs, size_t from) {
 }
 
 int bench_close_out(FILE *f, const char *path) {
-  if (!f)
-    return 0;
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    cli_error("%s: write error", path);
-    return -1;
-  }
-  return 0;
+  (void)path; /* cli_out_close knows it */
+  return cli_out_close(f);
 }
 
 /* Open --csv and --json (errors printed) and write the CSV header; the

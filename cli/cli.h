@@ -67,6 +67,19 @@ const smv_read_options *cli_read_options(void);
  * itself. Returns CLI_OK or CLI_ERR. */
 int cli_load(const char *matrix, smv_csr **A);
 
+/* Files the CLI writes (CSV, JSON, Markdown, plot data and scripts) go
+ * through smv_file_open: a failed write never destroys an existing file.
+ * cli_out_open prints its own error (NULL then); cli_out_close (NULL-safe)
+ * checks every write, moves the file into place, and prints "PATH: write
+ * error: ..." and returns -1 on failure. */
+FILE *cli_out_open(const char *path);
+int cli_out_close(FILE *f);
+
+/* Standard output at exit: flush, check and close it, so output lost to a
+ * full disk or a closed pipe is an error (exit 1) and not a silent 0.
+ * Returns rc, or CLI_ERR (message printed) if rc was 0 and stdout failed. */
+int cli_finish_stdout(int rc);
+
 /* Directory holding the running executable (for finding build/micro). */
 int cli_exe_dir(char *buf, size_t n);
 

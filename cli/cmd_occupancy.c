@@ -565,11 +565,9 @@ static int write_plot(const char *png, const char *title, const char *subtitle,
     cli_error("plot file name too long: %s", png);
     return CLI_ERR;
   }
-  FILE *f = fopen(dat, "w");
-  if (!f) {
-    cli_error("%s: %s", dat, strerror(errno));
+  FILE *f = cli_out_open(dat);
+  if (!f)
     return CLI_ERR;
-  }
   fprintf(f,
           "# %s\n# %s\n# threads_per_block warps_per_sm blocks_per_sm "
           "occupancy_percent%s\n",
@@ -583,15 +581,11 @@ static int write_plot(const char *png, const char *title, const char *subtitle,
       fprintf(f, " %d", rows[i].runtime_blocks * rows[i].r.warps_per_block);
     fputc('\n', f);
   }
-  if (fclose(f) != 0) {
-    cli_error("%s: write failed", dat);
+  if (cli_out_close(f) != 0)
     return CLI_ERR;
-  }
-  f = fopen(gp, "w");
-  if (!f) {
-    cli_error("%s: %s", gp, strerror(errno));
+  f = cli_out_open(gp);
+  if (!f)
     return CLI_ERR;
-  }
   fprintf(f, "# gnuplot script written by smv occupancy --sweep; run: "
              "gnuplot ");
   fprintf(f, "%s\n", gp);
@@ -634,10 +628,8 @@ static int write_plot(const char *png, const char *title, const char *subtitle,
           "block at the highest occupancy'\n",
           best->threads, best->threads, best->r.warps_per_sm,
           100.0 * best->r.occupancy);
-  if (fclose(f) != 0) {
-    cli_error("%s: write failed", gp);
+  if (cli_out_close(f) != 0)
     return CLI_ERR;
-  }
   if (!cli_have_gnuplot()) {
     fprintf(stderr,
             "smv: gnuplot not found: wrote %s and %s; to draw %s install "

@@ -357,12 +357,7 @@ int cmd_spmv(int argc, char **argv) {
   if (o.out && strcmp(o.out, "-") != 0) {
     st = smv_mm_write_vector(o.out, y, A->rows, &err);
   } else {
-    st = smv_mm_write_vector_file(stdout, y, A->rows, &err);
-    if (st == SMV_OK && (fflush(stdout) != 0 || ferror(stdout))) {
-      cli_error("writing y to standard output failed");
-      rc = CLI_ERR;
-      goto done;
-    }
+    st = smv_mm_write_vector_file(stdout, y, A->rows, &err); /* "stdout" */
   }
   if (st != SMV_OK)
     rc = cli_fail(st, &err);

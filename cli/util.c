@@ -146,6 +146,62 @@ int cli_load(const char *matrix, smv_csr **A) {
   return CLI_OK;
 }
 
+/* The open output files: the CLI has at most a handful at once (CSV and
+ * JSON, or a plot's data and script). */
+static struct {
+  FILE *f;
+  smv_file *file;
+} g_out[16];
+
+FILE *cli_out_open(const char *path) {
+  size_t i = 0;
+  while (i < sizeof g_out / sizeof g_out[0] && g_out[i].f)
+    i++;
+  if (i == sizeof g_out / sizeof g_out[0]) {
+    cli_error("%s: too many output files open at once", path);
+    return NULL;
+  }
+  smv_error err;
+  smv_status st = smv_file_open(path, &g_out[i].file, &g_out[i].f, &err);
+  if (st != SMV_OK) {
+    cli_fail(st, &err);
+    return NULL;
+  }
+  return g_out[i].f;
+}
+
+int cli_out_close(FILE *f) {
+  if (!f)
+    return 0;
+  for (size_t i = 0; i < sizeof g_out / sizeof g_out[0]; i++)
+    if (g_out[i].f == f) {
+      smv_error err;
+      smv_status st = smv_file_close(g_out[i].file, &err);
+      g_out[i].f = NULL;
+      g_out[i].file = NULL;
+      return st == SMV_OK ? 0 : (cli_fail(st, &err), -1);
+    }
+  cli_error("internal error: closing an output file that is not open");
+  return -1;
+}
+
+int cli_finish_stdout(int rc) {
+  errno = 0;
+  int bad = fflush(stdout) != 0 || ferror(stdout);
+  int e = errno;
+  if (fclose(stdout) != 0 && !bad) {
+    bad = 1;
+    e = errno;
+  }
+  if (!bad || rc != 0) /* a failed command has said why already */
+    return rc;
+  if (e)
+    cli_error("stdout: write error: %s", strerror(e));
+  else
+    cli_error("stdout: write error (output lost)");
+  return CLI_ERR;
+}
+
 int cli_exe_dir(char *buf, size_t n) {
   ssize_t len = readlink("/proc/self/exe", buf, n - 1);
   if (len <= 0)

@@ -169,7 +169,9 @@ smv_status smv_mm_read_file(FILE *f, const char *name,
                             smv_error *err);
 
 /* Write coordinate real general, values with %.17g (exact round trip).
- * A path ending in .gz is written gzip-compressed. */
+ * A path ending in .gz is written gzip-compressed. A regular file is
+ * replaced only once the whole matrix is written (smv_file_open below): a
+ * failed write (full disk) leaves it as it was. */
 smv_status smv_mm_write(const char *path, const smv_csr *A, smv_error *err);
 smv_status smv_mm_write_file(FILE *f, const smv_csr *A, smv_error *err);
 
@@ -188,6 +190,22 @@ smv_status smv_mm_write_vector(const char *path, const double *v, int64_t n,
                                smv_error *err);
 smv_status smv_mm_write_vector_file(FILE *f, const double *v, int64_t n,
                                     smv_error *err);
+
+/* Output files that replace an existing file only when complete. A
+ * regular file (or a new name) is written to a temporary file beside it
+ * ("PATH.tmp-PID-N") that smv_file_close renames over PATH once every write,
+ * the flush and the close succeeded; on a failure, or smv_file_discard, the
+ * temporary is removed and PATH keeps its old contents. Devices
+ * (/dev/stdout), pipes and symbolic links are written in place. smv_mm_write
+ * and smv_mm_write_vector write every path this way. */
+typedef struct smv_file smv_file;
+smv_status smv_file_open(const char *path, smv_file **file, FILE **f,
+                         smv_error *err);
+/* Flush, check, close, move into place; SMV_ERR_IO naming the path if any
+ * write failed. NULL-safe. */
+smv_status smv_file_close(smv_file *file, smv_error *err);
+/* Close and drop what was written (PATH untouched). NULL-safe. */
+void smv_file_discard(smv_file *file);
 
 /* ======================================================================== */
 /* Generators and loading                                                    */

@@ -708,7 +708,8 @@ smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err) {
     scratch[t] = malloc((size_t)(max_len > 0 ? max_len : 1) * sizeof **scratch);
     nomem = !scratch[t];
   }
-  if (!nomem) {
+  if (!nomem && g.nnz > 0) { /* no arrays to offset into otherwise: NULL + 0
+                                is undefined (found by tests/fuzz/fuzz_gen) */
 #pragma omp parallel for schedule(dynamic, 256) if (g.nnz > 100000)
     for (int64_t i = 0; i < rows; i++) {
       int t = 0;

@@ -41,6 +41,14 @@ double smv__csr_bytes(int64_t rows, int64_t nnz);
 /* The limit in bytes (-1: none) and where it comes from. */
 double smv__memory_limit(const char **source);
 
+/* Output files (outfile.c; the public smv_file_* wrap these): begin opens
+ * a temporary beside a regular or new `path` (else path itself) and gives
+ * its descriptor; end, once the caller has closed it, renames the temporary
+ * over path when ok, removes it otherwise, and frees the handle. */
+smv_status smv__file_begin(const char *path, smv_file **out, int *fd,
+                           smv_error *err);
+smv_status smv__file_end(smv_file *h, int ok, smv_error *err);
+
 /* Clear *err to "no error" (if not NULL). */
 void smv_err_clear(smv_error *err);
 

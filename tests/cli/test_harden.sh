@@ -34,4 +34,50 @@ SMV_MEM_LIMIT=1G expect_err 1 "needs 32 GB of memory, more than the 1.07 GB avai
   "generator spec larger than memory" "$SMV" gen rand:2000000000:1 -o "$T_TMP/never.mtx"
 [ -e "$T_TMP/never.mtx" ] && bad "a refused gen left a file" || ok
 
+# ---- item 5: no lost output ----------------------------------------------
+# A write that fails (here: ulimit -f, the file size limit, with SIGXFSZ
+# ignored so write() returns EFBIG like a full disk) leaves the existing
+# file as it was, and no temporary behind.
+"$SMV" gen lap2d:40 -o "$T_TMP/A.mtx"
+cp "$T_TMP/A.mtx" "$T_TMP/A0.mtx"
+(trap '' XFSZ; ulimit -f 8; "$SMV" gen "$T_TMP/A.mtx" -o "$T_TMP/A.mtx") >"$OUT" 2>"$ERR"
+RC=$?
+if [ "$RC" -eq 1 ] && grep -qF "A.mtx: write error" "$ERR"; then ok; else
+  bad "gen A -o A on a full disk: exit $RC: $(cat "$ERR")"; fi
+cmp -s "$T_TMP/A.mtx" "$T_TMP/A0.mtx" && ok || bad "gen A -o A destroyed A on failure"
+ls "$T_TMP" | grep -q 'tmp-' && bad "a temporary was left: $(ls "$T_TMP")" || ok
+# spmv -o and bench --csv/--json the same way.
+"$SMV" spmv lap2d:40 --backend cpu -o "$T_TMP/y.mtx"
+cp "$T_TMP/y.mtx" "$T_TMP/y0.mtx"
+(trap '' XFSZ; ulimit -f 2; "$SMV" spmv lap2d:60 --backend cpu -o "$T_TMP/y.mtx") >"$OUT" 2>"$ERR"
+[ $? -eq 1 ] && cmp -s "$T_TMP/y.mtx" "$T_TMP/y0.mtx" && ok || bad "spmv -o lost y.mtx: $(cat "$ERR")"
+printf 'old csv\n' >"$T_TMP/b.csv"
+printf 'old json\n' >"$T_TMP/b.json"
+(trap '' XFSZ; ulimit -f 1; "$SMV" bench lap2d:30 --runs 5 --warmup 1 --csv "$T_TMP/b.csv" \
+  --json "$T_TMP/b.json") >"$OUT" 2>"$ERR"
+RC=$?
+[ "$RC" -eq 1 ] && [ "$(cat "$T_TMP/b.csv")" = "old csv" ] && [ "$(cat "$T_TMP/b.json")" = "old json" ] &&
+  ok || bad "bench --csv/--json on a full disk: exit $RC, $(head -c 200 "$ERR")"
+ls "$T_TMP" | grep -q 'tmp-' && bad "bench left a temporary: $(ls "$T_TMP")" || ok
+# A successful write replaces the file, keeping its mode.
+chmod 640 "$T_TMP/A.mtx"
+expect_rc 0 "gen over an existing file" "$SMV" gen lap2d:3 -o "$T_TMP/A.mtx"
+[ "$(stat -c %a "$T_TMP/A.mtx")" = 640 ] && ok || bad "mode not kept: $(stat -c %a "$T_TMP/A.mtx")"
+grep -q '^9 9 33$' "$T_TMP/A.mtx" && ok || bad "gen did not replace A.mtx"
+# Devices are written in place: /dev/null works, /dev/full is an error.
+expect_rc 0 "gen -o /dev/null" "$SMV" gen lap2d:3 -o /dev/null
+expect_err 1 "/dev/full: write error" "gen -o /dev/full" "$SMV" gen lap2d:3 -o /dev/full
+# Every command: stdout to a full device is exit 1 with a message.
+for cmd in "version" "--help" "info lap2d:5" "info --json lap2d:5" "gen lap2d:3 -o -" \
+  "spmv lap2d:3 --backend cpu" "bench lap2d:10 --runs 3 --warmup 1" \
+  "occupancy --cc 9.0 --threads 128 --regs 32" "occupancy --cc 9.0 --regs 32 --sweep --no-plot" \
+  "micro --list" "gen --help" "bench --help"; do
+  # shellcheck disable=SC2086
+  "$SMV" $cmd >/dev/full 2>"$ERR"
+  RC=$?
+  if [ "$RC" -eq 1 ] && grep -qF "stdout: write error" "$ERR"; then ok; else
+    bad "'smv $cmd > /dev/full': exit $RC: $(head -c 200 "$ERR")"
+  fi
+done
+
 finish
