@@ -84,10 +84,14 @@ int cli_finish_stdout(int rc);
 int cli_exe_dir(char *buf, size_t n);
 
 /* gnuplot, for the PNG plots of `occupancy --sweep` and `bench --plot`:
- * a single-quoted gnuplot string literal ('' escapes a quote); whether
+ * a single-quoted gnuplot string literal ('' escapes a quote, control
+ * characters become '?'); whether
  * gnuplot is on PATH; run `gnuplot SCRIPT` without a shell: 0 on success, a
  * positive errno if it could not be started, -1 if gnuplot failed. */
 void cli_gnuplot_string(FILE *f, const char *s);
+/* A file name that goes into a gnuplot script (--plot): CLI_OK, or a usage
+ * error (exit 2, printed) if it holds a control character. */
+int cli_check_script_name(const char *cmd, const char *opt, const char *name);
 int cli_have_gnuplot(void);
 int cli_run_gnuplot(const char *script);
 

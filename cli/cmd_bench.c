@@ -227,6 +227,8 @@ int cmd_bench(int argc, char **argv) {
     } else if (cli_opt_value(argc, argv, &i, "--plot", NULL, &v)) {
       if (!v || !*v)
         rc = cli_usage("bench", "--plot needs a file name (FILE.png)");
+      else if (cli_check_script_name("bench", "--plot", v) != CLI_OK)
+        rc = CLI_USAGE;
       cfg.plot = v;
     } else if (cli_opt_value(argc, argv, &i, "--markdown", NULL, &v)) {
       if (!v || !*v)

@@ -215,6 +215,8 @@ static int parse_args(int argc, char **argv, struct opts *o) {
     } else if ((v = opt_value(argc, argv, &i, "--plot", &miss))) {
       if (miss || !*v)
         return cli_usage(CMD, "--plot needs a file name (e.g. occ.png)");
+      if (cli_check_script_name(CMD, "--plot", v) != CLI_OK)
+        return CLI_USAGE;
       o->plot = v;
     } else if ((v = opt_value(argc, argv, &i, "--kernel", &miss))) {
       if (miss || !*v)

@@ -217,14 +217,33 @@ int cli_exe_dir(char *buf, size_t n) {
 /* ---- gnuplot (smv occupancy --sweep, smv bench --plot) -------------------
  */
 
+/* Single quotes, because in a gnuplot script a double-quoted string runs
+ * `backquoted` shell commands and reads backslash escapes, and a single-
+ * quoted one does neither: its only special characters are the quote
+ * (doubled) and the end of the line. A control character (newline above
+ * all, which would end the command and start another, such as
+ * system("...")) is never written: '?' stands in for it. Names that must
+ * stay exact (files) are refused earlier by cli_check_script_name. */
 void cli_gnuplot_string(FILE *f, const char *s) {
   fputc('\'', f);
   for (; *s; s++) {
-    if (*s == '\'')
+    unsigned char c = (unsigned char)*s;
+    if (c == '\'')
       fputc('\'', f);
-    fputc(*s, f);
+    fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
   }
   fputc('\'', f);
+}
+
+int cli_check_script_name(const char *cmd, const char *opt, const char *name) {
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    if (*p < 0x20 || *p == 0x7f)
+      return cli_usage(cmd,
+                       "%s: the file name has a control character (byte "
+                       "0x%02x at offset %ld); refused, as it would be "
+                       "written into a gnuplot script",
+                       opt, *p, (long)(p - (const unsigned char *)name));
+  return CLI_OK;
 }
 
 /* A PATH search like the shell's, so "not installed" is known before any

@@ -80,4 +80,39 @@ for cmd in "version" "--help" "info lap2d:5" "info --json lap2d:5" "gen lap2d:3 
   fi
 done
 
+# ---- item 2: names that reach a gnuplot script ----------------------------
+# A newline in --plot would end the script's command and start another:
+# refused as a usage error before anything is written or run.
+evil=$(printf 'a\nsystem("touch PWNED")')
+cd "$T_TMP" || exit 1
+expect_err 2 "--plot: the file name has a control character (byte 0x0a at offset 1)" \
+  "occupancy --plot with a newline" "$SMV" occupancy --cc 9.0 --regs 32 --sweep --plot "$evil"
+expect_err 2 "--plot: the file name has a control character" "bench --plot with a newline" \
+  "$SMV" bench lap2d:10 --runs 3 --warmup 1 --plot "$evil"
+[ -e PWNED ] && bad "the injected command ran" || ok
+ls | grep -q '^a' && bad "files were written for a refused name: $(ls)" || ok
+cd - >/dev/null || exit 1
+# Quotes, spaces, backquotes and $ in a name are only characters: the plot
+# lands at exactly that name and nothing runs.
+odd="$T_TMP/it's a \"plot\" \`touch PWNED2\` \$(touch PWNED3).png"
+if command -v gnuplot >/dev/null 2>&1; then
+  expect_rc 0 "occupancy --plot with quotes and spaces" \
+    "$SMV" occupancy --cc 9.0 --regs 32 --sweep --plot "$odd"
+  [ -s "$odd" ] && ok || bad "no PNG at the odd name: $(ls "$T_TMP")"
+  expect_rc 0 "bench --plot with quotes and spaces" \
+    "$SMV" bench lap2d:10 --runs 3 --warmup 1 --plot "$odd"
+  [ -s "$odd" ] && ok || bad "bench: no PNG at the odd name"
+  # A matrix name with a backquoted command reaches the sweep plot's title
+  # (it used to be written in double quotes, where gnuplot runs it): a
+  # saved block sweep re-plotted with the matrix renamed.
+  sed -n '1p; /,rand:2000000:16,/p' bench/results/h100-80gb-hbm3/raw/final-80fd6badd242-sweep.csv |
+    sed 's/,rand:2000000:16,/,m`touch PWNED4`.mtx,/' >"$T_TMP/sweep.csv"
+  (cd "$T_TMP" && "$SMV" bench --from-csv sweep.csv --plot sweep.png) >"$OUT" 2>"$ERR"
+  [ $? -eq 0 ] && [ -s "$T_TMP/sweep.png" ] && ok || bad "re-plot of the sweep: $(head -c 300 "$ERR")"
+  grep -qF 'm`touch PWNED4`.mtx' "$T_TMP/sweep.gp" && ok || bad "the name is not in the title"
+  ls "$T_TMP" | grep -q '^PWNED' && bad "a quoted name ran a command: $(ls "$T_TMP")" || ok
+else
+  skip "gnuplot not installed: plots with odd names"
+fi
+
 finish
