@@ -3,6 +3,8 @@
 # input, files never lost on a failed write, stdout errors, names that
 # reach a gnuplot script, and the messages of item 7.
 . "$(dirname "$0")/lib.sh"
+# Some checks run from inside $T_TMP: the binary by absolute path.
+case "$SMV" in /*) ;; *) SMV="$PWD/$SMV" ;; esac
 
 # ---- item 6: resources ---------------------------------------------------
 # 78 bytes declaring 2147483647 rows and one entry: a valid matrix whose
