@@ -38,8 +38,9 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 #endif
     ;
 
-/* Strict number parsing: the whole string must be a number in range.
- * Return 0 on success, -1 otherwise. */
+/* Strict number parsing: the whole string must be a number in range (a
+ * double: finite, subnormals and underflow to 0 included). Return 0 on
+ * success, -1 otherwise. */
 int cli_parse_double(const char *s, double *v);
 int cli_parse_long(const char *s, long lo, long hi, long *v);
 

@@ -143,6 +143,9 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
                              "(the default beta = 0 ignores y)");
   if (o->out && !*o->out)
     return cli_usage("spmv", "-o needs a file name");
+  if ((o->x && !*o->x) || (o->y && !*o->y)) /* --x= : before any loading */
+    return cli_usage("spmv", "%s needs a file name",
+                     o->x && !*o->x ? "--x" : "--y");
   if (bk_s) {
     if (strcmp(bk_s, "auto") == 0)
       o->bk = BK_AUTO;

@@ -48,7 +48,10 @@ int cli_parse_double(const char *s, double *v) {
   char *end;
   errno = 0;
   double d = strtod(s, &end);
-  if (*end != '\0' || errno == ERANGE || isnan(d))
+  /* ERANGE on underflow too (1e-310 is subnormal, 1e-400 rounds to 0):
+   * those are values all the same. Refused: what does not parse, NaN, and
+   * infinity (1e999 overflows to it). */
+  if (*end != '\0' || isnan(d) || isinf(d))
     return -1;
   *v = d;
   return 0;

@@ -58,7 +58,9 @@ const char *smv_status_string(smv_status s);
 /* Detailed error: filled by functions that take one (the pointer may be
  * NULL). `message` is the full human-readable text, already including the
  * file and line where they apply: "m.mtx:7: column index 0 out of range
- * 1..5". `line` is 1-based, 0 when no line applies. */
+ * 1..5". `line` is 1-based, 0 when no line applies. A file name longer
+ * than 239 bytes is shortened in the middle ("first...last"), in `file` and
+ * in the message, so the prefix and the reason always fit. */
 #define SMV_ERROR_TEXT 512
 typedef struct {
   smv_status status;

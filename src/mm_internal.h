@@ -90,8 +90,8 @@ smv_status smv__mm_read_vector_csr(FILE *f, const char *name, int64_t want,
 smv_status smv__mm_read_vector_stream(FILE *f, const char *name, int64_t want,
                                       double **v, int64_t *n, smv_error *err);
 
-/* Size of the input window: the longest line that is not a comment or
- * leading blanks (data lines are a few dozen bytes). */
+/* The longest line that is not a comment, leading blanks aside, in bytes
+ * before its newline (data lines are a few dozen bytes). */
 #define SMV_MM_LINE_MAX ((size_t)4 << 20)
 
 #ifdef __cplusplus

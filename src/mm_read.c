@@ -146,6 +146,14 @@ static smv_status parse_banner(mm_reader *r) {
     return rd_err(r, SMV_ERR_PARSE, 0,
                   "empty file (no %%%%MatrixMarket banner)");
   const long L = r->line;
+  /* A bare CR followed by more text: lines end in CR alone (classic Mac
+   * OS), so the whole file reads as one line. Say so rather than report
+   * whatever the banner check stumbles on. (CRLF is fine: CR is a blank.) */
+  for (const char *q = p; *q != '\n'; q++)
+    if (*q == '\r' && q[1] != '\n' && q[1] != '\r' && !MM_IS_BLANK(q[1]))
+      return rd_err(r, SMV_ERR_PARSE, L,
+                    "the file uses CR line endings (no LF after the banner): "
+                    "convert them to LF, e.g. tr '\\r' '\\n' < IN > OUT");
   if ((unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbb &&
       (unsigned char)p[2] == 0xbf)
     p += 3; /* UTF-8 byte order mark, as some editors write it */
@@ -237,6 +245,20 @@ static smv_status parse_banner(mm_reader *r) {
   return SMV_OK;
 }
 
+/* A size-line number as written in the file, for messages: up to 80
+ * characters, then "..." and how many digits there were in all (a value
+ * past the saturation point is never shown as a number it is not). */
+static const char *as_written(const char *t, char out[128]) {
+  size_t n = 0;
+  while (!ENDS_TOKEN(t[n]))
+    n++;
+  if (n <= 80)
+    snprintf(out, 128, "%.*s", (int)n, t);
+  else
+    snprintf(out, 128, "%.40s...%.20s (%zu characters)", t, t + n - 20, n);
+  return out;
+}
+
 /* One size-line integer: digits with an optional sign, saturating. Returns
  * 0 and the value, or -1 if the token is not an integer. */
 static int size_int(const char **pp, int64_t *v) {
@@ -289,6 +311,7 @@ static smv_status parse_size(mm_reader *r) {
   const char *what = coo ? "rows columns entries" : "rows columns";
   const char *names[3] = {"row count", "column count", "entry count"};
   int64_t v[3] = {0, 0, 0};
+  const char *written[3] = {NULL, NULL, NULL}; /* the tokens, for messages */
   char tok[128];
   for (int k = 0; k < 2 + coo; k++) {
     while (MM_IS_BLANK(*p))
@@ -296,14 +319,14 @@ static smv_status parse_size(mm_reader *r) {
     if (*p == '\n')
       return rd_err(r, SMV_ERR_PARSE, L,
                     "size line: missing %s (expected '%s')", names[k], what);
-    const char *t = p;
+    const char *t = written[k] = p;
     if (size_int(&p, &v[k]) < 0)
       return rd_err(r, SMV_ERR_PARSE, L,
                     "size line: '%s' is not an integer (expected '%s')",
                     show(t, tok), what);
     if (v[k] < 0)
-      return rd_err(r, SMV_ERR_PARSE, L, "size line: negative %s %lld",
-                    names[k], (long long)v[k]);
+      return rd_err(r, SMV_ERR_PARSE, L, "size line: negative %s %s", names[k],
+                    as_written(t, tok));
   }
   while (MM_IS_BLANK(*p))
     p++;
@@ -314,8 +337,8 @@ static smv_status parse_size(mm_reader *r) {
   for (int k = 0; k < 2; k++)
     if (v[k] > r->max_dim)
       return rd_err(r, SMV_ERR_OVERFLOW, L,
-                    "size line: %s %lld exceeds the %s limit %lld", names[k],
-                    (long long)v[k],
+                    "size line: %s %s exceeds the %s limit %lld", names[k],
+                    as_written(written[k], tok),
                     r->max_dim == SMV_INDEX_MAX ? "int32 index" : "set",
                     (long long)r->max_dim);
   r->rows = v[0];
@@ -340,9 +363,9 @@ static smv_status parse_size(mm_reader *r) {
     r->claim = v[2];
     if (r->claim > r->max_entries)
       return rd_err(r, SMV_ERR_OVERFLOW, L,
-                    "size line: %lld entries exceed the limit of %lld "
+                    "size line: %s entries exceed the limit of %lld "
                     "(int32 row offsets)",
-                    (long long)r->claim, (long long)r->max_entries);
+                    as_written(written[2], tok), (long long)r->max_entries);
     return memory_guard(r, L, 0);
   }
   /* Array: the count is implied, and so is the expanded one. */

@@ -117,4 +117,63 @@ else
   skip "gnuplot not installed: plots with odd names"
 fi
 
+# ---- item 7: messages -----------------------------------------------------
+# A size-line number past the limit is shown as written, not saturated.
+printf '%%%%MatrixMarket matrix coordinate real general\n99999999999999999999999 3 1\n1 1 1\n' \
+  >"$T_TMP/over.mtx"
+expect_err 1 "over.mtx:2: size line: row count 99999999999999999999999 exceeds the int32 index limit" \
+  "size-line overflow as written" "$SMV" info "$T_TMP/over.mtx"
+# A path of ~620 bytes keeps its FILE:LINE: prefix (shortened in the
+# middle) and the whole reason.
+d="$T_TMP/$(printf '%0200d' 0)/$(printf '%0200d' 1)/$(printf '%0200d' 2)"
+mkdir -p "$d" && cp "$T_TMP/over.mtx" "$d/over-long-path.mtx"
+run "$SMV" info "$d/over-long-path.mtx"
+if [ "$RC" -eq 1 ] && grep -q '\.\.\..*over-long-path\.mtx:2: size line: row count 99999999999999999999999 exceeds the int32 index limit 2147483647$' "$ERR"; then
+  ok
+else bad "long path message: $(cat "$ERR")"; fi
+# --x= is a usage error before the matrix is loaded (it does not exist).
+expect_err 2 "--x needs a file name" "--x= empty" "$SMV" spmv "$T_TMP/no-such.mtx" --x=
+expect_err 2 "--y needs a file name" "--y= empty" "$SMV" spmv "$T_TMP/no-such.mtx" --beta 1 --y=
+# A subnormal alpha is a number; an overflowing one is not.
+expect_rc 0 "--alpha 1e-310" "$SMV" spmv lap2d:3 --alpha 1e-310 --backend cpu
+expect_out "1.9999999999999939e-310" "--alpha 1e-310 scales the result"
+expect_err 2 "--alpha: '1e999' is not a number" "--alpha 1e999" "$SMV" spmv lap2d:3 --alpha 1e999
+# A data line of exactly 4194304 bytes (SMV_MM_LINE_MAX) is read; one more
+# byte is refused with the limit stated.
+line_file() { # NAME LENGTH: "1 1 2.5" padded with blanks to LENGTH bytes
+  { printf '%%%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2.5'
+    head -c $(($2 - 7)) /dev/zero | tr '\0' ' '
+    printf '\n'; } >"$T_TMP/$1"
+}
+line_file exact.mtx 4194304
+expect_rc 0 "a line of exactly 4194304 bytes" "$SMV" info "$T_TMP/exact.mtx"
+line_file over1.mtx 4194305
+expect_err 1 "over1.mtx:3: line longer than 4194304 bytes" "a line of 4194305 bytes" \
+  "$SMV" info "$T_TMP/over1.mtx"
+# Errors writing to standard output name it.
+"$SMV" spmv lap2d:3 --backend cpu >/dev/full 2>"$ERR"
+grep -q 'stdout: write error' "$ERR" && ! grep -q '(stream)' "$ERR" && ok ||
+  bad "stdout error message: $(cat "$ERR")"
+# CR-only line endings get a hint.
+printf '%%%%MatrixMarket matrix coordinate real general\r2 2 1\r1 1 1\r' >"$T_TMP/cr.mtx"
+expect_err 1 "cr.mtx:1: the file uses CR line endings (no LF after the banner): convert them to LF" \
+  "CR-only hint" "$SMV" info "$T_TMP/cr.mtx"
+printf '%%%%MatrixMarket matrix coordinate real general\r\n2 2 1\r\n1 1 1\r\n' >"$T_TMP/crlf.mtx"
+expect_rc 0 "CRLF still reads" "$SMV" info "$T_TMP/crlf.mtx"
+# info --json stays valid JSON for a name that is not UTF-8.
+bad_name="$T_TMP/$(printf 'm\351\377-\303\251')"
+cp "$T_TMP/crlf.mtx" "$bad_name.mtx"
+run "$SMV" info --json "$bad_name.mtx"
+if [ "$RC" -ne 0 ]; then
+  bad "info --json on a Latin-1 name: exit $RC"
+elif command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8")); assert "m\ufffd\ufffd-\u00e9" in json.dumps(d, ensure_ascii=False)' "$OUT" &&
+    ok || bad "info --json is not valid JSON: $(head -c 300 "$OUT")"
+elif command -v iconv >/dev/null 2>&1; then
+  iconv -f UTF-8 -t UTF-8 "$OUT" >/dev/null 2>&1 && grep -qF '\ufffd' "$OUT" && ok ||
+    bad "info --json is not UTF-8"
+else
+  skip "neither python3 nor iconv to check the JSON"
+fi
+
 finish
