@@ -127,7 +127,9 @@ typedef struct {
 } smv_csr;
 
 /* Allocate an uninitialised rows x cols matrix with room for nnz entries;
- * row_ptr is zeroed. */
+ * row_ptr is zeroed. SMV_ERR_NOMEM also when the arrays would exceed the
+ * memory limit (SMV_MEM_LIMIT, else what the system has available; see
+ * docs/matrix-market.md, "Memory guard"), before allocating anything. */
 smv_status smv_csr_create(smv_index rows, smv_index cols, int64_t nnz,
                           smv_csr **A);
 void smv_csr_free(smv_csr *A);
@@ -219,8 +221,9 @@ void smv_file_discard(smv_file *file);
  * "rand:1000:8,cols=500". Deterministic for a given spec (same matrix on
  * every machine and thread count). The grammar is in the README (and
  * smv_generate_help()). Malformed specs give SMV_ERR_PARSE, an unknown
- * generator name SMV_ERR_NOT_FOUND, sizes beyond int32 SMV_ERR_OVERFLOW;
- * err says what was expected. */
+ * generator name SMV_ERR_NOT_FOUND, sizes beyond int32 SMV_ERR_OVERFLOW,
+ * a matrix larger than the memory limit SMV_ERR_NOMEM ("needs N GB"),
+ * before anything is allocated; err says what was expected. */
 smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err);
 /* Multi-line help text describing the grammar (static string). */
 const char *smv_generate_help(void);
