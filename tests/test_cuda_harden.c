@@ -5,27 +5,14 @@
  *   - the rungs documented as deterministic (docs/engine.md,
  *     "Determinism") give the same bits on every call. */
 #include "test_cuda_common.h"
-
-static smv_csr *two_rows(smv_offset mid) {
-  smv_csr *A = NULL;
-  if (smv_csr_create(2, 2, 2, &A) != SMV_OK)
-    return NULL;
-  A->row_ptr[1] = mid;
-  A->row_ptr[2] = 2;
-  A->col_idx[0] = 0;
-  A->col_idx[1] = 1;
-  A->values[0] = 1.0;
-  A->values[1] = 2.0;
-  A->sorted = 1;
-  return A;
-}
+#include "test_harden.h"
 
 static void test_upload_not_monotone(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
   const smv_offset mids[] = {5, -3};
   for (int m = 0; m < 2; m++) {
-    smv_csr *A = two_rows(mids[m]);
+    smv_csr *A = harden_two_rows(mids[m]);
     CHECK(A != NULL);
     for (int p = 0; A && p < 2; p++) {
       static int sentinel;

@@ -7,6 +7,7 @@
  *   - sizes declared by a file or a spec are checked against the memory
  *     limit (SMV_MEM_LIMIT here) before anything that large is allocated.
  * The device side of the first two is in test_cuda_harden.c. */
+#include "test_harden.h"
 #include "smv.h"
 #include "test.h"
 
@@ -17,34 +18,10 @@
 #include <omp.h>
 #endif
 
-static void set_threads(int t) {
-#ifdef _OPENMP
-  omp_set_num_threads(t);
-#else
-  (void)t;
-#endif
-}
-
-static void reset_threads(void) {
+static void reharden_set_threads(void) {
 #ifdef _OPENMP
   omp_set_num_threads(omp_get_num_procs());
 #endif
-}
-
-/* rows = 2, cols = 2, nnz = 2 with row_ptr = {0, mid, 2}. */
-static smv_csr *two_rows(smv_offset mid) {
-  smv_csr *A = NULL;
-  if (smv_csr_create(2, 2, 2, &A) != SMV_OK)
-    return NULL;
-  A->row_ptr[0] = 0;
-  A->row_ptr[1] = mid;
-  A->row_ptr[2] = 2;
-  A->col_idx[0] = 0;
-  A->col_idx[1] = 1;
-  A->values[0] = 1.0;
-  A->values[1] = 2.0;
-  A->sorted = 1;
-  return A;
 }
 
 /* Every host entry point refuses the matrix; y keeps its contents. */
@@ -60,7 +37,7 @@ static void refuse_everywhere(smv_csr *A, const char *what) {
     x[j] = xf[j] = 1.0f;
   const int threads[] = {1, 2, 7};
   for (int t = 0; t < 3; t++) {
-    set_threads(threads[t]);
+    harden_set_threads(threads[t]);
     for (int64_t i = 0; i < R; i++)
       y[i] = yf[i] = 42.0f;
     /* alpha = 0 reads no entry, yet the matrix is still refused. */
@@ -77,7 +54,7 @@ static void refuse_everywhere(smv_csr *A, const char *what) {
     CHECKF(moved == 0, "%s: %lld entries of y written on error", what,
            (long long)moved);
   }
-  reset_threads();
+  reharden_set_threads();
   CHECK_STATUS(smv_spmv_ref(A, 1, x, 0, y), SMV_ERR_INVALID_MATRIX);
   CHECK_STATUS(smv_spmv_ref_abs(A, x, y), SMV_ERR_INVALID_MATRIX);
   CHECK_STATUS(smv_spmv_ref_abs(A, x, NULL), SMV_ERR_INVALID_MATRIX);
@@ -110,7 +87,7 @@ done:
 static void test_row_ptr_not_monotone_small(void) {
   const smv_offset mids[] = {5, -3, 3, INT32_MAX, INT32_MIN};
   for (int m = 0; m < 5; m++) {
-    smv_csr *A = two_rows(mids[m]);
+    smv_csr *A = harden_two_rows(mids[m]);
     CHECK(A != NULL);
     if (!A)
       continue;
@@ -236,7 +213,7 @@ static void test_deterministic_threads(void) {
       for (int bi = 0; bi < 2; bi++) {
         const int threads[] = {1, 2, 3, 7};
         for (int t = 0; t < 4; t++) {
-          set_threads(threads[t]);
+          harden_set_threads(threads[t]);
           memcpy(y, y0, (size_t)R * 8);
           memcpy(yf, yf0, (size_t)R * 4);
           CHECK_OK(smv_spmv_cpu(A, 1.25, x, betas[bi], y));
@@ -264,7 +241,7 @@ static void test_deterministic_threads(void) {
       CHECKF(bad == 0, "%s: %lld rows far from the reference", name[m],
              (long long)bad);
     }
-    reset_threads();
+    reharden_set_threads();
     free(x);
     free(y0);
     free(y1);

@@ -26,6 +26,7 @@
  *
  *   make fuzz-csr FUZZ_TIME=600
  */
+#include "../test_harden.h"
 #include "smv.h"
 
 #include <math.h>
@@ -98,14 +99,6 @@ static int check_ok(const smv_csr *A) {
   return 1;
 }
 
-static void set_threads(int t) {
-#ifdef _OPENMP
-  omp_set_num_threads(t);
-#else
-  (void)t;
-#endif
-}
-
 /* The fast path on A (columns in range) against the reference. */
 static void fast_path(const smv_csr *A, int valid, double alpha, double beta,
                       const double *x, const double *y0) {
@@ -122,7 +115,7 @@ static void fast_path(const smv_csr *A, int valid, double alpha, double beta,
     fail("smv_spmv_ref and the invariants disagree (in-range columns)");
   const int threads[2] = {1, 3};
   for (int t = 0; t < 2; t++) {
-    set_threads(threads[t]);
+    harden_set_threads(threads[t]);
     memcpy(y, y0, R * sizeof *y);
     for (size_t i = 0; i < R; i++)
       yf[i] = (float)y0[i];
@@ -147,7 +140,7 @@ static void fast_path(const smv_csr *A, int valid, double alpha, double beta,
           fail("fast path (f32) wrote y before refusing");
     }
   }
-  set_threads(1);
+  harden_set_threads(1);
   /* In place: refused whenever the ranges share an element (a matrix
    * whose row_ptr ends are wrong may be refused for that first). */
   if (A->rows > 0 && A->cols > 0) {
