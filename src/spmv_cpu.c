@@ -106,9 +106,10 @@ smv_status smv_spmv_ref_abs(const smv_csr *A, const double *x, double *absax) {
  * team costs a few microseconds, about what 64K items take on one core.
  * The pieces are the same either way, so is the result. */
 #define PAR_MIN_ITEMS 65536
-/* A piece is at least PIECE_MIN items (two binary searches and one record
- * per piece are then noise), and there are at most MAX_PIECES of them
- * (records on the stack: 32 bytes each). Both depend on the matrix only. */
+/* A piece is at least PIECE_MIN items (its record and fix-up step are then
+ * noise; a thread walks its pieces in a row after one binary search), and
+ * there are at most MAX_PIECES of them (records on the stack: 32 bytes
+ * each). Both depend on the matrix only. */
 #define PIECE_MIN 16384
 #define MAX_PIECES 1024
 
