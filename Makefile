@@ -9,6 +9,7 @@
 #   make test             build and run every test; last line "N passed, N failed, N skipped"
 #   make micro            the memory-hierarchy microbenchmarks (build/micro/NAME)
 #   make fuzz             libFuzzer target for the Matrix Market reader (FUZZ_TIME seconds)
+#   make fuzz-csr / fuzz-gen  libFuzzer on the host-CSR entry points / generator specs
 #   make format / format-check
 #   make install PREFIX=/usr/local
 #   (every build also makes the shared library BUILD/libsmv.so, soname
@@ -188,6 +189,25 @@ fuzz: $(FUZZ_BUILD)/fuzz_mm
 $(FUZZ_BUILD)/fuzz_mm: tests/fuzz/fuzz_mm.c $(HOST_SRC) $(STUB_SRC) include/smv.h
 	@mkdir -p $(@D)
 	clang $(CSTD) $(FUZZ_FLAGS) -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L tests/fuzz/fuzz_mm.c $(HOST_SRC) $(STUB_SRC) -lz -lm -o $@
+
+# Two more libFuzzer targets (issue 9), same FUZZ_TIME, each seeded from and
+# adding to its committed corpus: the host-CSR entry points (smv_csr_check,
+# the CPU SpMVs, stats, writer; built with OpenMP) and the generator grammar.
+FUZZ_CC = clang $(CSTD) $(FUZZ_FLAGS) -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L
+fuzz-csr: $(FUZZ_BUILD)/fuzz_csr
+	$(FUZZ_BUILD)/fuzz_csr -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+	  -max_len=65536 -artifact_prefix=$(FUZZ_BUILD)/csr- tests/fuzz/corpus-csr
+fuzz-gen: $(FUZZ_BUILD)/fuzz_gen
+	$(FUZZ_BUILD)/fuzz_gen -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+	  -max_len=256 -dict=tests/fuzz/gen.dict -artifact_prefix=$(FUZZ_BUILD)/gen- \
+	  tests/fuzz/corpus-gen
+$(FUZZ_BUILD)/fuzz_csr: tests/fuzz/fuzz_csr.c $(HOST_SRC) $(STUB_SRC) include/smv.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -fopenmp tests/fuzz/fuzz_csr.c $(HOST_SRC) $(STUB_SRC) -lz -lm -o $@
+$(FUZZ_BUILD)/fuzz_gen: tests/fuzz/fuzz_gen.c $(HOST_SRC) $(STUB_SRC) include/smv.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) tests/fuzz/fuzz_gen.c $(HOST_SRC) $(STUB_SRC) -lz -lm -o $@
+.PHONY: fuzz-csr fuzz-gen
 
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cu' '*.cpp' 2>/dev/null)
 format:

@@ -42,8 +42,9 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 #endif
     ;
 
-/* Strict number parsing: the whole string must be a number in range.
- * Return 0 on success, -1 otherwise. */
+/* Strict number parsing: the whole string must be a number in range (a
+ * double: finite, subnormals and underflow to 0 included). Return 0 on
+ * success, -1 otherwise. */
 int cli_parse_double(const char *s, double *v);
 int cli_parse_long(const char *s, long lo, long hi, long *v);
 
@@ -106,7 +107,16 @@ const smv_read_options *cli_read_options(void);
  * itself. Returns CLI_OK or CLI_ERR. */
 int cli_load(const char *matrix, smv_csr **A);
 
+/* Standard output at exit: flush, check and close it, so output lost to a
+ * full disk or a closed pipe is an error (exit 1) and not a silent 0.
+ * Returns rc, or CLI_ERR (message printed) if rc was 0 and stdout failed. */
+int cli_finish_stdout(int rc);
+
 /* Directory holding the running executable (for finding build/micro). */
 int cli_exe_dir(char *buf, size_t n);
+
+/* A file name that goes into a gnuplot script (--plot): CLI_OK, or a usage
+ * error (exit 2, printed) if it holds a control character. */
+int cli_check_script_name(const char *cmd, const char *opt, const char *name);
 
 #endif

@@ -403,8 +403,7 @@ int cmd_bench_spmm(int argc, char **argv) {
   time_t now = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%MZ", gmtime(&now));
   sink s = {NULL, 0};
-  if (o.markdown && !(s.md = fopen(o.markdown, "w"))) {
-    cli_error("cannot write '%s'", o.markdown);
+  if (o.markdown && !(s.md = bench_open_out(o.markdown))) {
     smv_context_free(ctx);
     return CLI_ERR;
   }
@@ -458,8 +457,8 @@ int cmd_bench_spmm(int argc, char **argv) {
     }
     smv_csr_free(A);
   }
-  if (s.md)
-    fclose(s.md);
+  if (s.md && bench_close_out(s.md, o.markdown) != 0 && rc == CLI_OK)
+    rc = CLI_ERR;
   smv_context_free(ctx);
   if (rc == CLI_OK && s.failures > 0) {
     cli_error("bench-spmm: %d case(s) failed verification or timing",

@@ -63,12 +63,7 @@ int cmd_gen(int argc, char **argv) {
   smv_error err;
   smv_status st;
   if (strcmp(out, "-") == 0) {
-    st = smv_mm_write_file(stdout, A, &err);
-    if (st == SMV_OK && (fflush(stdout) != 0 || ferror(stdout))) {
-      smv_csr_free(A);
-      cli_error("writing to standard output failed");
-      return CLI_ERR;
-    }
+    st = smv_mm_write_file(stdout, A, &err); /* flushes, checks "stdout" */
   } else {
     st = smv_mm_write(out, A, &err);
   }

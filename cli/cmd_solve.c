@@ -252,6 +252,8 @@ static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
   if ((a->out && !*a->out) || (a->history && !*a->history) ||
       (a->plot && !*a->plot))
     return cli_usage(cmd, "-o, --history and --plot need a file name");
+  if (a->plot && cli_check_script_name(cmd, "--plot", a->plot) != CLI_OK)
+    return CLI_USAGE;
   return CLI_OK;
 }
 
@@ -339,18 +341,14 @@ static void beside(const char *png, const char *ext, char *out, size_t n) {
 
 static int write_history(const char *path, const double *h, int count,
                          const char *what) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    cli_error("%s: cannot write: %s", path, strerror(errno));
+  FILE *f = bench_open_out(path);
+  if (!f)
     return CLI_ERR;
-  }
   fprintf(f, "iteration,%s\n", what);
   for (int k = 0; k < count; k++)
     fprintf(f, "%d,%.17g\n", k, h[k]);
-  if (fclose(f) != 0) {
-    cli_error("%s: write failed", path);
+  if (bench_close_out(f, path) != 0)
     return CLI_ERR;
-  }
   return CLI_OK;
 }
 
@@ -362,11 +360,9 @@ static int plot_history(const char *png, const double *h, int count,
   beside(png, "gp", gp, sizeof gp);
   if (write_history(dat, h, count, "relres") != CLI_OK)
     return CLI_ERR;
-  FILE *f = fopen(gp, "w");
-  if (!f) {
-    cli_error("%s: cannot write: %s", gp, strerror(errno));
+  FILE *f = bench_open_out(gp);
+  if (!f)
     return CLI_ERR;
-  }
   fprintf(f, "# gnuplot script written by smv solve; data in the .csv\n"
              "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
              "  set terminal pngcairo size 900,540 font ',10'\n"
@@ -382,10 +378,8 @@ static int plot_history(const char *png, const double *h, int count,
   fprintf(f, " noenhanced\nplot ");
   lab_gnuplot_string(f, dat);
   fprintf(f, " every ::1 using 1:2 with lines lw 2\n");
-  if (fclose(f) != 0) {
-    cli_error("%s: write failed", gp);
+  if (bench_close_out(f, gp) != 0)
     return CLI_ERR;
-  }
   if (!lab_have_gnuplot()) {
     fprintf(stderr,
             "smv: gnuplot not found: wrote %s and %s; install gnuplot "

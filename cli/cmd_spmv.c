@@ -129,6 +129,9 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
                              "(the default beta = 0 ignores y)");
   if (o->out && !*o->out)
     return cli_usage("spmv", "-o needs a file name");
+  if ((o->x && !*o->x) || (o->y && !*o->y)) /* --x= : before any loading */
+    return cli_usage("spmv", "%s needs a file name",
+                     o->x && !*o->x ? "--x" : "--y");
   static const char *const backends[] = {"auto", "cpu", "cuda", NULL};
   static const char *const precisions[] = {"f64", "f32",
                                            NULL}; /* smv_precision */
@@ -175,23 +178,17 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
   return CLI_OK;
 }
 
-/* Read a vector file and check its length against what the matrix needs. */
+/* Read a vector file of the length the matrix needs (checked at its size
+ * line, before the reader allocates anything). */
 static int read_vec(const char *path, int64_t want, const char *what,
                     double **v) {
   smv_error err;
-  int64_t n = 0;
-  *v = NULL;
-  smv_status st = smv_mm_read_vector(path, v, &n, &err);
-  if (st != SMV_OK)
-    return cli_fail(st, &err);
-  if (n != want) {
-    smv_free(*v);
-    *v = NULL;
-    cli_error("%s: vector has %lld entries, expected %lld (%s)", path,
-              (long long)n, (long long)want, what);
+  smv_status st = smv_mm_read_vector_n(path, want, v, &err);
+  if (st == SMV_ERR_DIM) {
+    cli_error("%s (%s)", err.message, what);
     return CLI_ERR;
   }
-  return CLI_OK;
+  return st == SMV_OK ? CLI_OK : cli_fail(st, &err);
 }
 
 static int run_cpu(const spmv_args *o, const smv_csr *A, const double *x,
@@ -346,12 +343,7 @@ int cmd_spmv(int argc, char **argv) {
   if (o.out && strcmp(o.out, "-") != 0) {
     st = smv_mm_write_vector(o.out, y, A->rows, &err);
   } else {
-    st = smv_mm_write_vector_file(stdout, y, A->rows, &err);
-    if (st == SMV_OK && (fflush(stdout) != 0 || ferror(stdout))) {
-      cli_error("writing y to standard output failed");
-      rc = CLI_ERR;
-      goto done;
-    }
+    st = smv_mm_write_vector_file(stdout, y, A->rows, &err); /* "stdout" */
   }
   if (st != SMV_OK)
     rc = cli_fail(st, &err);

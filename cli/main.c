@@ -33,7 +33,7 @@ static void usage(FILE *f) {
              "generator spec such as lap3d:64\n(see 'smv gen --help').\n");
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
     return CLI_USAGE;
@@ -54,3 +54,7 @@ int main(int argc, char **argv) {
   usage(stderr);
   return CLI_USAGE;
 }
+
+/* Every command's output is checked once more at exit: `smv ... > /dev/full`
+ * or a closed pipe is exit 1 with a message, never a silent 0. */
+int main(int argc, char **argv) { return cli_finish_stdout(run(argc, argv)); }

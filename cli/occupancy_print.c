@@ -224,11 +224,9 @@ int write_plot(const char *png, const char *title, const char *subtitle,
     cli_error("plot file name too long: %s", png);
     return CLI_ERR;
   }
-  FILE *f = fopen(dat, "w");
-  if (!f) {
-    cli_error("%s: %s", dat, strerror(errno));
+  FILE *f = bench_open_out(dat);
+  if (!f)
     return CLI_ERR;
-  }
   fprintf(f,
           "# %s\n# %s\n# threads_per_block warps_per_sm blocks_per_sm "
           "occupancy_percent%s\n",
@@ -242,15 +240,11 @@ int write_plot(const char *png, const char *title, const char *subtitle,
       fprintf(f, " %d", rows[i].runtime_blocks * rows[i].r.warps_per_block);
     fputc('\n', f);
   }
-  if (fclose(f) != 0) {
-    cli_error("%s: write failed", dat);
+  if (bench_close_out(f, dat) != 0)
     return CLI_ERR;
-  }
-  f = fopen(gp, "w");
-  if (!f) {
-    cli_error("%s: %s", gp, strerror(errno));
+  f = bench_open_out(gp);
+  if (!f)
     return CLI_ERR;
-  }
   fprintf(f, "# gnuplot script written by smv occupancy --sweep; run: "
              "gnuplot ");
   fprintf(f, "%s\n", gp);
@@ -293,10 +287,8 @@ int write_plot(const char *png, const char *title, const char *subtitle,
           "block at the highest occupancy'\n",
           best->threads, best->threads, best->r.warps_per_sm,
           100.0 * best->r.occupancy);
-  if (fclose(f) != 0) {
-    cli_error("%s: write failed", gp);
+  if (bench_close_out(f, gp) != 0)
     return CLI_ERR;
-  }
   if (!lab_have_gnuplot()) {
     fprintf(stderr,
             "smv: gnuplot not found: wrote %s and %s; to draw %s install "

@@ -46,7 +46,10 @@ int cli_parse_double(const char *s, double *v) {
   char *end;
   errno = 0;
   double d = strtod(s, &end);
-  if (*end != '\0' || errno == ERANGE || isnan(d))
+  /* ERANGE on underflow too (1e-310 is subnormal, 1e-400 rounds to 0):
+   * those are values all the same. Refused: what does not parse, NaN, and
+   * infinity (1e999 overflows to it). */
+  if (*end != '\0' || isnan(d) || isinf(d))
     return -1;
   *v = d;
   return 0;
@@ -138,6 +141,23 @@ int cli_load(const char *matrix, smv_csr **A) {
   return CLI_OK;
 }
 
+int cli_finish_stdout(int rc) {
+  errno = 0;
+  int bad = fflush(stdout) != 0 || ferror(stdout);
+  int e = errno;
+  if (fclose(stdout) != 0 && !bad) {
+    bad = 1;
+    e = errno;
+  }
+  if (!bad || rc != 0) /* a failed command has said why already */
+    return rc;
+  if (e)
+    cli_error("stdout: write error: %s", strerror(e));
+  else
+    cli_error("stdout: write error (output lost)");
+  return CLI_ERR;
+}
+
 int cli_exe_dir(char *buf, size_t n) {
   ssize_t len = readlink("/proc/self/exe", buf, n - 1);
   if (len <= 0)
@@ -148,6 +168,17 @@ int cli_exe_dir(char *buf, size_t n) {
     return -1;
   *slash = '\0';
   return 0;
+}
+
+int cli_check_script_name(const char *cmd, const char *opt, const char *name) {
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    if (*p < 0x20 || *p == 0x7f)
+      return cli_usage(cmd,
+                       "%s: the file name has a control character (byte "
+                       "0x%02x at offset %ld); refused, as it would be "
+                       "written into a gnuplot script",
+                       opt, *p, (long)(p - (const unsigned char *)name));
+  return CLI_OK;
 }
 
 const char *cli_alg_names(void) {

@@ -71,7 +71,9 @@ const char *smv_status_string(smv_status s);
 /* Detailed error: filled by functions that take one (the pointer may be
  * NULL). `message` is the full human-readable text, already including the
  * file and line where they apply: "m.mtx:7: column index 0 out of range
- * 1..5". `line` is 1-based, 0 when no line applies. */
+ * 1..5". `line` is 1-based, 0 when no line applies. A file name longer
+ * than 239 bytes is shortened in the middle ("first...last"), in `file` and
+ * in the message, so the prefix and the reason always fit. */
 #define SMV_ERROR_TEXT 512
 typedef struct {
   smv_status status;
@@ -138,13 +140,19 @@ typedef struct {
 } smv_csr;
 
 /* Allocate an uninitialised rows x cols matrix with room for nnz entries;
- * row_ptr is zeroed. */
+ * row_ptr is zeroed. SMV_ERR_NOMEM also when the arrays would exceed the
+ * memory limit (SMV_MEM_LIMIT, else what the system has available; see
+ * docs/matrix-market.md, "Memory guard"), before allocating anything. */
 smv_status smv_csr_create(smv_index rows, smv_index cols, int64_t nnz,
                           smv_csr **A);
 void smv_csr_free(smv_csr *A);
-/* Deep copy. */
+/* Deep copy (the arrays are copied as they are, not checked). */
 smv_status smv_csr_copy(const smv_csr *A, smv_csr **B);
-/* Check the invariants above; on failure err names the first violation. */
+/* Check the invariants above; on failure err names the first violation.
+ * Every function that indexes through a host CSR checks at least that
+ * row_ptr is non-decreasing from 0 to nnz (so no loop leaves the arrays):
+ * smv_csr_stats, the CPU SpMVs, the writers and smv_matrix_create (which
+ * runs this whole check). */
 smv_status smv_csr_check(const smv_csr *A, smv_error *err);
 
 /* ======================================================================== */
@@ -181,7 +189,9 @@ smv_status smv_mm_read_file(FILE *f, const char *name,
                             smv_error *err);
 
 /* Write coordinate real general, values with %.17g (exact round trip).
- * A path ending in .gz is written gzip-compressed. */
+ * A path ending in .gz is written gzip-compressed. A regular file is
+ * replaced only once the whole matrix is written (smv_file_open below): a
+ * failed write (full disk) leaves it as it was. */
 smv_status smv_mm_write(const char *path, const smv_csr *A, smv_error *err);
 smv_status smv_mm_write_file(FILE *f, const smv_csr *A, smv_error *err);
 
@@ -190,10 +200,32 @@ smv_status smv_mm_write_file(FILE *f, const smv_csr *A, smv_error *err);
  * SMV_ERR_DIM). *v is allocated by the library: release with smv_free. */
 smv_status smv_mm_read_vector(const char *path, double **v, int64_t *n,
                               smv_error *err);
+/* The same when the caller knows the length it needs (x of a matrix with n
+ * columns): a file whose size line declares another length, or a shape
+ * that is not a vector, is SMV_ERR_DIM naming that line, before anything
+ * is allocated (a 67-byte file may declare 2^31 values). */
+smv_status smv_mm_read_vector_n(const char *path, int64_t n, double **v,
+                                smv_error *err);
 smv_status smv_mm_write_vector(const char *path, const double *v, int64_t n,
                                smv_error *err);
 smv_status smv_mm_write_vector_file(FILE *f, const double *v, int64_t n,
                                     smv_error *err);
+
+/* Output files that replace an existing file only when complete. A
+ * regular file (or a new name) is written to a temporary file beside it
+ * ("PATH.tmp-PID-N") that smv_file_close renames over PATH once every write,
+ * the flush and the close succeeded; on a failure, or smv_file_discard, the
+ * temporary is removed and PATH keeps its old contents. Devices
+ * (/dev/stdout), pipes and symbolic links are written in place. smv_mm_write
+ * and smv_mm_write_vector write every path this way. */
+typedef struct smv_file smv_file;
+smv_status smv_file_open(const char *path, smv_file **file, FILE **f,
+                         smv_error *err);
+/* Flush, check, close, move into place; SMV_ERR_IO naming the path if any
+ * write failed. NULL-safe. */
+smv_status smv_file_close(smv_file *file, smv_error *err);
+/* Close and drop what was written (PATH untouched). NULL-safe. */
+void smv_file_discard(smv_file *file);
 
 /* ======================================================================== */
 /* Generators and loading                                                    */
@@ -205,8 +237,9 @@ smv_status smv_mm_write_vector_file(FILE *f, const double *v, int64_t n,
  * "rand:1000:8,cols=500". Deterministic for a given spec (same matrix on
  * every machine and thread count). The grammar is in the README (and
  * smv_generate_help()). Malformed specs give SMV_ERR_PARSE, an unknown
- * generator name SMV_ERR_NOT_FOUND, sizes beyond int32 SMV_ERR_OVERFLOW;
- * err says what was expected. */
+ * generator name SMV_ERR_NOT_FOUND, sizes beyond int32 SMV_ERR_OVERFLOW,
+ * a matrix larger than the memory limit SMV_ERR_NOMEM ("needs N GB"),
+ * before anything is allocated; err says what was expected. */
 smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err);
 /* The permutations a spec's perm=rand applies: row_perm[i] is the new
  * index of old row i (rows entries), col_perm[j] that of old column j
@@ -257,16 +290,25 @@ smv_status smv_csr_stats(const smv_csr *A, smv_stats *s);
 
 /* BLAS semantics for all of these: y = alpha*A*x + beta*y, where beta = 0
  * overwrites y (NaN/Inf already in y never leak) and alpha = 0 gives
- * beta*y without reading A or x. x has A->cols entries, y A->rows. */
+ * beta*y without reading A's values or x. x has A->cols entries, y A->rows.
+ * x and y must not overlap (in-place y = A*y is not supported): any shared
+ * byte between the two ranges is SMV_ERR_ARG, and nothing is written. */
 
-/* Serial reference: the oracle every other kernel is checked against. */
+/* Serial reference: the oracle every other kernel is checked against.
+ * Checks the whole matrix (smv_csr_check) first. */
 smv_status smv_spmv_ref(const smv_csr *A, double alpha, const double *x,
                         double beta, double *y);
-/* Fast path: OpenMP, static schedule over equal shares of rows + entries
- * (merge path), so one huge row is split across threads (serial without
- * OpenMP). Checks pointers and row_ptr[rows] == nnz (SMV_ERR_INVALID_MATRIX)
- * but trusts column indices: validate untrusted input once with
- * smv_csr_check. The reference above checks everything. */
+/* Fast path: OpenMP over fixed pieces of the merge path (rows + entries),
+ * so one huge row is split across threads (serial without OpenMP).
+ * Deterministic: the pieces depend on the matrix only, and rows that cross
+ * pieces are summed in piece order, so the result is bit-identical for any
+ * thread count (OMP_NUM_THREADS) and with or without OpenMP; a matrix of
+ * fewer than 16384 rows + entries gives exactly smv_spmv_ref's bits.
+ * Checks, in O(rows), before writing y: pointers, row_ptr[0] == 0,
+ * row_ptr[rows] == nnz and row_ptr non-decreasing (else
+ * SMV_ERR_INVALID_MATRIX, y untouched). Trusts column indices (O(nnz) to
+ * check): validate untrusted input once with smv_csr_check. The reference
+ * above checks everything. */
 smv_status smv_spmv_cpu(const smv_csr *A, double alpha, const double *x,
                         double beta, double *y);
 /* Single precision: values rounded to float, float accumulation. */
@@ -460,7 +502,14 @@ void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
 /* y = alpha*A*x + beta*y on device pointers (double* for SMV_F64, float*
  * for SMV_F32, matching the matrix). Asynchronous on the context's stream;
  * no allocation, no host synchronisation: it may be captured in a CUDA
- * graph. alpha and beta are rounded to float for SMV_F32.
+ * graph. alpha and beta are rounded to float for SMV_F32. x and y must not
+ * overlap (SMV_ERR_ARG, nothing launched).
+ *
+ * Reproducibility (docs/engine.md, "Determinism"): rungs 1-5, 9 and 10 use
+ * a fixed summation order and give the same bits on every call with the
+ * same inputs on the same device; so does cuSPARSE ALG2 (documented as
+ * deterministic by NVIDIA). Rung 6 (atomics) and ALG1 are not
+ * bit-reproducible; AUTO inherits the guarantee of the rung it picked.
  *
  * One exception: the first call of a cuSPARSE rung (7 or 8) that analysis
  * did not prepare (not AUTO's choice, no SMV_MATRIX_CUSPARSE) prepares it
@@ -488,7 +537,7 @@ smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha, smv_matrix *dA,
  * synchronises. Allocates nothing per call: the device and staging buffers
  * are a workspace kept in the context, grown on demand and freed by
  * smv_context_free, so calls on one context must not overlap (one thread at
- * a time). */
+ * a time). x and y must not overlap (SMV_ERR_ARG), as everywhere else. */
 smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg, double alpha,
                                  smv_matrix *dA, const double *x, double beta,
                                  double *y);

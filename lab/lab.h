@@ -177,11 +177,14 @@ void lab_verror(const char *fmt, va_list ap);
 /* CLOCK_MONOTONIC in seconds, for wall-clock intervals. */
 double lab_now_s(void);
 
-/* fopen(path, "w"); on failure prints "smv: PATH: reason" and returns
- * NULL. */
+/* An output file of the lab and the CLI (CSV, JSON, Markdown, plot data
+ * and scripts), through smv_file_open: written to a temporary file beside
+ * PATH and moved over it only when complete, so a failed write never
+ * destroys an existing file (pipes and devices are written in place). On
+ * failure prints "smv: PATH: reason" and returns NULL. */
 FILE *bench_open_out(const char *path);
-/* fclose(f) (f may be NULL); on a write error prints "smv: PATH: write
- * error" and returns -1, else 0. */
+/* Checks every write, moves the file into place (f may be NULL: 0); on
+ * failure prints why and returns -1, else 0. */
 int bench_close_out(FILE *f, const char *path);
 /* Text of the timing/bytes model, for the banner, JSON and docs. */
 extern const char bench_model_text[];

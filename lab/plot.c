@@ -107,16 +107,19 @@ static int plot_sweep(const bench_records *rs, const char *matrix,
   fprintf(f, "# gnuplot script written by smv bench; data in the .dat\n");
   gp_terminal(f, png, 1200, 900);
   fprintf(f, "set datafile missing '-'\nset multiplot layout 2,1 title ");
-  char title[512];
-  snprintf(title, sizeof title,
-           "block sweep: %s (%s), %lld x %lld, nnz %lld\\n%s, %s, commit %s",
+  /* Two lines joined by gnuplot's "." with a "\n" constant: the names go
+   * in single quotes (a double-quoted string would run a `backquoted`
+   * command in a matrix's file name). */
+  char title[512], line2[512];
+  snprintf(title, sizeof title, "block sweep: %s (%s), %lld x %lld, nnz %lld",
            matrix, prec, (long long)h->rows, (long long)h->cols,
-           (long long)h->nnz, h->device, h->date, h->commit);
-  fputc('"', f);
-  for (const char *s = title; *s; s++)
-    if (*s != '"')
-      fputc(*s, f);
-  fputs("\"\n", f);
+           (long long)h->nnz);
+  snprintf(line2, sizeof line2, "%s, %s, commit %s", h->device, h->date,
+           h->commit);
+  lab_gnuplot_string(f, title);
+  fputs(".\"\\n\".", f);
+  lab_gnuplot_string(f, line2);
+  fputc('\n', f);
   fprintf(f, "set key outside right noenhanced\nset grid\n"
              "set xrange [0:1056]\n"
              "set xtics 0,64,1024\n"

@@ -492,9 +492,48 @@ int bench_csv_read(const char *path, bench_records *rs, char *err,
 /* JSON                                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* Length of the well-formed UTF-8 character at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), 0 if it is not one. */
+static int utf8_len(const unsigned char *p) {
+  if (p[0] < 0x80)
+    return 1;
+  int n = p[0] >= 0xc2 && p[0] <= 0xdf   ? 2
+          : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+          : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4
+                                         : 0;
+  unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
+  if (p[0] == 0xe0)
+    lo = 0xa0;
+  else if (p[0] == 0xed)
+    hi = 0x9f;
+  else if (p[0] == 0xf0)
+    lo = 0x90;
+  else if (p[0] == 0xf4)
+    hi = 0x8f;
+  if (n == 0 || p[1] < lo || p[1] > hi)
+    return 0;
+  for (int k = 2; k < n; k++)
+    if ((p[k] & 0xc0) != 0x80)
+      return 0;
+  return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped, and
+ * every byte that is not part of well-formed UTF-8 (a Latin-1 file name,
+ * a cut sequence) written as U+FFFD, so the document stays valid JSON. */
 void bench_json_string(FILE *f, const char *s) {
   fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p >= 0x80) {
+      int n = utf8_len(p);
+      if (n == 0) {
+        fputs("\\ufffd", f);
+      } else {
+        fwrite(p, 1, (size_t)n, f);
+        p += n - 1;
+      }
+      continue;
+    }
     switch (*p) {
     case '"':
       fputs("\\\"", f);

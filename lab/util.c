@@ -33,32 +33,68 @@ double lab_now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The open output files (smv_file_open: written to a temporary file in the
+ * same directory and moved into place only when complete, so a failed write
+ * never destroys an existing file): at most a handful at once (CSV and
+ * JSON, or a plot's data and script). */
+static struct {
+  FILE *f;
+  smv_file *file;
+} g_out[16];
+
 FILE *bench_open_out(const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    lab_error("%s: %s", path, strerror(errno));
-  return f;
+  size_t i = 0;
+  while (i < sizeof g_out / sizeof g_out[0] && g_out[i].f)
+    i++;
+  if (i == sizeof g_out / sizeof g_out[0]) {
+    lab_error("%s: too many output files open at once", path);
+    return NULL;
+  }
+  smv_error err;
+  smv_status st = smv_file_open(path, &g_out[i].file, &g_out[i].f, &err);
+  if (st != SMV_OK) {
+    lab_error("%s", err.message[0] ? err.message : smv_status_string(st));
+    return NULL;
+  }
+  return g_out[i].f;
 }
 
 int bench_close_out(FILE *f, const char *path) {
+  (void)path; /* smv_file_close names it */
   if (!f)
     return 0;
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    lab_error("%s: write error", path);
-    return -1;
-  }
-  return 0;
+  for (size_t i = 0; i < sizeof g_out / sizeof g_out[0]; i++)
+    if (g_out[i].f == f) {
+      smv_error err;
+      smv_status st = smv_file_close(g_out[i].file, &err);
+      g_out[i].f = NULL;
+      g_out[i].file = NULL;
+      return st == SMV_OK
+                 ? 0
+                 : (lab_error("%s", err.message[0] ? err.message
+                                                   : smv_status_string(st)),
+                    -1);
+    }
+  lab_error("internal error: closing an output file that is not open");
+  return -1;
 }
 
 /* ---- gnuplot (smv occupancy --sweep, smv bench --plot) ---------------- */
 
+/* Single quotes, because in a gnuplot script a double-quoted string runs
+ * `backquoted` shell commands and reads backslash escapes, and a single-
+ * quoted one does neither: its only special characters are the quote
+ * (doubled) and the end of the line. A control character (newline above
+ * all, which would end the command and start another, such as
+ * system("...")) is never written: '?' stands in for it. File names that
+ * must stay exact are refused earlier (cli_check_script_name). */
 void lab_gnuplot_string(FILE *f, const char *s) {
   fputc('\'', f);
   for (; *s; s++) {
-    if (*s == '\'')
+    unsigned char c = (unsigned char)*s;
+    if (c == '\'')
       fputc('\'', f);
-    fputc(*s, f);
+    fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
   }
   fputc('\'', f);
 }

@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+double smv__csr_bytes(int64_t rows, int64_t nnz) {
+  return ((double)rows + 1.0) * sizeof(smv_offset) +
+         (double)nnz * (sizeof(smv_index) + sizeof(double));
+}
+
 smv_status smv_csr_create(smv_index rows, smv_index cols, int64_t nnz,
                           smv_csr **A) {
   if (!A)
@@ -20,6 +25,10 @@ smv_status smv_csr_create(smv_index rows, smv_index cols, int64_t nnz,
    * must fit the offsets. */
   if (nnz > (int64_t)SMV_OFFSET_MAX)
     return SMV_ERR_OVERFLOW;
+  /* Refuse what cannot fit rather than let an overcommitted allocation be
+   * killed later (callers that know the cause say "needs N GB" first). */
+  if (!smv__memory_fits(smv__csr_bytes(rows, nnz), NULL, 0))
+    return SMV_ERR_NOMEM;
   smv_csr *m = calloc(1, sizeof *m);
   if (!m)
     return SMV_ERR_NOMEM;
@@ -147,5 +156,15 @@ smv_status smv_csr_cheap_check(const smv_csr *A) {
     return SMV_ERR_ARG;
   if (A->row_ptr[0] != 0 || (int64_t)A->row_ptr[A->rows] != A->nnz)
     return SMV_ERR_INVALID_MATRIX;
+  return SMV_OK;
+}
+
+smv_status smv_csr_offsets_check(const smv_csr *A) {
+  smv_status st = smv_csr_cheap_check(A);
+  if (st != SMV_OK)
+    return st;
+  for (int64_t i = 0; i < A->rows; i++)
+    if (A->row_ptr[i + 1] < A->row_ptr[i])
+      return SMV_ERR_INVALID_MATRIX;
   return SMV_OK;
 }

@@ -838,6 +838,33 @@ static void fill_row(const gspec *g, int64_t i, smv_index *c, double *v,
 /* ---- driver --------------------------------------------------------------
  */
 
+/* Refuse, before allocating anything, a spec whose matrix does not fit in
+ * memory (SMV_MEM_LIMIT or what the system has available, see memory.c):
+ * the CSR, plus for the sampled kinds a scratch of the longest row per
+ * thread (rand: K; plaw and denserow: at most min(cols, nnz)). Without this
+ * an in-range spec such as rand:2000000000:1 was killed by the OOM killer
+ * with no message. */
+static smv_status memory_check(const char *spec, const gspec *g,
+                               smv_error *err) {
+  double bytes = smv__csr_bytes(g->rows, g->nnz);
+  if (g->kind == G_RAND || g->kind == G_PLAW || g->kind == G_DENSEROW) {
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    const int64_t longest = g->kind == G_RAND  ? g->arg[1]
+                            : g->cols < g->nnz ? g->cols
+                                               : g->nnz;
+    bytes += (double)threads * sizeof(smv_index) * (double)longest;
+  }
+  char why[256];
+  if (smv__memory_fits(bytes, why, sizeof why))
+    return SMV_OK;
+  return spec_error(err, SMV_ERR_NOMEM, spec, G_COUNT,
+                    "%lld x %lld with %lld entries %s", (long long)g->rows,
+                    (long long)g->cols, (long long)g->nnz, why);
+}
+
 /* A finished generated matrix: sorted rows, real general coordinate. */
 static smv_status generated(smv_csr *m, smv_csr **A) {
   m->sorted = 1;
@@ -900,7 +927,8 @@ static smv_status generate_rows(const gspec *gp, const char *spec, smv_csr **A,
     scratch[t] = malloc((size_t)(max_len > 0 ? max_len : 1) * sizeof **scratch);
     nomem = !scratch[t];
   }
-  if (!nomem) {
+  if (!nomem && g.nnz > 0) { /* no arrays to offset into otherwise: NULL + 0
+                                is undefined (found by tests/fuzz/fuzz_gen) */
 #pragma omp parallel for schedule(dynamic, 256) if (g.nnz > 100000)
     for (int64_t i = 0; i < rows; i++) {
       int t = 0;
@@ -1236,6 +1264,8 @@ smv_status smv_generate(const char *spec, smv_csr **A, smv_error *err) {
                        "smv_generate: NULL spec or result pointer");
   gspec g;
   smv_status st = parse_spec(spec, &g, err);
+  if (st == SMV_OK)
+    st = memory_check(spec, &g, err);
   if (st != SMV_OK)
     return st;
   smv_csr *m = NULL;

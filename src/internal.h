@@ -23,6 +23,32 @@ extern "C" {
 smv_status smv_err_set(smv_error *err, smv_status st, const char *file,
                        long line, const char *fmt, ...) SMV_PRINTF(5, 6);
 
+/* 1 if the byte ranges [a, a+na) and [b, b+nb) share a byte (an empty
+ * range or a NULL pointer shares none). Compared as integers: the pointers
+ * may belong to different objects. Used to refuse y overlapping x. */
+static inline int smv_overlap(const void *a, size_t na, const void *b,
+                              size_t nb) {
+  const uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+  return a && b && na > 0 && nb > 0 && a0 < b0 + nb && b0 < a0 + na;
+}
+
+/* Memory guard (memory.c): 1 if `bytes` fit the limit (SMV_MEM_LIMIT, else
+ * what the system has available: MemAvailable, cgroup, ulimit), else 0 with
+ * "needs N GB of memory, more than the M GB available (...)" in why. */
+int smv__memory_fits(double bytes, char *why, size_t why_len);
+/* Bytes of a CSR with rows rows and nnz entries (smv_csr_create). */
+double smv__csr_bytes(int64_t rows, int64_t nnz);
+/* The limit in bytes (-1: none) and where it comes from. */
+double smv__memory_limit(const char **source);
+
+/* Output files (outfile.c; the public smv_file_* wrap these): begin opens
+ * a temporary beside a regular or new `path` (else path itself) and gives
+ * its descriptor; end, once the caller has closed it, renames the temporary
+ * over path when ok, removes it otherwise, and frees the handle. */
+smv_status smv__file_begin(const char *path, smv_file **out, int *fd,
+                           smv_error *err);
+smv_status smv__file_end(smv_file *h, int ok, smv_error *err);
+
 /* Clear *err to "no error" (if not NULL). */
 void smv_err_clear(smv_error *err);
 
@@ -31,6 +57,11 @@ void smv_err_clear(smv_error *err);
  * nnz > 0 (SMV_ERR_ARG), row_ptr[0] = 0 and row_ptr[rows] = nnz
  * (SMV_ERR_INVALID_MATRIX). Column indices are not scanned. */
 smv_status smv_csr_cheap_check(const smv_csr *A);
+/* The cheap check plus row_ptr non-decreasing (O(rows)): with it every
+ * offset lies in [0, nnz], so no loop over a row leaves the arrays (issue
+ * 9: rows=2, row_ptr={0,5,2} read past col_idx). For the CPU paths that
+ * trust column indices but must not trust offsets. */
+smv_status smv_csr_offsets_check(const smv_csr *A);
 
 /* SpMM argument checks shared by the CPU and device paths (spmm.c): layout,
  * k >= 0, leading dimensions for a rows x cols matrix, X and Y present

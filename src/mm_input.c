@@ -3,7 +3,8 @@
  * mm_input.h for the window's layout).
  *
  * Sizes: the window is 64 KiB + 1 spare byte at first, and SMV_MM_LINE_MAX
- * (4 MiB) + 1 once the input needs a second read or a line outgrows it;
+ * (4 MiB) + 1 for the newline + 1 spare once the input needs a second read
+ * or a line outgrows it;
  * decoded input is appended 1 MiB at a time (fits in L2 next to the
  * parser's arrays); compressed input is read 256 KiB at a time. Progress
  * is reported every 4 MiB of raw (for gzip: compressed) input.
@@ -187,8 +188,11 @@ smv_status smv__mm_input_open(mm_input *in, FILE *f, const char *name,
 static int long_line(mm_input *in, long line) {
   char msg[128];
   if (line == 0) {
-    snprintf(msg, sizeof msg, "line 1 is longer than %zu bytes",
-             (size_t)SMV_MM_LINE_MAX);
+    snprintf(msg, sizeof msg, "line 1 is longer than %zu bytes%s",
+             (size_t)SMV_MM_LINE_MAX,
+             memchr(in->buf, '\r', in->len)
+                 ? " (the file uses CR line endings? convert them to LF)"
+                 : "");
     in->why_line = 1;
     return fail(in, SMV_ERR_PARSE, msg);
   }
@@ -238,13 +242,15 @@ int smv__mm_input_fill(mm_input *in, long *line) {
       return 1;
     }
     /* Past the first read, or a line longer than the window: the full
-     * window. */
-    if (in->cap < SMV_MM_LINE_MAX && (in->reads > 0 || in->len == in->cap)) {
-      char *b = realloc(in->buf, SMV_MM_LINE_MAX + 1);
+     * window, a line of SMV_MM_LINE_MAX bytes plus its newline (so the
+     * limit the messages state is the real one). */
+    if (in->cap < SMV_MM_LINE_MAX + 1 &&
+        (in->reads > 0 || in->len == in->cap)) {
+      char *b = realloc(in->buf, SMV_MM_LINE_MAX + 2);
       if (!b)
         return fail(in, SMV_ERR_NOMEM, "out of memory for the input buffer");
       in->buf = b;
-      in->cap = SMV_MM_LINE_MAX;
+      in->cap = SMV_MM_LINE_MAX + 1;
     }
     if (in->len == in->cap) {
       if (long_line(in, *line) < 0)

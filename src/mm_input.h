@@ -9,7 +9,7 @@
  * a final line without '\n' gets one appended (the buffer keeps a spare
  * byte for it), so the parser can always scan up to a '\n' without bounds
  * checks. The window starts at 64 KiB (a small file never costs more) and
- * grows to SMV_MM_LINE_MAX once the input outlasts it; reads are 1 MiB.
+ * grows to SMV_MM_LINE_MAX + 1 once the input outlasts it; reads are 1 MiB.
  *
  * Lines longer than the window: a comment ('%' after optional blanks) is
  * skipped as it streams by, whatever its length; leading blanks are
@@ -27,7 +27,7 @@ typedef struct {
   FILE *f;
   const char *name; /* for messages */
   char *buf;        /* cap + 1 bytes */
-  size_t cap;       /* 64 KiB .. SMV_MM_LINE_MAX */
+  size_t cap;       /* 64 KiB .. SMV_MM_LINE_MAX + 1 (a line and its newline) */
   int reads;        /* decoded reads so far */
   size_t pos, lim, len;
   int eof;      /* the decoded input has ended (all of it is in buf) */

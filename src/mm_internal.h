@@ -80,12 +80,18 @@ smv_status smv__mm_read_stream(FILE *f, const char *name,
  * the path, *f NULL, on failure. */
 smv_status smv__mm_open(const char *path, FILE **f, smv_error *err);
 
-/* The vector reader on an open stream. */
-smv_status smv__mm_read_vector_stream(FILE *f, const char *name, double **v,
-                                      int64_t *n, smv_error *err);
+/* The matrix reader for a vector file: SMV_ERR_DIM at the size line if the
+ * shape is not n x 1 or 1 x n, or (want >= 0) if n != want, before any
+ * allocation. */
+smv_status smv__mm_read_vector_csr(FILE *f, const char *name, int64_t want,
+                                   smv_csr **A, smv_error *err);
 
-/* Size of the input window: the longest line that is not a comment or
- * leading blanks (data lines are a few dozen bytes). */
+/* The vector reader on an open stream (want: the length needed, -1 any). */
+smv_status smv__mm_read_vector_stream(FILE *f, const char *name, int64_t want,
+                                      double **v, int64_t *n, smv_error *err);
+
+/* The longest line that is not a comment, leading blanks aside, in bytes
+ * before its newline (data lines are a few dozen bytes). */
 #define SMV_MM_LINE_MAX ((size_t)4 << 20)
 
 #ifdef __cplusplus

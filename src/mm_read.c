@@ -50,6 +50,8 @@ typedef struct {
   double *vv;
   int64_t n, cap;
   int64_t offdiag; /* off-diagonal entries of a symmetric file */
+  int64_t vec;     /* -2: a matrix; -1: a vector (n x 1 or 1 x n); n >= 0: a
+                      vector of exactly n values */
 } mm_reader;
 
 static smv_status rd_err(mm_reader *r, smv_status st, long line,
@@ -144,6 +146,14 @@ static smv_status parse_banner(mm_reader *r) {
     return rd_err(r, SMV_ERR_PARSE, 0,
                   "empty file (no %%%%MatrixMarket banner)");
   const long L = r->line;
+  /* A bare CR followed by more text: lines end in CR alone (classic Mac
+   * OS), so the whole file reads as one line. Say so rather than report
+   * whatever the banner check stumbles on. (CRLF is fine: CR is a blank.) */
+  for (const char *q = p; *q != '\n'; q++)
+    if (*q == '\r' && q[1] != '\n' && q[1] != '\r' && !MM_IS_BLANK(q[1]))
+      return rd_err(r, SMV_ERR_PARSE, L,
+                    "the file uses CR line endings (no LF after the banner): "
+                    "convert them to LF, e.g. tr '\\r' '\\n' < IN > OUT");
   if ((unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbb &&
       (unsigned char)p[2] == 0xbf)
     p += 3; /* UTF-8 byte order mark, as some editors write it */
@@ -235,6 +245,20 @@ static smv_status parse_banner(mm_reader *r) {
   return SMV_OK;
 }
 
+/* A size-line number as written in the file, for messages: up to 80
+ * characters, then "..." and how many digits there were in all (a value
+ * past the saturation point is never shown as a number it is not). */
+static const char *as_written(const char *t, char out[128]) {
+  size_t n = 0;
+  while (!ENDS_TOKEN(t[n]))
+    n++;
+  if (n <= 80)
+    snprintf(out, 128, "%.*s", (int)n, t);
+  else
+    snprintf(out, 128, "%.40s...%.20s (%zu characters)", t, t + n - 20, n);
+  return out;
+}
+
 /* One size-line integer: digits with an optional sign, saturating. Returns
  * 0 and the value, or -1 if the token is not an integer. */
 static int size_int(const char **pp, int64_t *v) {
@@ -253,6 +277,19 @@ static int size_int(const char **pp, int64_t *v) {
   *v = neg ? -(int64_t)x : (int64_t)x;
   *pp = p;
   return 0;
+}
+
+/* The CSR of r->rows rows with `entries` entries must fit in memory (see
+ * memory.c): SMV_ERR_NOMEM saying how much it needs, at `line`. Row offsets
+ * are allocated only once the entries are read, but a size line with 2^31
+ * rows already says they will not fit. */
+static smv_status memory_guard(mm_reader *r, long line, int64_t entries) {
+  char why[256];
+  if (smv__memory_fits(smv__csr_bytes(r->rows, entries), why, sizeof why))
+    return SMV_OK;
+  return rd_err(r, SMV_ERR_NOMEM, line,
+                "a %lld x %lld matrix with %lld entries %s", (long long)r->rows,
+                (long long)r->cols, (long long)entries, why);
 }
 
 static smv_status parse_size(mm_reader *r) {
@@ -274,6 +311,7 @@ static smv_status parse_size(mm_reader *r) {
   const char *what = coo ? "rows columns entries" : "rows columns";
   const char *names[3] = {"row count", "column count", "entry count"};
   int64_t v[3] = {0, 0, 0};
+  const char *written[3] = {NULL, NULL, NULL}; /* the tokens, for messages */
   char tok[128];
   for (int k = 0; k < 2 + coo; k++) {
     while (MM_IS_BLANK(*p))
@@ -281,14 +319,14 @@ static smv_status parse_size(mm_reader *r) {
     if (*p == '\n')
       return rd_err(r, SMV_ERR_PARSE, L,
                     "size line: missing %s (expected '%s')", names[k], what);
-    const char *t = p;
+    const char *t = written[k] = p;
     if (size_int(&p, &v[k]) < 0)
       return rd_err(r, SMV_ERR_PARSE, L,
                     "size line: '%s' is not an integer (expected '%s')",
                     show(t, tok), what);
     if (v[k] < 0)
-      return rd_err(r, SMV_ERR_PARSE, L, "size line: negative %s %lld",
-                    names[k], (long long)v[k]);
+      return rd_err(r, SMV_ERR_PARSE, L, "size line: negative %s %s", names[k],
+                    as_written(t, tok));
   }
   while (MM_IS_BLANK(*p))
     p++;
@@ -299,12 +337,23 @@ static smv_status parse_size(mm_reader *r) {
   for (int k = 0; k < 2; k++)
     if (v[k] > r->max_dim)
       return rd_err(r, SMV_ERR_OVERFLOW, L,
-                    "size line: %s %lld exceeds the %s limit %lld", names[k],
-                    (long long)v[k],
+                    "size line: %s %s exceeds the %s limit %lld", names[k],
+                    as_written(written[k], tok),
                     r->max_dim == SMV_INDEX_MAX ? "int32 index" : "set",
                     (long long)r->max_dim);
   r->rows = v[0];
   r->cols = v[1];
+  /* A vector read knows its shape, and often its length, from here on:
+   * refuse before anything is allocated. */
+  if (r->vec >= -1 && r->rows != 1 && r->cols != 1)
+    return rd_err(r, SMV_ERR_DIM, L,
+                  "not a vector: a %lld x %lld matrix (expected n x 1 or 1 x "
+                  "n)",
+                  (long long)r->rows, (long long)r->cols);
+  if (r->vec >= 0 && (r->cols == 1 ? r->rows : r->cols) != r->vec)
+    return rd_err(r, SMV_ERR_DIM, L, "vector has %lld entries, expected %lld",
+                  (long long)(r->cols == 1 ? r->rows : r->cols),
+                  (long long)r->vec);
   if (r->sym != SMV_SYM_GENERAL && r->rows != r->cols)
     return rd_err(r, SMV_ERR_PARSE, L,
                   "size line: a %s matrix must be square, not %lld x %lld",
@@ -314,10 +363,10 @@ static smv_status parse_size(mm_reader *r) {
     r->claim = v[2];
     if (r->claim > r->max_entries)
       return rd_err(r, SMV_ERR_OVERFLOW, L,
-                    "size line: %lld entries exceed the limit of %lld "
+                    "size line: %s entries exceed the limit of %lld "
                     "(int32 row offsets)",
-                    (long long)r->claim, (long long)r->max_entries);
-    return SMV_OK;
+                    as_written(written[2], tok), (long long)r->max_entries);
+    return memory_guard(r, L, 0);
   }
   /* Array: the count is implied, and so is the expanded one. */
   int64_t m = r->rows, n = r->cols, stored;
@@ -334,7 +383,7 @@ static smv_status parse_size(mm_reader *r) {
                   (long long)m, (long long)n, (long long)stored,
                   r->sym == SMV_SYM_GENERAL ? "" : " after symmetric expansion",
                   (long long)r->max_entries);
-  return SMV_OK;
+  return memory_guard(r, L, stored);
 }
 
 /* ---- entry storage ------------------------------------------------------- */
@@ -733,8 +782,11 @@ static smv_status build_coordinate(mm_reader *r, smv_csr **out) {
                   "after symmetric expansion the matrix has %lld entries, "
                   "more than the limit of %lld (int32 row offsets)",
                   (long long)E, (long long)r->max_entries);
+  smv_status st = memory_guard(r, 0, E);
+  if (st != SMV_OK)
+    return st;
   smv_csr *A;
-  smv_status st = smv_csr_create((smv_index)r->rows, (smv_index)r->cols, E, &A);
+  st = smv_csr_create((smv_index)r->rows, (smv_index)r->cols, E, &A);
   if (st != SMV_OK)
     return rd_err(r, st, 0,
                   "cannot allocate a %lld x %lld matrix with %lld "
@@ -840,9 +892,11 @@ static smv_status build_array(mm_reader *r, smv_csr **out) {
 
 static smv_status read_stream(FILE *f, const char *name, uint64_t total,
                               const smv_read_options *opt, int64_t max_entries,
-                              int64_t max_dim, smv_csr **A, smv_error *err) {
+                              int64_t max_dim, int64_t vec, smv_csr **A,
+                              smv_error *err) {
   mm_reader r;
   memset(&r, 0, sizeof r);
+  r.vec = vec;
   r.name = name;
   r.err = err;
   r.max_entries = max_entries;
@@ -928,7 +982,14 @@ smv_status smv__mm_read_stream(FILE *f, const char *name,
     max_entries = SMV_OFFSET_MAX;
   if (max_dim < 0 || max_dim > SMV_INDEX_MAX)
     max_dim = SMV_INDEX_MAX;
-  return read_stream(f, name, bytes_left(f), opt, max_entries, max_dim, A, err);
+  return read_stream(f, name, bytes_left(f), opt, max_entries, max_dim, -2, A,
+                     err);
+}
+
+smv_status smv__mm_read_vector_csr(FILE *f, const char *name, int64_t want,
+                                   smv_csr **A, smv_error *err) {
+  return read_stream(f, name, bytes_left(f), NULL, SMV_OFFSET_MAX,
+                     SMV_INDEX_MAX, want < 0 ? -1 : want, A, err);
 }
 
 smv_status smv_mm_read_file(FILE *f, const char *name,
@@ -950,7 +1011,7 @@ smv_status smv_mm_read(const char *path, const smv_read_options *opt,
   if (st != SMV_OK)
     return st;
   st = read_stream(f, path, bytes_left(f), opt, SMV_OFFSET_MAX, SMV_INDEX_MAX,
-                   A, err);
+                   -2, A, err);
   fclose(f);
   return st;
 }

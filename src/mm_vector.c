@@ -12,8 +12,8 @@
 
 #include <stdlib.h>
 
-smv_status smv__mm_read_vector_stream(FILE *f, const char *name, double **v,
-                                      int64_t *n, smv_error *err) {
+smv_status smv__mm_read_vector_stream(FILE *f, const char *name, int64_t want,
+                                      double **v, int64_t *n, smv_error *err) {
   if (v)
     *v = NULL;
   if (n)
@@ -23,24 +23,11 @@ smv_status smv__mm_read_vector_stream(FILE *f, const char *name, double **v,
   if (!v || !n)
     return smv_err_set(err, SMV_ERR_ARG, name, 0,
                        "smv_mm_read_vector: NULL result pointer");
-  smv_csr *A;
-  smv_status st = smv__mm_read_stream(f, name, NULL, SMV_OFFSET_MAX,
-                                      SMV_INDEX_MAX, &A, err);
+  smv_csr *A; /* the shape (n x 1 or 1 x n) is checked at the size line */
+  smv_status st = smv__mm_read_vector_csr(f, name, want, &A, err);
   if (st != SMV_OK)
     return st;
-  int64_t len;
-  if (A->cols == 1)
-    len = A->rows;
-  else if (A->rows == 1)
-    len = A->cols;
-  else {
-    st = smv_err_set(err, SMV_ERR_DIM, name, 0,
-                     "not a vector: a %lld x %lld matrix (expected n x 1 or "
-                     "1 x n)",
-                     (long long)A->rows, (long long)A->cols);
-    smv_csr_free(A);
-    return st;
-  }
+  const int64_t len = A->cols == 1 ? A->rows : A->cols;
   double *x = calloc(len > 0 ? (size_t)len : 1, sizeof *x);
   if (!x) {
     smv_csr_free(A);
@@ -59,8 +46,8 @@ smv_status smv__mm_read_vector_stream(FILE *f, const char *name, double **v,
   return SMV_OK;
 }
 
-smv_status smv_mm_read_vector(const char *path, double **v, int64_t *n,
-                              smv_error *err) {
+static smv_status read_vector_path(const char *path, int64_t want, double **v,
+                                   int64_t *n, smv_error *err) {
   if (v)
     *v = NULL;
   if (n)
@@ -72,9 +59,27 @@ smv_status smv_mm_read_vector(const char *path, double **v, int64_t *n,
   smv_status st = smv__mm_open(path, &f, err);
   if (st != SMV_OK)
     return st;
-  st = smv__mm_read_vector_stream(f, path, v, n, err);
+  st = smv__mm_read_vector_stream(f, path, want, v, n, err);
   fclose(f);
   return st;
+}
+
+smv_status smv_mm_read_vector(const char *path, double **v, int64_t *n,
+                              smv_error *err) {
+  return read_vector_path(path, -1, v, n, err);
+}
+
+smv_status smv_mm_read_vector_n(const char *path, int64_t n, double **v,
+                                smv_error *err) {
+  int64_t got;
+  if (n < 0) {
+    if (v)
+      *v = NULL;
+    return smv_err_set(err, SMV_ERR_ARG, path, 0,
+                       "smv_mm_read_vector_n: negative length %lld",
+                       (long long)n);
+  }
+  return read_vector_path(path, n, v, &got, err);
 }
 
 static smv_status write_vector(FILE *f, const char *path, const double *v,

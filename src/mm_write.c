@@ -8,8 +8,9 @@
  * snprintf in the "C" locale so the decimal point is always '.') and
  * handed to fwrite or gzwrite a buffer at a time. Every write, the final
  * flush and the close are checked: a full disk is SMV_ERR_IO naming the
- * path. A failed write leaves the partial file behind (it is not removed:
- * the path may be a device or a pipe); reading it fails as truncated.
+ * path. A path is written through outfile.c: a regular file is replaced
+ * only once complete (a failed write leaves the old one as it was); a
+ * device or a pipe is written in place.
  */
 #include "mm_write.h"
 
@@ -18,6 +19,7 @@
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define OUT_BUF ((size_t)1 << 20)
@@ -26,6 +28,7 @@
 struct mm_out {
   FILE *f;
   gzFile gz;
+  smv_file *file; /* the output file when opened by path (outfile.c) */
   const char *name;
   char *buf;
   size_t len;
@@ -97,29 +100,37 @@ smv_status smv__mm_out_open(mm_out **po, FILE *f, const char *path,
                        "out of memory for the output buffer");
   }
   o->buf = buf;
-  o->name = path ? path : "(stream)";
+  /* A stream has no name of its own: standard output is the usual one. */
+  o->name = path             ? path
+            : fileno(f) == 1 ? "stdout"
+            : fileno(f) == 2 ? "stderr"
+                             : "(stream)";
   if (f) {
     o->f = f;
-  } else if (ends_with_gz(path)) {
+  } else {
+    int fd;
+    smv_status st = smv__file_begin(path, &o->file, &fd, err);
+    if (st != SMV_OK) {
+      free(buf);
+      free(o);
+      return st;
+    }
     errno = 0;
-    o->gz = gzopen(path, "wb");
-    if (!o->gz) {
+    if (ends_with_gz(path)) {
+      if ((o->gz = gzdopen(fd, "wb")))
+        gzbuffer(o->gz, 256u << 10);
+    } else {
+      o->f = fdopen(fd, "wb");
+    }
+    if (!o->gz && !o->f) {
       int e = errno;
+      close(fd);
+      smv__file_end(o->file, 0, NULL);
       free(buf);
       free(o);
       return smv_err_set(err, SMV_ERR_IO, path, 0,
                          "cannot open for writing: %s",
-                         e ? strerror(e) : "gzopen failed");
-    }
-    gzbuffer(o->gz, 256u << 10);
-  } else {
-    o->f = fopen(path, "wb");
-    if (!o->f) {
-      int e = errno;
-      free(buf);
-      free(o);
-      return smv_err_set(err, SMV_ERR_IO, path, 0,
-                         "cannot open for writing: %s", strerror(e));
+                         e ? strerror(e) : "out of memory");
     }
   }
   o->cloc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
@@ -158,6 +169,9 @@ smv_status smv__mm_out_close(mm_out *o, int close_file, smv_error *err) {
                      o->err_no ? strerror(o->err_no) : "gzip write failed");
   else
     smv_err_clear(err);
+  /* Only a complete file replaces what was at the path. */
+  if (o->file && smv__file_end(o->file, !o->failed, err) != SMV_OK)
+    st = SMV_ERR_IO;
   free(o->buf);
   free(o);
   return st;

@@ -93,10 +93,19 @@ static smv_status spmm_begin(const smv_csr *A, double alpha, const double *X,
                              int k, smv_layout layout, int full_check,
                              struct spmm_view *v, int *done) {
   *done = 0;
-  smv_status st = smv_csr_cheap_check(A);
+  smv_status st = smv_csr_offsets_check(A);
   if (st == SMV_OK)
     st = smv_spmm_shape_check(A->rows, A->cols, A->nnz, alpha, X, ldx, beta, Y,
                               ldy, k, layout, NULL, 0);
+  /* X and Y must not overlap: their extents, in elements, from the layout
+   * (the last element is at (n - 1) * ld + k - 1 or (k - 1) * ld + n - 1). */
+  if (st == SMV_OK && k > 0 && A->rows > 0 && A->cols > 0) {
+    const int rm = layout == SMV_LAYOUT_ROW_MAJOR;
+    const int64_t nx = rm ? (A->cols - 1) * ldx + k : (k - 1) * ldx + A->cols;
+    const int64_t ny = rm ? (A->rows - 1) * ldy + k : (k - 1) * ldy + A->rows;
+    if (smv_overlap(X, (size_t)nx * sizeof *X, Y, (size_t)ny * sizeof *Y))
+      st = SMV_ERR_ARG;
+  }
   if (st == SMV_OK && full_check)
     st = smv_csr_check(A, NULL);
   if (st != SMV_OK)

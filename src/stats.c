@@ -26,12 +26,12 @@ smv_status smv_csr_stats(const smv_csr *A, smv_stats *s) {
   s->rows = A->rows;
   s->cols = A->cols;
   s->nnz = A->nnz;
-  if (A->rows == 0)
-    return SMV_OK;
   /* With row_ptr[0] = 0, non-negative lengths summing to nnz keep every
    * entry index below in [0, nnz). */
-  if (A->row_ptr[0] != 0)
+  if (A->row_ptr[0] != 0 || A->nnz < 0)
     return SMV_ERR_INVALID_MATRIX;
+  if (A->rows == 0)
+    return A->nnz == 0 ? SMV_OK : SMV_ERR_INVALID_MATRIX;
   s->row_min = INT64_MAX;
   /* The row lengths are integers: their sum is exact in int64. */
   int64_t total = 0;

@@ -49,10 +49,29 @@ void smv_err_clear(smv_error *err) {
   err->message[0] = '\0';
 }
 
+/* A file name as messages show it: whole up to 239 bytes, else its first
+ * and last ~110 bytes around "..." (cut between UTF-8 characters), so the
+ * "FILE:LINE: " prefix and the reason always fit in the message. */
+static const char *short_name(const char *file, char out[240]) {
+  size_t n = strlen(file);
+  if (n < 240)
+    return file;
+  size_t head = 110, tail = n - 110;
+  while (head > 0 && ((unsigned char)file[head] & 0xc0) == 0x80)
+    head--; /* file[head] would start the cut-off part mid-character */
+  while (tail < n && ((unsigned char)file[tail] & 0xc0) == 0x80)
+    tail++;
+  snprintf(out, 240, "%.*s...%s", (int)head, file, file + tail);
+  return out;
+}
+
 smv_status smv_err_set(smv_error *err, smv_status st, const char *file,
                        long line, const char *fmt, ...) {
   if (!err)
     return st;
+  char shortened[240];
+  if (file)
+    file = short_name(file, shortened);
   char reason[SMV_ERROR_TEXT];
   va_list ap;
   va_start(ap, fmt);
@@ -61,8 +80,8 @@ smv_status smv_err_set(smv_error *err, smv_status st, const char *file,
   err->status = st;
   err->line = line;
   snprintf(err->file, sizeof err->file, "%s", file ? file : "");
-  /* Prefix first, then as much of the reason as fits (long file names or
-   * reasons are cut, never overflow). */
+  /* Prefix first (file names are shortened above, so it always fits),
+   * then as much of the reason as fits. */
   int n = 0;
   if (file && line > 0)
     n = snprintf(err->message, sizeof err->message, "%s:%ld: ", file, line);

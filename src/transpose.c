@@ -27,7 +27,7 @@ smv_status smv_csr_transpose(const smv_csr *A, smv_csr **AT) {
   if (!AT)
     return SMV_ERR_ARG;
   *AT = NULL;
-  smv_status st = smv_csr_cheap_check(A);
+  smv_status st = smv_csr_offsets_check(A);
   if (st != SMV_OK)
     return st;
   smv_csr *T = NULL;
@@ -69,13 +69,16 @@ smv_status smv_csr_transpose(const smv_csr *A, smv_csr **AT) {
   return SMV_OK;
 }
 
-/* Pointers and the cheap structural invariant, as smv_spmv_cpu checks:
+/* Pointers, offsets and no x/y overlap, as smv_spmv_cpu checks:
  * x has rows entries and y cols for A^T. */
 static smv_status spmv_t_args(const smv_csr *A, const void *x, const void *y) {
-  smv_status st = smv_csr_cheap_check(A);
+  smv_status st = smv_csr_offsets_check(A);
   if (st != SMV_OK)
     return st;
   if ((A->rows > 0 && !x) || (A->cols > 0 && !y))
+    return SMV_ERR_ARG;
+  if (smv_overlap(x, (size_t)A->rows * sizeof(double), y,
+                  (size_t)A->cols * sizeof(double)))
     return SMV_ERR_ARG;
   return SMV_OK;
 }

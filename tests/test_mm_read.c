@@ -794,11 +794,33 @@ static void test_vectors(void) {
       smv_mm_read_vector(DIR_VALID "real_general.mtx", &v, &n, &err);
   CHECK_STATUS(st, SMV_ERR_DIM);
   CHECK(v == NULL && n == 0);
-  CHECK_STR_HAS(err.message, "real_general.mtx: not a vector: a 3 x 4 matrix");
-  /* Parse errors come through with their line. */
+  CHECK_STR_HAS(err.message, "real_general.mtx:");
+  CHECK_STR_HAS(err.message, ": not a vector: a 3 x 4 matrix");
+  /* The shape is refused at the size line, before the values are read
+   * (a 3 x 3 array with too few values: SMV_ERR_DIM at line 2). */
   st = smv_mm_read_vector("tests/data/bad/array_too_few.mtx", &v, &n, &err);
-  CHECK_STATUS(st, SMV_ERR_PARSE);
-  CHECK_INT(err.line, 7);
+  CHECK_STATUS(st, SMV_ERR_DIM);
+  CHECK_INT(err.line, 2);
+  /* Parse errors of a vector come through with their line. */
+  {
+    char bad[256];
+    temp_path(bad, sizeof bad, ".mtx");
+    FILE *bf = fopen(bad, "w");
+    CHECK(bf != NULL);
+    if (bf) {
+      fputs("%%MatrixMarket matrix array real general\n3 1\n1\n2x\n3\n", bf);
+      fclose(bf);
+    }
+    st = smv_mm_read_vector(bad, &v, &n, &err);
+    CHECK_STATUS(st, SMV_ERR_PARSE);
+    CHECK_INT(err.line, 4);
+    /* The length the caller needs is checked at the size line too. */
+    st = smv_mm_read_vector_n(bad, 4, &v, &err);
+    CHECK_STATUS(st, SMV_ERR_DIM);
+    CHECK_INT(err.line, 2);
+    CHECK_STR_HAS(err.message, "vector has 3 entries, expected 4");
+    remove(bad);
+  }
   st = smv_mm_read_vector("tests/data/no/such/vector.mtx", &v, &n, &err);
   CHECK_STATUS(st, SMV_ERR_IO);
 

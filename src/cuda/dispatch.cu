@@ -246,6 +246,11 @@ extern "C" smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
     return SMV_OK; /* y has no entries */
   if (!y)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv: y is NULL");
+  const size_t es = dA->prec == SMV_F32 ? sizeof(float) : sizeof(double);
+  if (smv_overlap(x, (size_t)dA->st.cols * es, y, (size_t)dA->st.rows * es))
+    return smv_ctx_set(ctx, SMV_ERR_ARG,
+                       "smv_spmv: x and y overlap (in-place SpMV is not "
+                       "supported: y must not share memory with x)");
   struct smv_device_guard g;
   if ((st = smv_device_enter(ctx, &g)) != SMV_OK)
     return st;
@@ -300,6 +305,10 @@ extern "C" smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg,
     return SMV_OK;
   if (!y)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv_host: y is NULL");
+  if (smv_overlap(x, (size_t)cols * sizeof *x, y, (size_t)rows * sizeof *y))
+    return smv_ctx_set(ctx, SMV_ERR_ARG,
+                       "smv_spmv_host: x and y overlap (in-place SpMV is not "
+                       "supported: y must not share memory with x)");
   const int need_x = dA->st.nnz > 0 && !is_zero(dA->prec, alpha);
   const int need_y = !is_zero(dA->prec, beta);
   if (need_x && !x)

@@ -82,9 +82,9 @@ expect_rc 0 "lap2d:3 row sums" "$SMV" spmv lap2d:3 --backend cpu
 values 2 1 2 1 0 1 2 1 2
 
 # Wrong lengths: the file, its length and the expected one.
-expect_err 1 "x2.mtx: vector has 2 entries, expected 3 (the matrix has 3 columns)" \
+expect_err 1 "x2.mtx:2: vector has 2 entries, expected 3 (the matrix has 3 columns)" \
   "short x" "$SMV" spmv "$T_TMP/a.mtx" --x "$T_TMP/x2.mtx" --backend cpu
-expect_err 1 "y3.mtx: vector has 3 entries, expected 2 (the matrix has 2 rows)" \
+expect_err 1 "y3.mtx:2: vector has 3 entries, expected 2 (the matrix has 2 rows)" \
   "long y" "$SMV" spmv "$T_TMP/a.mtx" --y "$T_TMP/y3.mtx" --beta 1 --backend cpu
 expect_err 1 "missing-x.mtx" "missing x file" "$SMV" spmv "$T_TMP/a.mtx" --x "$T_TMP/missing-x.mtx" --backend cpu
 expect_err 1 "no such file (and not a generator spec)" "missing matrix" "$SMV" spmv none.mtx
@@ -105,7 +105,7 @@ expect_rc 0 "gz x input" "$SMV" spmv "$T_TMP/a.mtx" --x "$T_TMP/v3.mtx.gz" --bac
 cp "$OUT" "$T_TMP/from-gz.mtx"
 expect_rc 0 "plain x input" "$SMV" spmv "$T_TMP/a.mtx" --x "$T_TMP/v3.mtx" --backend cpu
 cmp -s "$OUT" "$T_TMP/from-gz.mtx" && ok || bad "gz and plain x give different y"
-expect_err 1 "out.mtx.gz: vector has 2 entries, expected 3" "gz vector length checked" \
+expect_err 1 "out.mtx.gz:2: vector has 2 entries, expected 3" "gz vector length checked" \
   "$SMV" spmv "$T_TMP/a.mtx" --x "$T_TMP/out.mtx.gz" --backend cpu
 expect_err 1 "/nonexistent-dir/y.mtx" "unwritable -o" "$SMV" spmv lap2d:3 --backend cpu -o /nonexistent-dir/y.mtx
 

@@ -217,7 +217,7 @@ bad("array_too_few.mtx", "%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\
 bad("array_two_per_line.mtx", "%%MatrixMarket matrix array real general\n2 1\n1 2\n", P, 3,
     "an array file has one value per line")
 bad("old_mac_cr.mtx", (B + "2 2 1\n1 1 1\n").replace("\n", "\r"), P, 1,
-    "unexpected '2' after the symmetry")  # CR-only line ends: the whole file is one banner line
+    "the file uses CR line endings")  # CR-only line ends: the whole file is one banner line
 good = gz(V["real_general.mtx"].encode())
 bad("truncated.mtx.gz", good[: len(good) // 2], P, 0, "truncated gzip data")
 bad("gzip_magic_only.mtx.gz", b"\x1f\x8b", P, 0, "truncated gzip data")

@@ -180,7 +180,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FILE *f = memory_stream(data, size);
     double *v = NULL;
     int64_t n = -1;
-    smv_status vs = smv__mm_read_vector_stream(f, NAME, &v, &n, &err);
+    smv_status vs = smv__mm_read_vector_stream(f, NAME, -1, &v, &n, &err);
     fclose(f);
     if (vs == SMV_OK) {
       if (!v || n != (A->cols == 1 ? A->rows : A->cols))
