@@ -70,6 +70,7 @@ for p in $parts; do
     make test >"$WORK/make-test.log" 2>&1
     note "make test: rc=$? ($((SECONDS - t)) s): $(tail -1 "$WORK/make-test.log")"
     grep -E '^(FAIL|skip)' "$WORK/make-test.log" | head -20
+    export SMV_GPU_TEST_NOTESTS=1
     run_part gpu-test scripts/gpu-test.sh
     ;;
   micro) run_part micro scripts/gpu-micro.sh ;;

@@ -44,6 +44,7 @@ fi
 t=$SECONDS
 pass=0 fail=0 skip=0
 for b in build/tests/test_cuda_* build/tests/test_*gpu*; do
+  [ "${SMV_GPU_TEST_NOTESTS:-0}" = 1 ] && break # make test ran them already
   [ -x "$b" ] || continue
   name=$(basename "$b")
   "$b" >"$OUT/$name.log" 2>&1
@@ -99,6 +100,16 @@ if [ "${SMV_GPU_TEST_NOSAN:-0}" != 1 ]; then
     note "compute-sanitizer racecheck incl. cuSPARSE (informational): $(grep -E 'RACECHECK SUMMARY' "$OUT/san-racecheck-all.log"); kernels with hazards: $(grep -oE 'Race reported between [A-Za-z]+ access at [^(<]*' "$OUT/san-racecheck-all.log" | sed 's/.* at //' | sort -u | tr '\n' ' ')"
     san synccheck synccheck build/tests/test_cuda_sanitize
     san graph-memcheck memcheck build/tests/test_cuda_graph
+    # Round 2's device code: the solvers' fused kernels and graphs, SpMM
+    # and the transposed product, the hardening checks (aliasing, rung
+    # reproducibility), and the measured plan (lazy cuSPARSE set-up).
+    for b in test_cuda_solve test_cuda_transpose_spmm test_cuda_harden \
+      test_cuda_plan; do
+      [ -x build/tests/$b ] && san "$b-memcheck" memcheck build/tests/$b
+    done
+    [ -x build/tests/test_cuda_solve ] &&
+      san solve-racecheck racecheck build/tests/test_cuda_solve \
+        --kernel-name-exclude kns=cusparse
   fi
 fi
 
