@@ -43,6 +43,12 @@ static void compare(const char *name, const smv_csr *A, smv_method m,
     goto out;
   smv_status st = smv_solve_cuda_host(ctx, dA, m, b, xg, &o, &rg);
   CHECKF(st == SMV_OK, "%s: %s", what, smv_context_error(ctx));
+  /* The GPU's history, before the CPU run below writes its own into the
+   * same options' buffer. */
+  CHECK_INT(rg.history_count, rg.iterations + 1);
+  CHECK_NEAR(hist[rg.iterations], rg.relres, 0.0);
+  o.history = NULL;
+  o.history_len = 0;
   /* CPU reference in the same precision. */
   smv_error err;
   if (f32) {
@@ -60,15 +66,16 @@ static void compare(const char *name, const smv_csr *A, smv_method m,
          "cpu %d (%d its, %g)",
          what, rg.converged, rg.iterations, rg.relres, rc.converged,
          rc.iterations, rc.relres);
-  /* f64: within 2 iterations; f32 rounds differently along the way (other
-   * summation orders), so within 5%. */
-  const int slack = f32 ? 2 + rc.iterations / 20 : 2;
+  /* CG in f64: within 2 iterations. f32, and BiCGStab in either precision
+   * (its non-monotone residual amplifies the different summation orders of
+   * the GPU's block reductions: lap2d:60 with Jacobi took 152 iterations on
+   * the H100 and 156 on the CPU), within 5%. */
+  const int slack =
+      f32 || m == SMV_METHOD_BICGSTAB ? 2 + rc.iterations / 20 : 2;
   CHECKF(abs(rg.iterations - rc.iterations) <= slack, "%s: %d vs %d iterations",
          what, rg.iterations, rc.iterations);
   CHECK(rg.graph_used);
   CHECK(rg.checks >= 1);
-  CHECK_INT(rg.history_count, rg.iterations + 1);
-  CHECK_NEAR(hist[rg.iterations], rg.relres, 0.0);
   CHECKF(rg.relres <= tol, "%s: relres %g", what, rg.relres);
   const double tr = true_relres(A, b, xg);
   CHECKF(tr <= (f32 ? 1e-3 : 10 * tol), "%s: true residual %g", what, tr);
@@ -81,8 +88,6 @@ static void compare(const char *name, const smv_csr *A, smv_method m,
          what, dx, nx);
   /* Again, and without the graph: the same kernels in the same order give
    * the same bits. */
-  o.history = NULL;
-  o.history_len = 0;
   o.use_graph = 0;
   o.check_every = 3;
   st = smv_solve_cuda_host(ctx, dA, m, b, xg2, &o, &rg2);
