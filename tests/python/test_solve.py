@@ -4,23 +4,15 @@ iteration, on the CPU backend and, where there is a GPU, the CUDA backend;
 float64 and float32. Run by `make test` through tests/python/run.sh."""
 
 import ctypes
-import os
-import sys
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "python"))
-import smv  # noqa: E402
-from smv import _lib as L  # noqa: E402
+from smv_testing import BACKENDS, HAS_CUDA, PRECISIONS, smv
+from smv import _lib as L  # after smv_testing: the source tree's smv
 
-HAS_CUDA = smv.has_cuda()
-BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not HAS_CUDA, reason="no CUDA device (or libsmv built without CUDA)"))]
-PRECISIONS = ["float64", "float32"]
 # Stopping threshold per precision, and the relative error of x against
 # spsolve it must give on the matrices below (condition numbers ~ 1e3).
 TOL = {"float64": 1e-10, "float32": 1e-5}
