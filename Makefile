@@ -164,7 +164,7 @@ $(BUILD)/examples/%: examples/%.c include/smv.h $(BUILD)/libsmv.a
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Iinclude $< $(BUILD)/libsmv.a $(LDFLAGS) $(LDLIBS) -o $@
 
-tests: $(TEST_BIN) $(EXAMPLE_BIN) $(BUILD)/smv $(DIST_TEST_BIN)
+tests: $(TEST_BIN) $(EXAMPLE_BIN) $(BUILD)/smv $(BUILD)/libsmv.so $(DIST_TEST_BIN)
 
 test: tests
 	@SMV_BUILD=$(BUILD) sh tests/run.sh $(BUILD)

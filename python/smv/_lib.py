@@ -6,8 +6,9 @@ Where the library is looked for, in order:
   3. the source tree's build folders (build/, build-cpu/ beside python/);
   4. the system's library path (libsmv.so.0, e.g. after `make install`).
 
-Every declaration mirrors include/smv.h; adding a binding (for example a
-solver) is one `_declare(...)` line here and one function in the package.
+Every declaration mirrors include/smv.h (and include/smv_solve.h for the
+solvers); adding a binding is one `_declare(...)` line here and one function
+in the package.
 """
 
 import ctypes
@@ -48,6 +49,63 @@ class Csr(ctypes.Structure):
         ("field", ctypes.c_int),
         ("symmetry", ctypes.c_int),
         ("format", ctypes.c_int),
+    ]
+
+
+class Error(ctypes.Structure):
+    """smv_error: the detailed error the host (CPU) functions fill."""
+
+    _fields_ = [
+        ("status", ctypes.c_int),
+        ("line", ctypes.c_long),
+        ("file", ctypes.c_char * 256),
+        ("message", ctypes.c_char * 512),  # SMV_ERROR_TEXT
+    ]
+
+
+# smv_solve.h: smv_precond and smv_method.
+SMV_PRECOND_NONE = 0
+SMV_PRECOND_JACOBI = 1
+SMV_METHOD_CG = 0
+SMV_METHOD_BICGSTAB = 1
+SMV_METHOD_PAGERANK = 2
+
+
+class SolveOptions(ctypes.Structure):
+    """smv_solve_options, field for field (include/smv_solve.h); fill it
+    with solve_options_init before setting fields. The progress callback
+    is a plain pointer left NULL (no Python callback crosses into C)."""
+
+    _fields_ = [
+        ("tol", ctypes.c_double),
+        ("maxit", ctypes.c_int),
+        ("precond", ctypes.c_int),  # smv_precond
+        ("use_x0", ctypes.c_int),
+        ("history", c_double_p),
+        ("history_len", ctypes.c_int),
+        ("progress", ctypes.c_void_p),  # smv_solve_progress_fn
+        ("progress_user", ctypes.c_void_p),
+        ("progress_every", ctypes.c_int),
+        ("alg", ctypes.c_int),  # smv_alg
+        ("check_every", ctypes.c_int),
+        ("use_graph", ctypes.c_int),
+        ("damping", ctypes.c_double),
+        ("personalization", c_double_p),
+    ]
+
+
+class SolveResult(ctypes.Structure):
+    """smv_solve_result, field for field (include/smv_solve.h)."""
+
+    _fields_ = [
+        ("iterations", ctypes.c_int),
+        ("relres", ctypes.c_double),
+        ("converged", ctypes.c_int),
+        ("breakdown", ctypes.c_int),
+        ("history_count", ctypes.c_int),
+        ("graph_used", ctypes.c_int),
+        ("checks", ctypes.c_int),
+        ("seconds", ctypes.c_double),
     ]
 
 
@@ -136,6 +194,47 @@ spmm_cpu = _declare(
 )
 
 
+alg_name = _declare("smv_alg_name", ctypes.c_char_p, I)
+spmm_alg_name = _declare("smv_spmm_alg_name", ctypes.c_char_p, I)
+
+# Solvers (include/smv_solve.h).
+ERR_P = ctypes.POINTER(Error)
+OPT_P = ctypes.POINTER(SolveOptions)
+RES_P = ctypes.POINTER(SolveResult)
+solve_options_init = _declare("smv_solve_options_init", None, OPT_P)
+cg = _declare("smv_cg", I, CSR_P, c_double_p, c_double_p, OPT_P, RES_P, ERR_P)
+cg_f32 = _declare("smv_cg_f32", I, CSR_P, c_float_p, c_float_p, OPT_P, RES_P,
+                  ERR_P)
+bicgstab = _declare("smv_bicgstab", I, CSR_P, c_double_p, c_double_p, OPT_P,
+                    RES_P, ERR_P)
+bicgstab_f32 = _declare("smv_bicgstab_f32", I, CSR_P, c_float_p, c_float_p,
+                        OPT_P, RES_P, ERR_P)
+pagerank = _declare("smv_pagerank", I, CSR_P, c_double_p, OPT_P, RES_P, ERR_P)
+pagerank_f32 = _declare("smv_pagerank_f32", I, CSR_P, c_float_p, OPT_P, RES_P,
+                        ERR_P)
+solve_cuda_host = _declare("smv_solve_cuda_host", I, P, P, I, c_double_p,
+                           c_double_p, OPT_P, RES_P)
+pagerank_cuda = _declare("smv_pagerank_cuda", I, P, CSR_P, I, c_double_p,
+                         OPT_P, RES_P)
+
+
+def names(fn):
+    """{name: number} of an enum whose names come from fn(i) (e.g.
+    smv_alg_name), for i = 0, 1, ... until fn answers NULL."""
+    out = {}
+    while True:
+        s = fn(len(out))
+        if not s:
+            return out
+        out[s.decode()] = len(out)
+
+
+# SpMV algorithms (smv_alg, the registry src/rungs.def) and SpMM algorithms
+# (smv_spmm_alg) by name, as the library names them.
+SPMV_ALGS = names(alg_name)
+SPMM_ALGS = names(spmm_alg_name)
+
+
 def _status_name(status):
     s = status_string(status)
     return s.decode().split(":")[0] if s else "SMV_ERR_%d" % status
@@ -144,10 +243,11 @@ def _status_name(status):
 _CREATE = object()  # check(..., ctx=CREATE): the context creation's error
 
 
-def check(status, what, ctx=None):
+def check(status, what, ctx=None, err=None):
     """Raise SmvError for a failed call; the message names the call, the
-    status and, with a context (or CREATE for smv_context_create, whose
-    reason smv keeps apart), smv's detailed error text."""
+    status and smv's detailed error text: from the context for device calls
+    (or CREATE for smv_context_create, whose reason smv keeps apart), from
+    the smv_error `err` for host calls that fill one."""
     if status == SMV_OK:
         return
     text = status_string(status)
@@ -156,6 +256,8 @@ def check(status, what, ctx=None):
     if ctx:
         d = context_error(None if ctx is _CREATE else ctx)
         detail = d.decode(errors="replace") if d else ""
+    elif err is not None:
+        detail = err.message.decode(errors="replace")
     msg = "%s: %s" % (what, text)
     if detail:
         msg += ": " + detail

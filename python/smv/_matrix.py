@@ -6,17 +6,16 @@ import ctypes
 import numpy as np
 
 from . import _lib as L
+from . import _solve
 
 _PREC = {"float64": L.SMV_F64, "double": L.SMV_F64, "f64": L.SMV_F64,
          "float32": L.SMV_F32, "single": L.SMV_F32, "f32": L.SMV_F32}
 
-# SpMV algorithms (include/smv.h smv_alg) and SpMM algorithms (smv_spmm_alg)
-# by name; "auto" lets the engine choose.
-SPMV_ALGS = {"auto": 0, "scalar": 1, "vector": 2, "vector-tex": 3,
-             "vector-ldg": 4, "vector-shfl": 5, "vector-atomic": 6,
-             "cusparse-alg1": 7, "cusparse-alg2": 8, "adaptive": 9}
-SPMM_ALGS = {"auto": 0, "ours": 1, "cusparse-alg1": 2, "cusparse-alg2": 3,
-             "cusparse-alg3": 4}
+# SpMV algorithms (include/smv.h smv_alg, the registry src/rungs.def) and
+# SpMM algorithms (smv_spmm_alg) by name, as the library names them; "auto"
+# lets the engine choose.
+SPMV_ALGS = L.SPMV_ALGS
+SPMM_ALGS = L.SPMM_ALGS
 
 
 def _precision(p):
@@ -67,6 +66,34 @@ def _csr_struct(shape, indptr, indices, data):
     return s
 
 
+def open_context(backend, device=0):
+    """A context on `device` for backend 'cuda' (an SmvError if there is
+    none) or 'auto' (None without a GPU); None for 'cpu'. The caller frees
+    it with context_free."""
+    if backend not in ("auto", "cpu", "cuda"):
+        raise ValueError("backend must be 'auto', 'cpu' or 'cuda', not %r"
+                         % (backend,))
+    if backend == "cpu":
+        return None
+    ctx = ctypes.c_void_p()
+    st = L.context_create(device, ctypes.byref(ctx))
+    if st == L.SMV_OK:
+        return ctx
+    if backend == "cuda" or st != L.SMV_ERR_NO_DEVICE:
+        L.check(st, "smv_context_create(device %d)" % device, L.CREATE)
+    return None
+
+
+def pagerank_csr(shape, indptr, indices, data, ctx, prec, pattern, *args):
+    """PageRank of the CSR arrays (from _to_csr) on ctx's GPU or, with
+    ctx None, the CPU; pattern=True gives every stored entry weight 1, as
+    `smv pagerank --pattern` does. *args: _solve.pagerank's options."""
+    if pattern:
+        data = np.ones_like(data)
+    csr = _csr_struct(shape, indptr, indices, data)
+    return _solve.pagerank(csr, shape, ctx, prec, *args)
+
+
 def _dptr(a):
     return a.ctypes.data_as(L.c_double_p)
 
@@ -107,14 +134,7 @@ class Matrix:
         self.nnz = len(self._data)
         self._csr = _csr_struct(shape, self._indptr, self._indices,
                                 self._data)
-        if backend in ("auto", "cuda"):
-            ctx = ctypes.c_void_p()
-            st = L.context_create(device, ctypes.byref(ctx))
-            if st == L.SMV_OK:
-                self._ctx = ctx
-            elif backend == "cuda" or st != L.SMV_ERR_NO_DEVICE:
-                L.check(st, "smv_context_create(device %d)" % device,
-                        L.CREATE)
+        self._ctx = open_context(backend, device)
         if self._ctx:
             dA = ctypes.c_void_p()
             st = L.matrix_create(self._ctx, ctypes.byref(self._csr),
@@ -268,6 +288,29 @@ class Matrix:
                                0.0, _dptr(Y), ldy, k, layout),
                     "smv_spmm_cpu")
         return Y.astype(self.dtype, copy=False)
+
+    # ---- solvers (include/smv_solve.h) ------------------------------------
+    def solve(self, b, method="cg", x0=None, tol=1e-8, maxiter=1000,
+              precond="jacobi", history=False, alg="auto"):
+        """Solve A x = b with CG (A symmetric positive definite) or
+        BiCGStab (method='bicgstab') on this matrix's backend and
+        precision, reusing its device copy; returns (x, info). See
+        smv.cg for the arguments; `alg` picks the GPU's SpMV rung."""
+        self._live()
+        return _solve.solve(self, method, b, x0, tol, maxiter, precond,
+                            history, alg)
+
+    def pagerank(self, damping=0.85, tol=1e-10, maxiter=1000,
+                 personalization=None, pattern=False, history=False,
+                 alg="auto"):
+        """PageRank of the graph with links i -> j weighted by A[i, j]
+        (pattern=True: weight 1 for every stored entry); returns
+        (r, info). See smv.pagerank."""
+        self._live()
+        return pagerank_csr(self.shape, self._indptr, self._indices,
+                            self._data, self._ctx, self._prec, pattern,
+                            damping, tol, maxiter, personalization, history,
+                            alg)
 
     def __matmul__(self, X):
         X = np.asarray(X)

@@ -4,22 +4,13 @@ CUDA backend in float64 and float32; LinearOperator with scipy's cg and
 gmres; errors. Run by `make test` through tests/python/run.sh."""
 
 import inspect
-import os
-import sys
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "python"))
-import smv  # noqa: E402
-
-HAS_CUDA = smv.has_cuda()
-BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not HAS_CUDA, reason="no CUDA device (or libsmv built without CUDA)"))]
-PRECISIONS = ["float64", "float32"]
+from smv_testing import BACKENDS, HAS_CUDA, PRECISIONS, smv
 
 
 def rng(seed=0):
