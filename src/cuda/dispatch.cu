@@ -126,9 +126,11 @@ smv_status smv_blocks_init(smv_context *ctx) {
  * Rule (V = 8 bytes in f64, 4 in f32; "past the L2": nnz * (V + 4) bytes
  * of values and indices > the device's L2):
  *   inside the L2: rung 9 (adaptive);
- *   past it, scattered columns (col_spread > 0.05) and 8 or more entries
- *   per row: rung 9 when x itself outgrows the L2 (cols * V > L2) and the
- *   rows are even (longest <= 4 x mean), else cuSPARSE ALG1;
+ *   past it, scattered columns (col_spread > 0.05): rung 9 when there are
+ *   8 or more entries per row, x itself outgrows the L2 (cols * V > L2)
+ *   and the rows are even (longest <= 4 x mean), else cuSPARSE ALG1
+ *   (short scattered rows too: one thread per row gathers badly there,
+ *   lap3d:160,perm=rand in suite.md);
  *   past it, fewer than 8 entries per row: rung 9 (one thread per row);
  *   past it, 8 to 96 entries per row: rung 10 (stream);
  *   past it, longer rows: rung 9.
@@ -146,10 +148,11 @@ smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m) {
   const double l2 = (double)ctx->prop.l2CacheSize;
   if ((double)s->nnz * (vbytes + 4.0) <= l2)
     return SMV_ALG_ADAPTIVE;
-  if (s->row_mean >= 8.0 && s->col_spread > 0.05) {
+  if (s->col_spread > 0.05) {
     const int x_past_l2 = (double)s->cols * vbytes > l2;
     const int even = (double)s->row_max <= 4.0 * s->row_mean;
-    return x_past_l2 && even ? SMV_ALG_ADAPTIVE : SMV_ALG_CUSPARSE_ALG1;
+    return s->row_mean >= 8.0 && x_past_l2 && even ? SMV_ALG_ADAPTIVE
+                                                   : SMV_ALG_CUSPARSE_ALG1;
   }
   if (s->row_mean < 8.0)
     return SMV_ALG_ADAPTIVE;
