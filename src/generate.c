@@ -865,6 +865,15 @@ static smv_status memory_check(const char *spec, const gspec *g,
                     (long long)g->cols, (long long)g->nnz, why);
 }
 
+/* A generator that ran out of memory for `what`: frees its matrix m. */
+static smv_status out_of_memory(smv_csr *m, const char *spec, const char *what,
+                                smv_error *err) {
+  smv_csr_free(m);
+  return smv_err_set(err, SMV_ERR_NOMEM, NULL, 0,
+                     "generator spec '%.120s': out of memory for %s", spec,
+                     what);
+}
+
 /* A finished generated matrix: sorted rows, real general coordinate. */
 static smv_status generated(smv_csr *m, smv_csr **A) {
   m->sorted = 1;
@@ -943,13 +952,8 @@ static smv_status generate_rows(const gspec *gp, const char *spec, smv_csr **A,
   for (int t = 0; scratch && t < nthreads; t++)
     free(scratch[t]);
   free(scratch);
-  if (nomem) {
-    smv_csr_free(m);
-    return smv_err_set(err, SMV_ERR_NOMEM, NULL, 0,
-                       "generator spec '%.120s': out of memory for the row "
-                       "scratch",
-                       spec);
-  }
+  if (nomem)
+    return out_of_memory(m, spec, "the row scratch", err);
   return generated(m, A);
 }
 
@@ -1242,13 +1246,8 @@ static smv_status permute(const gspec *g, const char *spec, smv_csr **A,
   }
   free(p);
   free(q);
-  if (nomem) {
-    smv_csr_free(b);
-    return smv_err_set(err, SMV_ERR_NOMEM, NULL, 0,
-                       "generator spec '%.120s': out of memory for the "
-                       "permuted copy",
-                       spec);
-  }
+  if (nomem)
+    return out_of_memory(b, spec, "the permuted copy", err);
   smv_csr_free(a);
   return generated(b, A);
 }
