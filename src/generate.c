@@ -982,8 +982,9 @@ static smv_status generate_rows(const gspec *gp, const char *spec, smv_csr **A,
 #define RMAT_AB 3264175145u  /* floor(0.76 * 2^32) */
 #define RMAT_ABC 4080218931u /* floor(0.95 * 2^32) */
 
-static void rmat_edge(uint64_t base, int scale, int64_t e, int64_t *u,
-                      int64_t *v) {
+/* Edge e's endpoints; returns 0 for a self-loop (u == v, dropped). */
+static int rmat_edge(uint64_t base, int scale, int64_t e, int64_t *u,
+                     int64_t *v) {
   rng r = {mix64(base + (uint64_t)e)};
   int64_t uu = 0, vv = 0;
   uint64_t bits = 0;
@@ -997,6 +998,7 @@ static void rmat_edge(uint64_t base, int scale, int64_t e, int64_t *u,
   }
   *u = uu;
   *v = vv;
+  return uu != vv;
 }
 
 static double pair_value(uint64_t seed, int64_t i, int64_t j) {
@@ -1073,8 +1075,7 @@ static smv_status rmat_build(const gspec *g, const char *spec, smv_csr **A,
 #pragma omp parallel for schedule(static)
   for (int64_t e = 0; e < edges; e++) {
     int64_t u, v;
-    rmat_edge(base, scale, e, &u, &v);
-    if (u == v)
+    if (!rmat_edge(base, scale, e, &u, &v))
       continue;
 #pragma omp atomic
     start[u + 1]++;
@@ -1090,8 +1091,7 @@ static smv_status rmat_build(const gspec *g, const char *spec, smv_csr **A,
 #pragma omp parallel for schedule(static)
   for (int64_t e = 0; e < edges; e++) {
     int64_t u, v;
-    rmat_edge(base, scale, e, &u, &v);
-    if (u == v)
+    if (!rmat_edge(base, scale, e, &u, &v))
       continue;
     smv_offset su, sv;
 #pragma omp atomic capture

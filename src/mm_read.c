@@ -558,12 +558,8 @@ static smv_status read_coordinate(mm_reader *r) {
   int64_t n = 0, offdiag = 0;
   long line = r->line;
   const char *p = in->buf + in->pos, *lim = in->buf + in->lim;
-  for (;;) {
-    int f = next_entry_line(r, &p, &lim, &line);
-    if (f < 0)
-      return r->in.st;
-    if (f == 0)
-      break;
+  int f;
+  while ((f = next_entry_line(r, &p, &lim, &line)) > 0) {
     const char *t = p;
     int64_t i = index_at(&p, M);
     if (i < 0)
@@ -615,6 +611,8 @@ static smv_status read_coordinate(mm_reader *r) {
       r->vv[n] = v;
     n++;
   }
+  if (f < 0)
+    return r->in.st;
   r->n = n;
   r->offdiag = offdiag;
   r->line = line;
@@ -640,12 +638,8 @@ static smv_status read_array(mm_reader *r) {
   int64_t n = 0;
   long line = r->line;
   const char *p = in->buf + in->pos, *lim = in->buf + in->lim;
-  for (;;) {
-    int f = next_entry_line(r, &p, &lim, &line);
-    if (f < 0)
-      return r->in.st;
-    if (f == 0)
-      break;
+  int f;
+  while ((f = next_entry_line(r, &p, &lim, &line)) > 0) {
     double v;
     if ((st = value_at(r, &p, line, &v)) != SMV_OK)
       return st;
@@ -672,6 +666,8 @@ static smv_status read_array(mm_reader *r) {
     }
     r->vv[n++] = v;
   }
+  if (f < 0)
+    return r->in.st;
   r->n = n;
   r->line = line;
   if (n < K)
