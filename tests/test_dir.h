@@ -12,8 +12,7 @@
  * the n names name(0) .. name(n - 1), and there are n of them; `why` ends
  * the message for a file not listed. */
 static void check_dir_listed(const char *dir, const char *skip,
-                             const char *(*name)(int), int n,
-                             const char *why) {
+                             const char *(*name)(int), int n, const char *why) {
   DIR *d = opendir(dir);
   CHECK(d != NULL);
   if (!d)
