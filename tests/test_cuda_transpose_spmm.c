@@ -13,12 +13,7 @@
  */
 #include "test_spmm_common.h"
 
-#if defined(SMV_HAVE_CUDA) && defined(__has_include)
-#if __has_include(<cuda_runtime_api.h>)
-#include <cuda_runtime_api.h>
-#define TC_HAVE_RUNTIME 1
-#endif
-#endif
+#include "test_cuda_runtime.h"
 
 static const char *const shapes[] = {
     "diag:1",
@@ -277,12 +272,6 @@ static void test_spmm_bad(void) {
 }
 
 #ifdef TC_HAVE_RUNTIME
-#define CUDA_OK(call)                                                          \
-  do {                                                                         \
-    cudaError_t tc_e = (call);                                                 \
-    CHECKF(tc_e == cudaSuccess, "%s: %s", #call, cudaGetErrorString(tc_e));    \
-  } while (0)
-
 /* Captured: Y = 1.5 A X (k = 5, row-major) and y = -A^T x. */
 static void test_graph(void) {
   TC_NEED_DEVICE();
