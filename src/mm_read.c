@@ -436,8 +436,11 @@ static smv_status nomem(mm_reader *r, long line) {
 
 /* ---- entries ------------------------------------------------------------- */
 
-/* Value at *pp for the file's field; errors name the token. */
-static smv_status value_at(mm_reader *r, const char **pp, long L, double *v) {
+/* Value at *pp for the file's field, the last token of its line: *pp is
+ * left at the '\n'. Errors name the token, or what follows it (`why` ends
+ * that message). */
+static smv_status value_at(mm_reader *r, const char **pp, long L, double *v,
+                           const char *why) {
   const char *t = *pp, *e;
   char tok[128];
   mm_num_status s = r->field == SMV_FIELD_INTEGER
@@ -452,6 +455,11 @@ static smv_status value_at(mm_reader *r, const char **pp, long L, double *v) {
     return rd_err(r, SMV_ERR_PARSE, L, "bad %s value '%s'",
                   r->field == SMV_FIELD_INTEGER ? "integer" : "real",
                   show(t, tok));
+  while (MM_IS_BLANK(*e))
+    e++;
+  if (*e != '\n')
+    return rd_err(r, SMV_ERR_PARSE, L, "unexpected '%s' after the value%s",
+                  show(e, tok), why);
   *pp = e;
   return SMV_OK;
 }
@@ -576,17 +584,14 @@ static smv_status read_coordinate(mm_reader *r) {
     if (!pattern) {
       if (*p == '\n')
         return rd_err(r, SMV_ERR_PARSE, line, "missing value");
-      if ((st = value_at(r, &p, line, &v)) != SMV_OK)
+      if ((st = value_at(r, &p, line, &v, "")) != SMV_OK)
         return st;
-      while (MM_IS_BLANK(*p))
-        p++;
-    }
-    if (*p != '\n')
+    } else if (*p != '\n') {
       return rd_err(r, SMV_ERR_PARSE, line,
-                    pattern ? "unexpected '%s' after the column index (a "
-                              "pattern entry has no value)"
-                            : "unexpected '%s' after the value",
+                    "unexpected '%s' after the column index (a pattern entry "
+                    "has no value)",
                     show(p, tok));
+    }
     p++;
     if (n == K)
       return rd_err(r, SMV_ERR_PARSE, line,
@@ -627,7 +632,6 @@ static smv_status read_coordinate(mm_reader *r) {
 static smv_status read_array(mm_reader *r) {
   mm_input *in = &r->in;
   const int64_t K = r->claim;
-  char tok[128];
   smv_status st;
   r->cap = first_capacity(r, 2);
   if (r->cap > 0) {
@@ -641,15 +645,9 @@ static smv_status read_array(mm_reader *r) {
   int f;
   while ((f = next_entry_line(r, &p, &lim, &line)) > 0) {
     double v;
-    if ((st = value_at(r, &p, line, &v)) != SMV_OK)
+    if ((st = value_at(r, &p, line, &v,
+                       " (an array file has one value per line)")) != SMV_OK)
       return st;
-    while (MM_IS_BLANK(*p))
-      p++;
-    if (*p != '\n')
-      return rd_err(r, SMV_ERR_PARSE, line,
-                    "unexpected '%s' after the value (an array file has one "
-                    "value per line)",
-                    show(p, tok));
     p++;
     if (n == K)
       return rd_err(r, SMV_ERR_PARSE, line,
