@@ -116,10 +116,10 @@ static void test_spmv_t(void) {
 /* One SpMM case on the device (device pointers, or smv_spmm_host).
  * Returns 0 on success or when cuSPARSE refuses the combination
  * (*unsupported set), else the number of bad columns / 1 for a failure. */
-static int64_t spmm_case(smv_context *ctx, const smv_matrix *dA,
-                         const smv_csr *A, smv_spmm_alg alg, int k,
-                         smv_layout L, int pad, double alpha, double beta,
-                         int host, int *unsupported) {
+static int64_t spmm_case(smv_context *ctx, smv_matrix *dA, const smv_csr *A,
+                         smv_spmm_alg alg, int k, smv_layout L, int pad,
+                         double alpha, double beta, int host,
+                         int *unsupported) {
   const int f32 = smv_matrix_precision(dA) == SMV_F32;
   const size_t es = f32 ? 4 : 8;
   const int row = L == SMV_LAYOUT_ROW_MAJOR;
