@@ -52,30 +52,35 @@ typedef struct {
   const char *markdown;
 } opts;
 
-static int parse_list_k(const char *s, opts *o) {
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", s);
-  o->nk = 0;
-  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-    long v;
-    if (o->nk == MAX_K || cli_parse_long(t, 1, 1024, &v) != 0)
-      return -1;
-    o->ks[o->nk++] = (int)v;
-  }
-  return o->nk > 0 ? 0 : -1;
+static int one_k(const char *t, int *k) {
+  long v;
+  if (cli_parse_long(t, 1, 1024, &v) != 0)
+    return -1;
+  *k = (int)v;
+  return 0;
 }
 
-static int parse_algs(const char *s, opts *o) {
+static int one_alg(const char *t, int *k) {
+  smv_spmm_alg a;
+  if (smv_spmm_alg_parse(t, &a) != SMV_OK)
+    return -1;
+  *k = (int)a;
+  return 0;
+}
+
+/* A comma-separated list of 1 to max items, each read by one(): 0, or -1
+ * for an empty list, too many items or a bad one. */
+static int parse_list(const char *s, int *out, int *n, int max,
+                      int (*one)(const char *, int *)) {
   char buf[256];
   snprintf(buf, sizeof buf, "%s", s);
-  o->nalgs = 0;
+  *n = 0;
   for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-    smv_spmm_alg a;
-    if (o->nalgs == SMV_SPMM_ALG_COUNT || smv_spmm_alg_parse(t, &a) != SMV_OK)
+    if (*n == max || one(t, &out[*n]) != 0)
       return -1;
-    o->algs[o->nalgs++] = (int)a;
+    ++*n;
   }
-  return o->nalgs > 0 ? 0 : -1;
+  return *n > 0 ? 0 : -1;
 }
 
 /* Device copy of a host X (cols x k, logical, column c of row j at
@@ -349,7 +354,7 @@ int cmd_bench_spmm(int argc, char **argv) {
   static const char *const precs[] = {"f64", "f32", "both", NULL};
   static const char *const lays[] = {"row", "col", "both", NULL};
   int pick;
-  if (vk && parse_list_k(vk, &o) != 0)
+  if (vk && parse_list(vk, o.ks, &o.nk, MAX_K, one_k) != 0)
     return cli_usage("bench-spmm", "--k wants a list like 1,4,16,64 "
                                    "(each 1..1024, at most 16)");
   if (vprec) {
@@ -367,7 +372,8 @@ int cmd_bench_spmm(int argc, char **argv) {
       o.layout[0] = pick == 0 ? SMV_LAYOUT_ROW_MAJOR : SMV_LAYOUT_COL_MAJOR,
       o.nlayout = 1;
   }
-  if (valgs && parse_algs(valgs, &o) != 0)
+  if (valgs &&
+      parse_list(valgs, o.algs, &o.nalgs, SMV_SPMM_ALG_COUNT, one_alg) != 0)
     return cli_usage("bench-spmm", "--algs: a list of ours, "
                                    "cusparse-alg1, cusparse-alg2, "
                                    "cusparse-alg3");

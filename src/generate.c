@@ -865,6 +865,15 @@ static smv_status memory_check(const char *spec, const gspec *g,
                     (long long)g->cols, (long long)g->nnz, why);
 }
 
+/* A generator that ran out of memory for `what`: frees its matrix m. */
+static smv_status out_of_memory(smv_csr *m, const char *spec, const char *what,
+                                smv_error *err) {
+  smv_csr_free(m);
+  return smv_err_set(err, SMV_ERR_NOMEM, NULL, 0,
+                     "generator spec '%.120s': out of memory for %s", spec,
+                     what);
+}
+
 /* A finished generated matrix: sorted rows, real general coordinate. */
 static smv_status generated(smv_csr *m, smv_csr **A) {
   m->sorted = 1;
@@ -943,13 +952,8 @@ static smv_status generate_rows(const gspec *gp, const char *spec, smv_csr **A,
   for (int t = 0; scratch && t < nthreads; t++)
     free(scratch[t]);
   free(scratch);
-  if (nomem) {
-    smv_csr_free(m);
-    return smv_err_set(err, SMV_ERR_NOMEM, NULL, 0,
-                       "generator spec '%.120s': out of memory for the row "
-                       "scratch",
-                       spec);
-  }
+  if (nomem)
+    return out_of_memory(m, spec, "the row scratch", err);
   return generated(m, A);
 }
 
@@ -978,8 +982,9 @@ static smv_status generate_rows(const gspec *gp, const char *spec, smv_csr **A,
 #define RMAT_AB 3264175145u  /* floor(0.76 * 2^32) */
 #define RMAT_ABC 4080218931u /* floor(0.95 * 2^32) */
 
-static void rmat_edge(uint64_t base, int scale, int64_t e, int64_t *u,
-                      int64_t *v) {
+/* Edge e's endpoints; returns 0 for a self-loop (u == v, dropped). */
+static int rmat_edge(uint64_t base, int scale, int64_t e, int64_t *u,
+                     int64_t *v) {
   rng r = {mix64(base + (uint64_t)e)};
   int64_t uu = 0, vv = 0;
   uint64_t bits = 0;
@@ -993,6 +998,7 @@ static void rmat_edge(uint64_t base, int scale, int64_t e, int64_t *u,
   }
   *u = uu;
   *v = vv;
+  return uu != vv;
 }
 
 static double pair_value(uint64_t seed, int64_t i, int64_t j) {
@@ -1069,8 +1075,7 @@ static smv_status rmat_build(const gspec *g, const char *spec, smv_csr **A,
 #pragma omp parallel for schedule(static)
   for (int64_t e = 0; e < edges; e++) {
     int64_t u, v;
-    rmat_edge(base, scale, e, &u, &v);
-    if (u == v)
+    if (!rmat_edge(base, scale, e, &u, &v))
       continue;
 #pragma omp atomic
     start[u + 1]++;
@@ -1086,8 +1091,7 @@ static smv_status rmat_build(const gspec *g, const char *spec, smv_csr **A,
 #pragma omp parallel for schedule(static)
   for (int64_t e = 0; e < edges; e++) {
     int64_t u, v;
-    rmat_edge(base, scale, e, &u, &v);
-    if (u == v)
+    if (!rmat_edge(base, scale, e, &u, &v))
       continue;
     smv_offset su, sv;
 #pragma omp atomic capture
@@ -1242,13 +1246,8 @@ static smv_status permute(const gspec *g, const char *spec, smv_csr **A,
   }
   free(p);
   free(q);
-  if (nomem) {
-    smv_csr_free(b);
-    return smv_err_set(err, SMV_ERR_NOMEM, NULL, 0,
-                       "generator spec '%.120s': out of memory for the "
-                       "permuted copy",
-                       spec);
-  }
+  if (nomem)
+    return out_of_memory(b, spec, "the permuted copy", err);
   smv_csr_free(a);
   return generated(b, A);
 }

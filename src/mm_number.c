@@ -195,6 +195,26 @@ static int word_at(const char *p, const char *w) {
   return 1;
 }
 
+/* The digits at *pp (advanced past them) into the mantissa m: leading
+ * zeros skipped, at most 19 significant digits (*nd counts them), *slow
+ * set when there are more. Returns how many digits there were. */
+static inline int take_digits(const char **pp, uint64_t *m, int *nd,
+                              int *slow) {
+  const char *p = *pp;
+  for (; MM_IS_DIGIT(*p); p++) {
+    unsigned d = (unsigned)(*p - '0');
+    if (*m == 0 && d == 0)
+      continue;
+    if (*nd < 19)
+      *m = *m * 10 + d, ++*nd;
+    else
+      *slow = 1;
+  }
+  int k = (int)(p - *pp);
+  *pp = p;
+  return k;
+}
+
 mm_num_status smv__mm_scan_real(const char *p, int allow_special, double *v,
                                 const char **end) {
   const char *s = p;
@@ -204,31 +224,12 @@ mm_num_status smv__mm_scan_real(const char *p, int allow_special, double *v,
   uint64_t m = 0;
   int nd = 0;   /* significant digits taken into m */
   int frac = 0; /* digits after the point (they scale by 10^-frac) */
-  int any = 0;  /* saw at least one digit */
   int slow = 0; /* more than 19 significant digits */
-  for (; MM_IS_DIGIT(*p); p++) {
-    any = 1;
-    unsigned d = (unsigned)(*p - '0');
-    if (m == 0 && d == 0)
-      continue;
-    if (nd < 19)
-      m = m * 10 + d, nd++;
-    else
-      slow = 1;
-  }
+  int any = take_digits(&p, &m, &nd, &slow) > 0; /* saw at least one digit */
   if (*p == '.') {
     p++;
-    for (; MM_IS_DIGIT(*p); p++) {
-      any = 1;
-      unsigned d = (unsigned)(*p - '0');
-      frac++;
-      if (m == 0 && d == 0)
-        continue;
-      if (nd < 19)
-        m = m * 10 + d, nd++;
-      else
-        slow = 1;
-    }
+    frac = take_digits(&p, &m, &nd, &slow);
+    any |= frac > 0;
     if (frac > 100000) /* absurd, but keep the int arithmetic safe */
       slow = 1;
   }

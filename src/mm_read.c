@@ -137,6 +137,28 @@ static size_t next_word(const char **p, const char **w) {
   return (size_t)(q - *w);
 }
 
+/* The next banner word, which must be one of names[] (NULL-terminated):
+ * its index, or -1 after reporting it missing or unknown (SMV_ERR_PARSE),
+ * `missing` and `known` listing what was expected in either message. */
+static int banner_word(mm_reader *r, const char **p, long L, const char *what,
+                       const char *const names[], const char *missing,
+                       const char *known) {
+  const char *w;
+  char tok[128];
+  size_t n = next_word(p, &w);
+  if (n == 0) {
+    rd_err(r, SMV_ERR_PARSE, L, "banner: missing %s (expected %s)", what,
+           missing);
+    return -1;
+  }
+  for (int k = 0; names[k]; k++)
+    if (word_is(w, n, names[k]))
+      return k;
+  rd_err(r, SMV_ERR_PARSE, L, "banner: unknown %s '%s' (expected %s)", what,
+         show(w, tok), known);
+  return -1;
+}
+
 static smv_status parse_banner(mm_reader *r) {
   const char *p;
   int f = next_line(r, &p);
@@ -164,66 +186,42 @@ static smv_status parse_banner(mm_reader *r) {
                   "missing Matrix Market banner: the first line must start "
                   "with '%%%%MatrixMarket matrix'");
   char tok[128];
-  n = next_word(&p, &w);
-  if (n == 0)
-    return rd_err(r, SMV_ERR_PARSE, L,
-                  "banner: missing object (expected 'matrix')");
-  if (!word_is(w, n, "matrix"))
-    return rd_err(r, SMV_ERR_PARSE, L,
-                  "banner: unknown object '%s' (expected 'matrix')",
-                  show(w, tok));
-  n = next_word(&p, &w);
-  if (n == 0)
-    return rd_err(r, SMV_ERR_PARSE, L,
-                  "banner: missing format (expected 'coordinate' or "
-                  "'array')");
-  if (word_is(w, n, "coordinate"))
-    r->format = SMV_FORMAT_COORDINATE;
-  else if (word_is(w, n, "array"))
-    r->format = SMV_FORMAT_ARRAY;
-  else
-    return rd_err(r, SMV_ERR_PARSE, L,
-                  "banner: unknown format '%s' (expected 'coordinate' or "
-                  "'array')",
-                  show(w, tok));
-  n = next_word(&p, &w);
-  int complex = 0;
-  if (n == 0)
-    return rd_err(r, SMV_ERR_PARSE, L,
-                  "banner: missing field (expected 'real', 'integer' or "
-                  "'pattern')");
-  if (word_is(w, n, "real") || word_is(w, n, "double"))
+  static const char *const objects[] = {"matrix", NULL};
+  static const char *const formats[] = {"coordinate", "array", NULL};
+  static const char *const fields[] = {"real",    "double",  "integer",
+                                       "pattern", "complex", NULL};
+  static const char *const syms[] = {"general", "symmetric", "skew-symmetric",
+                                     "hermitian", NULL};
+  if (banner_word(r, &p, L, "object", objects, "'matrix'", "'matrix'") < 0)
+    return SMV_ERR_PARSE;
+  int k = banner_word(r, &p, L, "format", formats, "'coordinate' or 'array'",
+                      "'coordinate' or 'array'");
+  if (k < 0)
+    return SMV_ERR_PARSE;
+  r->format = k == 0 ? SMV_FORMAT_COORDINATE : SMV_FORMAT_ARRAY;
+  k = banner_word(r, &p, L, "field", fields, "'real', 'integer' or 'pattern'",
+                  "'real', 'integer', 'pattern' or 'complex'");
+  if (k < 0)
+    return SMV_ERR_PARSE;
+  const int complex = k == 4;
+  if (k <= 1)
     r->field = SMV_FIELD_REAL;
-  else if (word_is(w, n, "integer"))
+  else if (k == 2)
     r->field = SMV_FIELD_INTEGER;
-  else if (word_is(w, n, "pattern"))
+  else if (k == 3)
     r->field = SMV_FIELD_PATTERN;
-  else if (word_is(w, n, "complex"))
-    complex = 1;
-  else
-    return rd_err(r, SMV_ERR_PARSE, L,
-                  "banner: unknown field '%s' (expected 'real', 'integer', "
-                  "'pattern' or 'complex')",
-                  show(w, tok));
-  n = next_word(&p, &w);
-  int hermitian = 0;
-  if (n == 0)
-    return rd_err(r, SMV_ERR_PARSE, L,
-                  "banner: missing symmetry (expected 'general', "
-                  "'symmetric' or 'skew-symmetric')");
-  if (word_is(w, n, "general"))
+  k = banner_word(r, &p, L, "symmetry", syms,
+                  "'general', 'symmetric' or 'skew-symmetric'",
+                  "'general', 'symmetric', 'skew-symmetric' or 'hermitian'");
+  if (k < 0)
+    return SMV_ERR_PARSE;
+  const int hermitian = k == 3;
+  if (k == 0)
     r->sym = SMV_SYM_GENERAL;
-  else if (word_is(w, n, "symmetric"))
+  else if (k == 1)
     r->sym = SMV_SYM_SYMMETRIC;
-  else if (word_is(w, n, "skew-symmetric"))
+  else if (k == 2)
     r->sym = SMV_SYM_SKEW;
-  else if (word_is(w, n, "hermitian"))
-    hermitian = 1;
-  else
-    return rd_err(r, SMV_ERR_PARSE, L,
-                  "banner: unknown symmetry '%s' (expected 'general', "
-                  "'symmetric', 'skew-symmetric' or 'hermitian')",
-                  show(w, tok));
   n = next_word(&p, &w);
   if (n != 0)
     return rd_err(r, SMV_ERR_PARSE, L,
@@ -438,8 +436,11 @@ static smv_status nomem(mm_reader *r, long line) {
 
 /* ---- entries ------------------------------------------------------------- */
 
-/* Value at *pp for the file's field; errors name the token. */
-static smv_status value_at(mm_reader *r, const char **pp, long L, double *v) {
+/* Value at *pp for the file's field, the last token of its line: *pp is
+ * left at the '\n'. Errors name the token, or what follows it (`why` ends
+ * that message). */
+static smv_status value_at(mm_reader *r, const char **pp, long L, double *v,
+                           const char *why) {
   const char *t = *pp, *e;
   char tok[128];
   mm_num_status s = r->field == SMV_FIELD_INTEGER
@@ -454,6 +455,11 @@ static smv_status value_at(mm_reader *r, const char **pp, long L, double *v) {
     return rd_err(r, SMV_ERR_PARSE, L, "bad %s value '%s'",
                   r->field == SMV_FIELD_INTEGER ? "integer" : "real",
                   show(t, tok));
+  while (MM_IS_BLANK(*e))
+    e++;
+  if (*e != '\n')
+    return rd_err(r, SMV_ERR_PARSE, L, "unexpected '%s' after the value%s",
+                  show(e, tok), why);
   *pp = e;
   return SMV_OK;
 }
@@ -501,6 +507,45 @@ static inline int64_t index_at(const char **pp, int64_t lim) {
   return (int64_t)x - 1;
 }
 
+/* The entry loops' step to the next line with content: refills the input
+ * window once *pp reaches *limp (both updated), counts each line in *line
+ * and skips blank and comment lines. Returns 1 with *pp at the first
+ * non-blank byte of that line, 0 at the end of the input, -1 on an input
+ * error (reported). */
+static inline int next_entry_line(mm_reader *r, const char **pp,
+                                  const char **limp, long *line) {
+  mm_input *in = &r->in;
+  const char *p = *pp, *lim = *limp;
+  for (;;) {
+    if (p >= lim) {
+      in->pos = (size_t)(p - in->buf);
+      int f = smv__mm_input_fill(in, line);
+      if (f < 0) {
+        input_error(r, *line);
+        return -1;
+      }
+      if (f == 0)
+        return 0;
+      p = in->buf + in->pos;
+      lim = in->buf + in->lim;
+      *limp = lim;
+    }
+    ++*line; /* p is at the start of line *line */
+    while (MM_IS_BLANK(*p))
+      p++;
+    if (*p == '\n') {
+      p++;
+      continue;
+    }
+    if (*p == '%') {
+      p = (const char *)memchr(p, '\n', (size_t)(lim - p)) + 1;
+      continue;
+    }
+    *pp = p;
+    return 1;
+  }
+}
+
 static smv_status read_coordinate(mm_reader *r) {
   mm_input *in = &r->in;
   const int pattern = r->field == SMV_FIELD_PATTERN;
@@ -521,28 +566,8 @@ static smv_status read_coordinate(mm_reader *r) {
   int64_t n = 0, offdiag = 0;
   long line = r->line;
   const char *p = in->buf + in->pos, *lim = in->buf + in->lim;
-  for (;;) {
-    if (p >= lim) {
-      in->pos = (size_t)(p - in->buf);
-      int f = smv__mm_input_fill(in, &line);
-      if (f < 0)
-        return input_error(r, line);
-      if (f == 0)
-        break;
-      p = in->buf + in->pos;
-      lim = in->buf + in->lim;
-    }
-    line++; /* p is at the start of line `line` */
-    while (MM_IS_BLANK(*p))
-      p++;
-    if (*p == '\n') {
-      p++;
-      continue;
-    }
-    if (*p == '%') {
-      p = (const char *)memchr(p, '\n', (size_t)(lim - p)) + 1;
-      continue;
-    }
+  int f;
+  while ((f = next_entry_line(r, &p, &lim, &line)) > 0) {
     const char *t = p;
     int64_t i = index_at(&p, M);
     if (i < 0)
@@ -559,17 +584,14 @@ static smv_status read_coordinate(mm_reader *r) {
     if (!pattern) {
       if (*p == '\n')
         return rd_err(r, SMV_ERR_PARSE, line, "missing value");
-      if ((st = value_at(r, &p, line, &v)) != SMV_OK)
+      if ((st = value_at(r, &p, line, &v, "")) != SMV_OK)
         return st;
-      while (MM_IS_BLANK(*p))
-        p++;
-    }
-    if (*p != '\n')
+    } else if (*p != '\n') {
       return rd_err(r, SMV_ERR_PARSE, line,
-                    pattern ? "unexpected '%s' after the column index (a "
-                              "pattern entry has no value)"
-                            : "unexpected '%s' after the value",
+                    "unexpected '%s' after the column index (a pattern entry "
+                    "has no value)",
                     show(p, tok));
+    }
     p++;
     if (n == K)
       return rd_err(r, SMV_ERR_PARSE, line,
@@ -594,6 +616,8 @@ static smv_status read_coordinate(mm_reader *r) {
       r->vv[n] = v;
     n++;
   }
+  if (f < 0)
+    return r->in.st;
   r->n = n;
   r->offdiag = offdiag;
   r->line = line;
@@ -608,7 +632,6 @@ static smv_status read_coordinate(mm_reader *r) {
 static smv_status read_array(mm_reader *r) {
   mm_input *in = &r->in;
   const int64_t K = r->claim;
-  char tok[128];
   smv_status st;
   r->cap = first_capacity(r, 2);
   if (r->cap > 0) {
@@ -619,38 +642,12 @@ static smv_status read_array(mm_reader *r) {
   int64_t n = 0;
   long line = r->line;
   const char *p = in->buf + in->pos, *lim = in->buf + in->lim;
-  for (;;) {
-    if (p >= lim) {
-      in->pos = (size_t)(p - in->buf);
-      int f = smv__mm_input_fill(in, &line);
-      if (f < 0)
-        return input_error(r, line);
-      if (f == 0)
-        break;
-      p = in->buf + in->pos;
-      lim = in->buf + in->lim;
-    }
-    line++;
-    while (MM_IS_BLANK(*p))
-      p++;
-    if (*p == '\n') {
-      p++;
-      continue;
-    }
-    if (*p == '%') {
-      p = (const char *)memchr(p, '\n', (size_t)(lim - p)) + 1;
-      continue;
-    }
+  int f;
+  while ((f = next_entry_line(r, &p, &lim, &line)) > 0) {
     double v;
-    if ((st = value_at(r, &p, line, &v)) != SMV_OK)
+    if ((st = value_at(r, &p, line, &v,
+                       " (an array file has one value per line)")) != SMV_OK)
       return st;
-    while (MM_IS_BLANK(*p))
-      p++;
-    if (*p != '\n')
-      return rd_err(r, SMV_ERR_PARSE, line,
-                    "unexpected '%s' after the value (an array file has one "
-                    "value per line)",
-                    show(p, tok));
     p++;
     if (n == K)
       return rd_err(r, SMV_ERR_PARSE, line,
@@ -667,6 +664,8 @@ static smv_status read_array(mm_reader *r) {
     }
     r->vv[n++] = v;
   }
+  if (f < 0)
+    return r->in.st;
   r->n = n;
   r->line = line;
   if (n < K)

@@ -46,6 +46,14 @@ static void record(const smv_solve_options *o, smv_solve_result *res, int k,
     o->progress(o->progress_user, k, relres);
 }
 
+/* A solver's work vectors (`count` of n entries) could not all be had. */
+static smv_status no_vectors(const char *who, int count, int64_t n,
+                             smv_error *err) {
+  return smv_err_set(err, SMV_ERR_NOMEM, NULL, 0,
+                     "%s: out of memory for %d vectors of %lld entries", who,
+                     count, (long long)n);
+}
+
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -101,7 +101,7 @@ static double FN(norm2sq)(const REAL *v, int64_t n, double *part, int64_t nc) {
 }
 
 /* The start shared by CG and BiCGStab: x = 0 unless the caller's guess is
- * used; returns ||b||^2. b = 0: x = 0, converged at once (0 returned). */
+ * used; returns ||b||. b = 0: x = 0, converged at once (0 returned). */
 static double FN(begin)(const REAL *b, REAL *x, int64_t n, double *part,
                         int64_t nc, const smv_solve_options *o,
                         smv_solve_result *res) {
@@ -113,7 +113,7 @@ static double FN(begin)(const REAL *b, REAL *x, int64_t n, double *part,
     record(o, res, 0, 0.0);
     res->converged = 1;
   }
-  return bb;
+  return sqrt(bb);
 }
 
 /* ---- CG ------------------------------------------------------------------
@@ -132,17 +132,12 @@ static smv_status FN(cg_run)(const smv_csr *A, const REAL *vals, const REAL *b,
   p = malloc(((size_t)n + 1) * sizeof *p);
   q = malloc(((size_t)n + 1) * sizeof *q);
   z = dinv ? malloc(((size_t)n + 1) * sizeof *z) : r;
-  smv_status st = SMV_OK;
-  if (!part || !r || !p || !q || !z) {
-    st = smv_err_set(err, SMV_ERR_NOMEM, NULL, 0,
-                     "cg: out of memory for 4 vectors of %lld entries",
-                     (long long)n);
+  smv_status st =
+      part && r && p && q && z ? SMV_OK : no_vectors("cg", 4, n, err);
+  const double bnorm =
+      st == SMV_OK ? FN(begin)(b, x, n, part, nc, o, res) : 0.0;
+  if (bnorm == 0.0)
     goto out;
-  }
-  const double bb = FN(begin)(b, x, n, part, nc, o, res);
-  if (bb == 0.0)
-    goto out;
-  const double bnorm = sqrt(bb);
   double rho;
   double rr =
       FN(start_residual)(A, vals, b, x, o->use_x0, r, z, dinv, part, nc, &rho);
@@ -220,17 +215,13 @@ static smv_status FN(bicgstab_run)(const smv_csr *A, const REAL *vals,
   REAL *r = malloc(vb), *rh = malloc(vb), *p = malloc(vb), *v = malloc(vb);
   REAL *s = malloc(vb), *t = malloc(vb);
   REAL *ph = dinv ? malloc(vb) : p, *sh = dinv ? malloc(vb) : s;
-  smv_status st = SMV_OK;
-  if (!part || !r || !rh || !p || !v || !s || !t || !ph || !sh) {
-    st = smv_err_set(err, SMV_ERR_NOMEM, NULL, 0,
-                     "bicgstab: out of memory for 8 vectors of %lld entries",
-                     (long long)n);
+  smv_status st = part && r && rh && p && v && s && t && ph && sh
+                      ? SMV_OK
+                      : no_vectors("bicgstab", 8, n, err);
+  const double bnorm =
+      st == SMV_OK ? FN(begin)(b, x, n, part, nc, o, res) : 0.0;
+  if (bnorm == 0.0)
     goto out;
-  }
-  const double bb = FN(begin)(b, x, n, part, nc, o, res);
-  if (bb == 0.0)
-    goto out;
-  const double bnorm = sqrt(bb);
   double unused;
   double rr = FN(start_residual)(A, vals, b, x, o->use_x0, r, r, NULL, part, nc,
                                  &unused);

@@ -329,26 +329,28 @@ static smv_status run(const struct job *j,
   return SMV_OK;
 }
 
-smv_status smv_spmv_cpu(const smv_csr *A, double alpha, const double *x,
-                        double beta, double *y) {
-  smv_status st = spmv_args(A, x, y, sizeof *x);
+/* Both precisions: x and y of `size`-byte values; alpha and beta as the
+ * job carries them (a float widens to double exactly). */
+static smv_status
+spmv_any(const smv_csr *A, double alpha, const void *x, double beta, void *y,
+         size_t size, void (*share)(const struct job *, const struct share *),
+         void (*fix)(const struct job *)) {
+  smv_status st = spmv_args(A, x, y, size);
   if (st != SMV_OK || A->rows == 0)
     return st;
   struct plan pl;
   plan_for(A, &pl);
   struct piece pc[MAX_PIECES];
   const struct job j = {A, &pl, pc, x, y, alpha, beta};
-  return run(&j, share_f64, fixup_f64);
+  return run(&j, share, fix);
+}
+
+smv_status smv_spmv_cpu(const smv_csr *A, double alpha, const double *x,
+                        double beta, double *y) {
+  return spmv_any(A, alpha, x, beta, y, sizeof *x, share_f64, fixup_f64);
 }
 
 smv_status smv_spmv_cpu_f32(const smv_csr *A, float alpha, const float *x,
                             float beta, float *y) {
-  smv_status st = spmv_args(A, x, y, sizeof *x);
-  if (st != SMV_OK || A->rows == 0)
-    return st;
-  struct plan pl;
-  plan_for(A, &pl);
-  struct piece pc[MAX_PIECES];
-  const struct job j = {A, &pl, pc, x, y, alpha, beta};
-  return run(&j, share_f32, fixup_f32);
+  return spmv_any(A, alpha, x, beta, y, sizeof *x, share_f32, fixup_f32);
 }

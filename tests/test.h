@@ -11,6 +11,8 @@
 #ifndef SMV_TEST_H
 #define SMV_TEST_H
 
+#include "smv.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,5 +101,20 @@ static int tst_end(void) {
   return tst_fail ? 1 : 0;
 }
 #define TEST_END() tst_end()
+
+/* A sorted CSR matrix of nnz entries copied from literal arrays, or NULL
+ * when it cannot be made. */
+static inline smv_csr *tst_csr(smv_index rows, smv_index cols, int64_t nnz,
+                               const smv_offset *ptr, const smv_index *idx,
+                               const double *val) {
+  smv_csr *A = NULL;
+  if (smv_csr_create(rows, cols, nnz, &A) != SMV_OK)
+    return NULL;
+  memcpy(A->row_ptr, ptr, ((size_t)rows + 1) * sizeof *ptr);
+  memcpy(A->col_idx, idx, (size_t)nnz * sizeof *idx);
+  memcpy(A->values, val, (size_t)nnz * sizeof *val);
+  A->sorted = 1;
+  return A;
+}
 
 #endif

@@ -230,14 +230,7 @@ static smv_csr *seed_matrix(void) {
   static const smv_offset ptr[] = {0, 2, 4, 7, 9, 9};
   static const smv_index idx[] = {0, 1, 1, 2, 0, 3, 4, 2, 4};
   static const double val[] = {1, 4, 2, 3, 5, 7, 8, 9, 6};
-  smv_csr *A = NULL;
-  if (smv_csr_create(5, 5, 9, &A) != SMV_OK)
-    return NULL;
-  memcpy(A->row_ptr, ptr, sizeof ptr);
-  memcpy(A->col_idx, idx, sizeof idx);
-  memcpy(A->values, val, sizeof val);
-  A->sorted = 1;
-  return A;
+  return tst_csr(5, 5, 9, ptr, idx, val);
 }
 
 static void test_expect_and_check(void) {

@@ -8,17 +8,10 @@
 
 /* 3 x 4:  [1 0 2 0; 0 0 0 0; 0 3 0 4]  (row 1 empty) */
 static smv_csr *small(void) {
-  smv_csr *A = NULL;
-  if (smv_csr_create(3, 4, 4, &A) != SMV_OK)
-    return NULL;
   const smv_offset rp[] = {0, 2, 2, 4};
   const smv_index ci[] = {0, 2, 1, 3};
   const double v[] = {1, 2, 3, 4};
-  memcpy(A->row_ptr, rp, sizeof rp);
-  memcpy(A->col_idx, ci, sizeof ci);
-  memcpy(A->values, v, sizeof v);
-  A->sorted = 1;
-  return A;
+  return tst_csr(3, 4, 4, rp, ci, v);
 }
 
 static void test_create(void) {

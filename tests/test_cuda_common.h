@@ -60,6 +60,15 @@ static inline smv_csr *tc_generate(const char *spec) {
   return st == SMV_OK ? A : NULL;
 }
 
+/* The matrix of a Matrix Market file, or NULL with the failure recorded. */
+static inline smv_csr *tc_read(const char *path) {
+  smv_csr *A = NULL;
+  smv_error err;
+  smv_status st = smv_mm_read(path, NULL, &A, &err);
+  CHECKF(st == SMV_OK, "%s: %s", path, err.message);
+  return st == SMV_OK ? A : NULL;
+}
+
 #define TC_NEED_DEVICE()                                                       \
   do {                                                                         \
     if (!tc_context())                                                         \

@@ -12,20 +12,9 @@
  */
 #include "test_cuda_common.h"
 
-#if defined(SMV_HAVE_CUDA) && defined(__has_include)
-#if __has_include(<cuda_runtime_api.h>)
-#include <cuda_runtime_api.h>
-#define TC_HAVE_RUNTIME 1
-#endif
-#endif
+#include "test_cuda_runtime.h"
 
 #ifdef TC_HAVE_RUNTIME
-
-#define CUDA_OK(call)                                                          \
-  do {                                                                         \
-    cudaError_t tc_e = (call);                                                 \
-    CHECKF(tc_e == cudaSuccess, "%s: %s", #call, cudaGetErrorString(tc_e));    \
-  } while (0)
 
 /* The sequence captured (x1, x2 fresh random; y2 starts as y2_0):
  *   y1 = 1.25 A x1              (beta 0: y1 starts as NaN)

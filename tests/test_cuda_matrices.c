@@ -47,11 +47,8 @@ static void test_matrix_dir(void) {
   for (int f = 0; f < count; f++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, names[f]);
-    smv_csr *A = NULL;
-    smv_error err;
-    smv_status st = smv_mm_read(path, NULL, &A, &err);
-    CHECKF(st == SMV_OK, "%s: %s", path, err.message);
-    if (st != SMV_OK)
+    smv_csr *A = tc_read(path);
+    if (!A)
       continue;
     int64_t bad_total = 0;
     for (int p = 0; p < 2; p++) {
@@ -59,7 +56,7 @@ static void test_matrix_dir(void) {
       if (p)
         tc_round_values(A);
       smv_matrix *dA = NULL;
-      st = smv_matrix_create(ctx, A, prec, &dA);
+      smv_status st = smv_matrix_create(ctx, A, prec, &dA);
       CHECKF(st == SMV_OK, "%s: smv_matrix_create: %s", names[f],
              smv_context_error(ctx));
       if (st != SMV_OK)

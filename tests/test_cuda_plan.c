@@ -18,14 +18,6 @@
  */
 #include "test_cuda_common.h"
 
-static smv_csr *gen(const char *spec) {
-  smv_csr *A = NULL;
-  smv_error err;
-  smv_status st = smv_generate(spec, &A, &err);
-  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
-  return A;
-}
-
 static size_t csr_bytes(const smv_csr *A, int f32) {
   return ((size_t)A->rows + 1) * 4 + (size_t)A->nnz * (f32 ? 8 : 12);
 }
@@ -37,7 +29,7 @@ static int is_sparse(smv_alg a) {
 /* Run check(spec, A, f32) in f64, then f32 (A float-rounded for it). */
 static void both_precisions(const char *spec,
                             void (*check)(const char *, const smv_csr *, int)) {
-  smv_csr *A = gen(spec);
+  smv_csr *A = tc_generate(spec);
   if (!A)
     return;
   check(spec, A, 0);
@@ -175,7 +167,7 @@ static void test_plan_edges(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
   /* A matrix without entries: nothing to tune, no cuSPARSE at all. */
-  smv_csr *A = gen("empty:7:5");
+  smv_csr *A = tc_generate("empty:7:5");
   smv_matrix *dA = NULL;
   smv_matrix_options o = {SMV_MATRIX_TUNE | SMV_MATRIX_CUSPARSE, 0};
   if (A)

@@ -264,10 +264,7 @@ static void test_pagerank(void) {
   for (int k = 0; k < 3; k++)
     H->values[k] = 1.0;
   H->sorted = 1;
-  smv_solve_options o;
-  smv_solve_options_init(&o);
-  o.damping = 0.5;
-  o.tol = 1e-14;
+  smv_solve_options o = pagerank_half();
   double r[3];
   smv_solve_result res;
   CHECK_OK(smv_pagerank_cuda(ctx, H, SMV_F64, r, &o, &res));

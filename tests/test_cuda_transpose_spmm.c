@@ -13,12 +13,7 @@
  */
 #include "test_spmm_common.h"
 
-#if defined(SMV_HAVE_CUDA) && defined(__has_include)
-#if __has_include(<cuda_runtime_api.h>)
-#include <cuda_runtime_api.h>
-#define TC_HAVE_RUNTIME 1
-#endif
-#endif
+#include "test_cuda_runtime.h"
 
 static const char *const shapes[] = {
     "diag:1",
@@ -121,10 +116,10 @@ static void test_spmv_t(void) {
 /* One SpMM case on the device (device pointers, or smv_spmm_host).
  * Returns 0 on success or when cuSPARSE refuses the combination
  * (*unsupported set), else the number of bad columns / 1 for a failure. */
-static int64_t spmm_case(smv_context *ctx, const smv_matrix *dA,
-                         const smv_csr *A, smv_spmm_alg alg, int k,
-                         smv_layout L, int pad, double alpha, double beta,
-                         int host, int *unsupported) {
+static int64_t spmm_case(smv_context *ctx, smv_matrix *dA, const smv_csr *A,
+                         smv_spmm_alg alg, int k, smv_layout L, int pad,
+                         double alpha, double beta, int host,
+                         int *unsupported) {
   const int f32 = smv_matrix_precision(dA) == SMV_F32;
   const size_t es = f32 ? 4 : 8;
   const int row = L == SMV_LAYOUT_ROW_MAJOR;
@@ -277,12 +272,6 @@ static void test_spmm_bad(void) {
 }
 
 #ifdef TC_HAVE_RUNTIME
-#define CUDA_OK(call)                                                          \
-  do {                                                                         \
-    cudaError_t tc_e = (call);                                                 \
-    CHECKF(tc_e == cudaSuccess, "%s: %s", #call, cudaGetErrorString(tc_e));    \
-  } while (0)
-
 /* Captured: Y = 1.5 A X (k = 5, row-major) and y = -A^T x. */
 static void test_graph(void) {
   TC_NEED_DEVICE();

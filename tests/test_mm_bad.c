@@ -8,6 +8,7 @@
  */
 #include "smv.h"
 #include "test.h"
+#include "test_dir.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -74,24 +75,11 @@ static void test_expect_table(void) {
 
 /* Every file in the folder has an expectation, and every expectation a
  * file: no silent orphans. */
+static const char *case_file(int i) { return cases[i].file; }
+
 static void test_every_file_listed(void) {
-  DIR *d = opendir(DIR_BAD);
-  CHECK(d != NULL);
-  if (!d)
-    return;
-  int files = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] == '.' || strcmp(e->d_name, "EXPECT.tsv") == 0)
-      continue;
-    files++;
-    int found = 0;
-    for (int i = 0; i < ncases; i++)
-      found |= strcmp(cases[i].file, e->d_name) == 0;
-    CHECKF(found, "%s has no line in EXPECT.tsv", e->d_name);
-  }
-  closedir(d);
-  CHECK_INT(files, ncases);
+  check_dir_listed(DIR_BAD, "EXPECT.tsv", case_file, ncases,
+                   "has no line in EXPECT.tsv");
 }
 
 static void check_error(const bad_case *c, const char *how, smv_status st,

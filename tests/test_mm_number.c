@@ -70,6 +70,14 @@ static void test_printf_forms(void) {
   CHECK_INT(mismatches, 0);
 }
 
+/* check_one on each of the n strings of a list. */
+static void check_list(const char *const *list, size_t n) {
+  mismatches = 0;
+  for (size_t i = 0; i < n; i++)
+    check_one(list[i]);
+  CHECK_INT(mismatches, 0);
+}
+
 /* Random decimal strings: 1..25 digits, point anywhere, sign, exponent. */
 static void test_random_digits(void) {
   char buf[128];
@@ -169,10 +177,7 @@ static void test_ties(void) {
       "-1e-400",
       "0e999999999",
       "0.0000000000000000000000000000000000000001e40"};
-  mismatches = 0;
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    check_one(cases[i]);
-  CHECK_INT(mismatches, 0);
+  check_list(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void test_specials_and_grammar(void) {
@@ -205,10 +210,7 @@ static void test_specials_and_grammar(void) {
   /* Accepted forms (value checked against strtod in check_one). */
   static const char *good[] = {"+3",    "-.5",   "1.5E+03", "1.",
                                ".25e1", "00012", "1e0005",  "+0.0e-0"};
-  mismatches = 0;
-  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
-    check_one(good[i]);
-  CHECK_INT(mismatches, 0);
+  check_list(good, sizeof good / sizeof good[0]);
 }
 
 static void test_integer_values(void) {

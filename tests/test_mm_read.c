@@ -15,6 +15,7 @@
 #include "mm_internal.h"
 #include "smv_lab.h"
 #include "test.h"
+#include "test_dir.h"
 
 #include <dirent.h>
 #include <float.h>
@@ -246,24 +247,11 @@ static void test_valid_files(void) {
 }
 
 /* Every file in valid/ is in the table above. */
+static const char *valid_file(int i) { return valid[i].file; }
+
 static void test_valid_all_listed(void) {
-  DIR *d = opendir(DIR_VALID);
-  CHECK(d != NULL);
-  if (!d)
-    return;
-  int files = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] == '.')
-      continue;
-    files++;
-    int found = 0;
-    for (int i = 0; i < NVALID; i++)
-      found |= strcmp(valid[i].file, e->d_name) == 0;
-    CHECKF(found, "%s is not checked by test_valid_files", e->d_name);
-  }
-  closedir(d);
-  CHECK_INT(files, NVALID);
+  check_dir_listed(DIR_VALID, NULL, valid_file, NVALID,
+                   "is not checked by test_valid_files");
 }
 
 /* unsorted.mtx: rows out of order, row 2 holds columns 40..1 in reverse

@@ -85,35 +85,29 @@ static void converge(solver64 f, const char *name, smv_csr *A, smv_precond pc,
   free(x);
 }
 
+/* converge() without and with Jacobi, then A freed. */
+static void converge_both(solver64 f, const char *name, smv_csr *A,
+                          double tol) {
+  converge(f, name, A, SMV_PRECOND_NONE, tol);
+  converge(f, name, A, SMV_PRECOND_JACOBI, tol);
+  smv_csr_free(A);
+}
+
 static void test_cg_converges(void) {
   const char *specs[] = {"lap2d:40", "lap3d:12", "diag:50"};
-  for (int s = 0; s < 3; s++) {
-    smv_csr *A = gen(specs[s]);
-    converge(smv_cg, specs[s], A, SMV_PRECOND_NONE, 1e-10);
-    converge(smv_cg, specs[s], A, SMV_PRECOND_JACOBI, 1e-10);
-    smv_csr_free(A);
-  }
-  smv_csr *B = spd_band(3000, 4);
-  converge(smv_cg, "spd band", B, SMV_PRECOND_NONE, 1e-9);
-  converge(smv_cg, "spd band", B, SMV_PRECOND_JACOBI, 1e-9);
-  smv_csr_free(B);
+  for (int s = 0; s < 3; s++)
+    converge_both(smv_cg, specs[s], gen(specs[s]), 1e-10);
+  converge_both(smv_cg, "spd band", spd_band(3000, 4), 1e-9);
 }
 
 static void test_bicgstab_converges(void) {
   const char *specs[] = {"lap2d:40", "lap3d:12"};
-  for (int s = 0; s < 2; s++) {
-    smv_csr *A = gen(specs[s]);
-    converge(smv_bicgstab, specs[s], A, SMV_PRECOND_NONE, 1e-10);
-    converge(smv_bicgstab, specs[s], A, SMV_PRECOND_JACOBI, 1e-10);
-    smv_csr_free(A);
-  }
+  for (int s = 0; s < 2; s++)
+    converge_both(smv_bicgstab, specs[s], gen(specs[s]), 1e-10);
   smv_csr *B = spd_band(3000, 4);
   converge(smv_bicgstab, "spd band", B, SMV_PRECOND_JACOBI, 1e-9);
   smv_csr_free(B);
-  smv_csr *C = convdiff(50, 0.4);
-  converge(smv_bicgstab, "convdiff", C, SMV_PRECOND_NONE, 1e-10);
-  converge(smv_bicgstab, "convdiff", C, SMV_PRECOND_JACOBI, 1e-10);
-  smv_csr_free(C);
+  converge_both(smv_bicgstab, "convdiff", convdiff(50, 0.4), 1e-10);
 }
 
 /* The hand-checkable case: CG on a diagonal matrix converges in one step
@@ -306,10 +300,7 @@ static void test_pagerank_hand(void) {
   smv_csr *A = from_triplets(3, 3, ri, cj, v);
   if (!A)
     return;
-  smv_solve_options o;
-  smv_solve_options_init(&o);
-  o.damping = 0.5;
-  o.tol = 1e-14;
+  smv_solve_options o = pagerank_half();
   double r[3];
   smv_solve_result res;
   smv_error err;

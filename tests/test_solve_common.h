@@ -8,10 +8,20 @@
 #define SMV_TEST_SOLVE_COMMON_H
 
 #include "smv.h"
+#include "smv_solve.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* The hand-checked PageRank case's options: damping 1/2, tolerance 1e-14. */
+static inline smv_solve_options pagerank_half(void) {
+  smv_solve_options o;
+  smv_solve_options_init(&o);
+  o.damping = 0.5;
+  o.tol = 1e-14;
+  return o;
+}
 
 static inline smv_csr *gen(const char *spec) {
   smv_csr *A = NULL;

@@ -27,6 +27,19 @@ static smv_csr *with_lengths(const int *len, int rows, int cols) {
   return A;
 }
 
+/* Rows of lengths 0 1 2 3 4 5 8 0 in an 8 x 13 matrix (see test_lengths),
+ * checked, with their stats in *s; NULL if it could not be made. */
+static smv_csr *eight_rows(smv_stats *s) {
+  const int len[] = {0, 1, 2, 3, 4, 5, 8, 0};
+  smv_csr *A = with_lengths(len, 8, 13);
+  CHECK(A != NULL);
+  if (A) {
+    CHECK_OK(smv_csr_check(A, NULL));
+    CHECK_OK(smv_csr_stats(A, s));
+  }
+  return A;
+}
+
 static void test_lengths(void) {
   /* lengths 0 1 2 3 4 5 8 0 in an 8 x 13 matrix:
    *   nnz 23, min 0, max 8, mean 23/8 = 2.875,
@@ -35,14 +48,10 @@ static void test_lengths(void) {
    *   stddev sqrt(6.609375); empty 2;
    *   hist: bin0 = 2 (two zeros), bin1 = {1}, bin2 = {2,3}, bin3 = {4,5},
    *   bin4 = {8}. */
-  const int len[] = {0, 1, 2, 3, 4, 5, 8, 0};
-  smv_csr *A = with_lengths(len, 8, 13);
-  CHECK(A != NULL);
+  smv_stats s;
+  smv_csr *A = eight_rows(&s);
   if (!A)
     return;
-  CHECK_OK(smv_csr_check(A, NULL));
-  smv_stats s;
-  CHECK_OK(smv_csr_stats(A, &s));
   CHECK_INT(s.rows, 8);
   CHECK_INT(s.cols, 13);
   CHECK_INT(s.nnz, 23);
@@ -64,13 +73,10 @@ static void test_lengths(void) {
 }
 
 static void test_diag_bandwidth(void) {
-  const int len[] = {0, 1, 2, 3, 4, 5, 8, 0};
-  smv_csr *A = with_lengths(len, 8, 13);
+  smv_stats s;
+  smv_csr *A = eight_rows(&s);
   if (!A)
     return;
-  CHECK_OK(smv_csr_check(A, NULL));
-  smv_stats s;
-  CHECK_OK(smv_csr_stats(A, &s));
   /* Row i covers i-1 .. i-2+len (row 0 from 0): the diagonal is stored in
    * rows with len >= 2 (i >= 1) -> rows 2,3,4,5,6 = 5; row 1 has only
    * column 0 (no diagonal); rows 0 and 7 empty. */

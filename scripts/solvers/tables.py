@@ -52,6 +52,18 @@ def short(m):
     return m.rsplit("/", 1)[-1].replace(".mtx.gz", "").replace(".mtx", "")
 
 
+def head(line):
+    """A table's header line and its |---| separator, one per column."""
+    print(line)
+    print("|" + "---|" * (line.count("|") - 1))
+
+
+def cg_impls(rows, m):
+    """The CG f64 rows of smv (GPU), cuSPARSE, CuPy and SciPy for m."""
+    return tuple(find(rows, p, m) for p in ("smv-cuda", "cusparse", "cupy",
+                                             "scipy"))
+
+
 def main():
     rows = parse(sys.argv[1])
     mats = []
@@ -59,15 +71,11 @@ def main():
         if r.get("method", "cg") == "cg" and r["matrix"] not in mats:
             mats.append(r["matrix"])
     print("### CG, no preconditioner, f64 (b = A*ones, x0 = 0, tol 1e-8)\n")
-    print("| matrix | n | nnz | smv its | cuSPARSE+cuBLAS its | CuPy its | "
-          "SciPy its | smv true res | cuSPARSE true res | CuPy true res | "
-          "SciPy true res |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    head("| matrix | n | nnz | smv its | cuSPARSE+cuBLAS its | CuPy its | "
+         "SciPy its | smv true res | cuSPARSE true res | CuPy true res | "
+         "SciPy true res |")
     for m in mats:
-        s = find(rows, "smv-cuda", m)
-        c = find(rows, "cusparse", m)
-        cp = find(rows, "cupy", m)
-        sp = find(rows, "scipy", m)
+        s, c, cp, sp = cg_impls(rows, m)
         base = s or c
         print(f"| {short(m)} | {f(base, 'n', '{:.0f}')} | "
               f"{f(base, 'nnz', '{:.0f}')} | {f(s, 'its', '{:.0f}')} | "
@@ -78,16 +86,12 @@ def main():
     print("\n### Time to solution (ms) and per iteration (us)\n")
     print("us/it: the solve's time over its iterations; fixed: 1000 "
           "iterations at tol 0, per iteration (no convergence exit).\n")
-    print("| matrix | smv GPU ms | smv us/it | smv fixed us/it | "
-          "cuSPARSE+cuBLAS ms | us/it | fixed us/it | **per-it speed-up** | "
-          "time-to-solution speed-up | CuPy ms | CuPy us/it | SciPy ms | "
-          "smv CPU ms |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    head("| matrix | smv GPU ms | smv us/it | smv fixed us/it | "
+         "cuSPARSE+cuBLAS ms | us/it | fixed us/it | **per-it speed-up** | "
+         "time-to-solution speed-up | CuPy ms | CuPy us/it | SciPy ms | "
+         "smv CPU ms |")
     for m in mats:
-        s = find(rows, "smv-cuda", m)
-        c = find(rows, "cusparse", m)
-        cp = find(rows, "cupy", m)
-        sp = find(rows, "scipy", m)
+        s, c, cp, sp = cg_impls(rows, m)
         cpu = find(rows, "smv-cpu", m)
         print(f"| {short(m)} | {f(s, 'tts_ms', '{:.2f}')} | "
               f"{f(s, 'iter_us')} | {f(s, 'fixed_iter_us')} | "
@@ -97,9 +101,8 @@ def main():
               f"{f(cp, 'iter_us')} | {f(sp, 'tts_ms', '{:.1f}')} | "
               f"{f(cpu, 'tts_ms', '{:.1f}')} |")
     print("\n### smv variants (GPU): graph vs plain launches, Jacobi, f32\n")
-    print("| matrix | variant | its | true res | ms | us/it | fixed us/it | "
-          "checks | check |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    head("| matrix | variant | its | true res | ms | us/it | fixed us/it | "
+         "checks | check |")
     for r in rows:
         if not r["impl"].startswith("smv-cuda") or r["method"] != "cg":
             continue
@@ -112,10 +115,9 @@ def main():
                         ("pagerank", "PageRank (d = 0.85, tol 1e-10 L1), "
                                      "f64: GPU vs CPU")):
         print(f"\n### {title}\n")
-        print("| matrix | n | nnz | GPU its | CPU its | GPU ms (iterations) | "
-              "GPU ms (call) | GPU us/it | CPU ms | CPU us/it | speed-up "
-              "(iterations) | check GPU | check CPU |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        head("| matrix | n | nnz | GPU its | CPU its | GPU ms (iterations) | "
+             "GPU ms (call) | GPU us/it | CPU ms | CPU us/it | speed-up "
+             "(iterations) | check GPU | check CPU |")
         seen = []
         for r in rows:
             if r.get("method") != meth or r["matrix"] in seen:

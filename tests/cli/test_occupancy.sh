@@ -17,6 +17,17 @@ json_get() {
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(*(v if isinstance(v, tuple) else (v,)))' "$1" "$2"
 }
 
+# json_is FILE EXPR WANT WHAT SKIPPED: json_get FILE EXPR must print WANT
+# (else "WHAT: got"); without python3 the check is skipped ("SKIPPED").
+json_is() {
+  if [ $PY -eq 1 ]; then
+    v=$(json_get "$1" "$2")
+    if [ "$v" = "$3" ]; then ok; else bad "$4: $v"; fi
+  else
+    skip "python3 missing: $5"
+  fi
+}
+
 # 1. seed 000, Kepler K20: 27 registers, 128 threads -> 16 blocks, 64/64.
 expect_rc 0 "cc 3.5 json" $SMV occupancy --cc 3.5 --threads 128 --regs 27 --json
 cp "$OUT" "$D/k20.json"
@@ -26,13 +37,8 @@ for key in '"blocks_per_sm":16' '"warps_per_sm":64' '"max_warps_per_sm":64' \
   '"blocks_by_smem":null' '"regs_per_warp":1024' '"cc":"3.5"'; do
   expect_out "$key" "json has $key"
 done
-if [ $PY -eq 1 ]; then
-  v=$(json_get "$D/k20.json" 'd["blocks_per_sm"], d["warps_per_sm"], d["limited_by"]')
-  if [ "$v" = "16 64 ['warps', 'blocks', 'registers']" ]; then ok; else
-    bad "k20 json parsed: $v"; fi
-else
-  skip "python3 missing: JSON not parsed"
-fi
+json_is "$D/k20.json" 'd["blocks_per_sm"], d["warps_per_sm"], d["limited_by"]' \
+  "16 64 ['warps', 'blocks', 'registers']" "k20 json parsed" "JSON not parsed"
 
 # 63 of 64 at 7, 9 and 21 warps per block.
 for t in 224 288 672; do
@@ -108,13 +114,9 @@ cd "$D" || exit 1
 expect_out '"best_block":' "json best_block"
 expect_out '"plot":null' "json plot null"
 expect_out '"threads_per_block":1024' "json sweep reaches 1024"
-if [ $PY -eq 1 ]; then
-  cp "$OUT" sweep.json
-  v=$(json_get sweep.json 'len(d["sweep"]), d["cc"], all(r["warps_per_sm"] <= 48 for r in d["sweep"])')
-  if [ "$v" = "32 8.6 True" ]; then ok; else bad "sweep json: $v"; fi
-else
-  skip "python3 missing: sweep JSON not parsed"
-fi
+cp "$OUT" sweep.json
+json_is sweep.json 'len(d["sweep"]), d["cc"], all(r["warps_per_sm"] <= 48 for r in d["sweep"])' \
+  "32 8.6 True" "sweep json" "sweep JSON not parsed"
 
 # 5. --list
 expect_rc 0 "list" $SMV occupancy --list
@@ -123,13 +125,9 @@ for cc in 2.0 2.1 3.0 3.5 3.7 5.0 5.2 5.3 6.0 6.1 6.2 7.0 7.2 7.5 8.0 8.6 8.7 8.
 done
 expect_rc 0 "list json" $SMV occupancy --list --json
 expect_out '"source":' "list json sources"
-if [ $PY -eq 1 ]; then
-  cp "$OUT" list.json
-  v=$(json_get list.json 'len(d), d[3]["cc"], d[3]["reg_alloc_unit"], d[0]["reg_alloc_unit"]')
-  if [ "$v" = "21 3.5 256 64" ]; then ok; else bad "list json: $v"; fi
-else
-  skip "python3 missing: list JSON not parsed"
-fi
+cp "$OUT" list.json
+json_is list.json 'len(d), d[3]["cc"], d[3]["reg_alloc_unit"], d[0]["reg_alloc_unit"]' \
+  "21 3.5 256 64" "list json" "list JSON not parsed"
 
 # 6. bad arguments: exit 2 with a message
 expect_err 2 "unknown compute capability 4.0" "unknown cc" $SMV occupancy --cc 4.0 --threads 128 --regs 32
