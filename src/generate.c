@@ -1231,6 +1231,10 @@ static smv_status permute(const gspec *g, const char *spec, smv_csr **A,
 #pragma omp for schedule(dynamic, 256)
       for (int64_t i = 0; i < rows; i++) {
         const int64_t k0 = a->row_ptr[i], len = a->row_ptr[i + 1] - k0;
+        if (len == 0) /* an empty row: no arrays to offset into when nnz = 0
+                         (NULL + 0 is undefined: tests/fuzz/fuzz_gen found
+                         it on empty:45:4,perm=rand) */
+          continue;
         smv_index *c = b->col_idx + b->row_ptr[p[i]];
         double *v = b->values + b->row_ptr[p[i]];
         for (int64_t k = 0; k < len; k++) {
