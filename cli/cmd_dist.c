@@ -108,7 +108,7 @@ static int parse(int argc, char **argv, dargs *o) {
   const char **slot[] = {&o->x,        &o->y, &al, &be, &o->out, &bk,
                          &o->alg_name, &part, &ex, &sc, &runs,   &warm};
   enum { NV = sizeof valued / sizeof valued[0] };
-  cli_opt table[NV + 5];
+  cli_opt table[NV + 4];
   int n_opt = 0;
   for (int k = 0; k < NV; k++)
     if (!(valued[k].spmv_only && o->cmd != CLI_DIST_SPMV) &&
@@ -117,8 +117,8 @@ static int parse(int argc, char **argv, dargs *o) {
                                  .alias = valued[k].alias,
                                  .need = "a value",
                                  .str = slot[k]};
-  table[n_opt++] = (cli_opt){.name = "--verbose", .flag = &o->verbose};
-  table[n_opt++] = (cli_opt){.name = "-v", .flag = &o->verbose};
+  table[n_opt++] =
+      (cli_opt){.name = "--verbose", .alias = "-v", .flag = &o->verbose};
   table[n_opt++] =
       (cli_opt){.name = "--force-cuda-aware", .flag = &o->force_aware};
   table[n_opt++] = (cli_opt){.name = "--dist", .flag = &o->dist_flag};
