@@ -154,6 +154,7 @@ struct smv_matrix {
   int stream_tile;
   int stream_ef;
   int64_t stream_ntiles;
+  size_t stream_bytes; /* the one allocation at stream_tiles */
   int2 *stream_tiles;
   void *stream_partials;
   unsigned *stream_counts;

@@ -268,9 +268,7 @@ extern "C" size_t smv_matrix_device_bytes(const smv_matrix *m) {
   size_t b = ((size_t)m->st.rows + 1) * 4 + (size_t)m->st.nnz * (4 + esize);
   if (m->chunks)
     b += (size_t)m->nchunks * (sizeof(int2) + sizeof(double) + 4);
-  if (m->stream_tiles) /* the tile list, then partials and counters */
-    b += (size_t)(m->stream_ntiles + 1) * sizeof(int2) +
-         (m->stream_partials ? (size_t)m->stream_ntiles * 12 : 0);
+  b += m->stream_bytes; /* rung 10's tile list, partials and counters */
   for (int i = 0; i < 2; i++)
     b += m->sp.buffer_bytes[i];
   return b;

@@ -447,6 +447,7 @@ smv_status smv_stream_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A) {
     if (e != cudaSuccess)
       return smv_cu_fail(ctx, e, "%s (%zu bytes)", what, bytes);
     m->stream_ntiles = nt;
+    m->stream_bytes = bytes;
   }
   return SMV_OK;
 }
