@@ -134,6 +134,7 @@ struct smv_matrix {
   void *partials;
   unsigned *counts;
   int64_t nchunks;
+  size_t chunk_bytes; /* the one allocation at chunks */
 
   /* A^T as a matrix of its own (transpose.cu), NULL until the first
    * transposed product or smv_matrix_prepare_transpose; freed with A. */

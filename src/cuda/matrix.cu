@@ -266,8 +266,7 @@ extern "C" size_t smv_matrix_device_bytes(const smv_matrix *m) {
     return 0;
   const size_t esize = m->prec == SMV_F64 ? sizeof(double) : sizeof(float);
   size_t b = ((size_t)m->st.rows + 1) * 4 + (size_t)m->st.nnz * (4 + esize);
-  if (m->chunks)
-    b += (size_t)m->nchunks * (sizeof(int2) + sizeof(double) + 4);
+  b += m->chunk_bytes;  /* rung 9's chunk list, partials and counters */
   b += m->stream_bytes; /* rung 10's tile list, partials and counters */
   for (int i = 0; i < 2; i++)
     b += m->sp.buffer_bytes[i];

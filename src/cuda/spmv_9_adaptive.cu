@@ -452,6 +452,7 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
       st = smv_cu_fail(ctx, err, "%s (%zu bytes)", what, bytes);
     else
       m->nchunks = n;
+    m->chunk_bytes = bytes;
   }
   free(h);
   return st;
