@@ -472,7 +472,7 @@ smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *dA, int runs);
 typedef struct {
   smv_alg alg;      /* what SMV_ALG_AUTO runs on this matrix            */
   int measured;     /* 1: chosen by smv_matrix_tune, 0: by the heuristic */
-  char reason[320]; /* why: the statistics that decided, or the timings  */
+  char reason[512]; /* why: the statistics that decided, or the timings  */
   int ncandidates;  /* measured candidates (0 unless measured)          */
   struct {
     smv_alg alg;

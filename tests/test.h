@@ -117,4 +117,28 @@ static inline smv_csr *tst_csr(smv_index rows, smv_index cols, int64_t nnz,
   return A;
 }
 
+/* A sorted rows x cols CSR matrix whose row i holds len[i] consecutive
+ * columns from first[i] (first NULL: max(0, i - 1)), values 1, 2, ...
+ * along the row; NULL when it cannot be made. */
+static inline smv_csr *tst_csr_lengths(smv_index rows, smv_index cols,
+                                       const int *len, const int *first) {
+  int64_t nnz = 0;
+  for (smv_index i = 0; i < rows; i++)
+    nnz += len[i];
+  smv_csr *A = NULL;
+  if (smv_csr_create(rows, cols, nnz, &A) != SMV_OK)
+    return NULL;
+  int64_t k = 0;
+  for (smv_index i = 0; i < rows; i++) {
+    const int c0 = first ? first[i] : (i > 0 ? i - 1 : 0);
+    for (int j = 0; j < len[i]; j++, k++) {
+      A->col_idx[k] = c0 + j;
+      A->values[k] = 1.0 + j;
+    }
+    A->row_ptr[i + 1] = (smv_offset)k;
+  }
+  A->sorted = 1;
+  return A;
+}
+
 #endif

@@ -61,27 +61,31 @@ static void gen_ladder(const char *spec, int ncases) {
   smv_csr_free(A);
 }
 
+/* rows x cols with row i holding len[i] (<= cols) consecutive entries at
+ * a random start, values in [0, 4). */
+static smv_csr *with_lengths(int rows, int cols, const int *len) {
+  int *first = (int *)malloc((size_t)rows * sizeof(int));
+  if (!first)
+    return NULL;
+  for (int i = 0; i < rows; i++)
+    first[i] = (int)(tc_next() % (uint64_t)(cols - len[i] + 1));
+  smv_csr *A = tst_csr_lengths(rows, cols, len, first);
+  free(first);
+  for (int64_t k = 0; A && k < A->nnz; k++)
+    A->values[k] = tc_uniform() * 4.0;
+  return A;
+}
+
 /* rows x cols with row i holding (i % period == 0 ? 0 : len) entries:
  * lots of empty rows between short ones. */
 static smv_csr *with_empty_rows(int rows, int cols, int period, int len) {
-  int64_t nnz = 0;
-  for (int i = 0; i < rows; i++)
-    nnz += (i % period == 0) ? 0 : (len < cols ? len : cols);
-  smv_csr *A = NULL;
-  if (smv_csr_create(rows, cols, nnz, &A) != SMV_OK)
+  int *l = (int *)malloc((size_t)rows * sizeof(int));
+  if (!l)
     return NULL;
-  int64_t k = 0;
-  A->row_ptr[0] = 0;
-  for (int i = 0; i < rows; i++) {
-    int l = (i % period == 0) ? 0 : (len < cols ? len : cols);
-    int start = cols > l ? (int)(tc_next() % (uint64_t)(cols - l + 1)) : 0;
-    for (int j = 0; j < l; j++, k++) {
-      A->col_idx[k] = start + j;
-      A->values[k] = tc_uniform() * 4.0;
-    }
-    A->row_ptr[i + 1] = (smv_offset)k;
-  }
-  A->sorted = 1;
+  for (int i = 0; i < rows; i++)
+    l[i] = (i % period == 0) ? 0 : (len < cols ? len : cols);
+  smv_csr *A = with_lengths(rows, cols, l);
+  free(l);
   return A;
 }
 
@@ -146,6 +150,49 @@ static void test_rectangular(void) {
   gen_ladder("plaw:4000:12,cols=900", NCASES);
 }
 
+/* Rung 9's one-round plan (small matrices): rows of 3 entries but for a
+ * few at every boundary of its long-row tiers: 40 (one warp), 128 and
+ * 129 (last warp row, first block row), 2048 and 2049 (last block row,
+ * first multi-chunk row) and 5000 (many chunks). 3000 rows, so at most
+ * 2% are long and the plan applies (the plan line says so). */
+static const int tier_len[][2] = {{10, 40},   {20, 128},    {30, 129},
+                                  {40, 500},  {50, 2048},   {60, 2049},
+                                  {70, 5000}, {2999, 2048}, {0, 129}};
+#define NTIER ((int)(sizeof tier_len / sizeof tier_len[0]))
+
+static smv_csr *tiers_matrix(void) {
+  enum { rows = 3000, cols = 6000 };
+  static int len[rows];
+  for (int i = 0; i < rows; i++)
+    len[i] = 3;
+  for (int t = 0; t < NTIER; t++)
+    len[tier_len[t][0]] = tier_len[t][1];
+  return with_lengths(rows, cols, len);
+}
+
+static void test_one_round_tiers(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *A = tiers_matrix();
+  CHECK(A != NULL);
+  if (!A)
+    return;
+  /* The plan line names the one-round plan, one lane (the 99th percentile
+   * is 3 entries), 5 block rows (129 twice, 500, 2048 twice) and 59
+   * chunks (40 and 128 one each; 2049: 17; 5000: 40). */
+  smv_matrix *dA = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  smv_matrix_plan_info info;
+  if (dA && smv_matrix_plan(dA, &info) == SMV_OK) {
+    CHECKF(strstr(info.reason, "one-round, 1 lanes per row, rows over 4 "
+                               "entries to 59 warp chunks and 5 block rows"),
+           "plan: %s", info.reason);
+  }
+  smv_matrix_free(dA);
+  ladder(A, "one-round tiers", NCASES);
+  smv_csr_free(A);
+}
+
 static void test_long_row(void) {
   TC_NEED_DEVICE();
   /* One row of 150000 entries among rows of 4. */
@@ -172,11 +219,8 @@ static void test_large(void) {
 /* Rung 9 adds every row in a fixed order (long rows: chunk partials summed
  * in chunk order by the last warp to finish), so repeated calls on the
  * same x and y0 must give the same bits, whichever warps finish first. */
-static void reproducible_on(const char *spec, smv_alg alg) {
+static void reproducible_matrix(smv_csr *A, const char *spec, smv_alg alg) {
   smv_context *ctx = tc_context();
-  smv_csr *A = tc_generate(spec);
-  if (!A)
-    return;
   const int64_t m = A->rows, n = A->cols;
   double *x = (double *)malloc((size_t)n * sizeof(double));
   double *y0 = (double *)malloc((size_t)m * sizeof(double));
@@ -229,6 +273,13 @@ static void reproducible_on(const char *spec, smv_alg alg) {
     smv_matrix_free(dA);
   }
   free(x), free(y0), free(y1), free(y2);
+}
+
+static void reproducible_on(const char *spec, smv_alg alg) {
+  smv_csr *A = tc_generate(spec);
+  if (!A)
+    return;
+  reproducible_matrix(A, spec, alg);
   smv_csr_free(A);
 }
 
@@ -241,6 +292,13 @@ static void test_adaptive_reproducible(void) {
     reproducible_on("denserow:1000:4,cols=150000", algs[a]); /* 1172 */
     reproducible_on("plaw:20000:8", algs[a]);   /* many multi-chunk rows */
     reproducible_on("plaw:600000:16", algs[a]); /* past the L2 */
+  }
+  /* Rung 9's one-round plan: block rows and chunks in one launch. */
+  smv_csr *A = tiers_matrix();
+  CHECK(A != NULL);
+  if (A) {
+    reproducible_matrix(A, "one-round tiers", SMV_ALG_ADAPTIVE);
+    smv_csr_free(A);
   }
 }
 
@@ -266,12 +324,8 @@ static void test_vector_reuse(void) {
 }
 
 /* Block-size override: every multiple of 32 works for every rung. */
-static void test_block_override(void) {
-  TC_NEED_DEVICE();
+static void block_override_on(smv_csr *A) {
   smv_context *ctx = tc_context();
-  smv_csr *A = tc_generate("plaw:3000:9");
-  if (!A)
-    return;
   smv_matrix *dA = NULL;
   CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
   const int blocks[] = {32, 96, 128, 480, 1024};
@@ -287,6 +341,20 @@ static void test_block_override(void) {
   }
   CHECK_OK(smv_context_set_block_size(ctx, 0));
   smv_matrix_free(dA);
+}
+
+/* (rung 9's one-round plan has its own block size, 256, which a caller's
+ * size replaces: block rows then run with 32 .. 1024 threads) */
+static void test_block_override(void) {
+  TC_NEED_DEVICE();
+  smv_csr *A = tc_generate("plaw:3000:9");
+  if (A)
+    block_override_on(A);
+  smv_csr_free(A);
+  A = tiers_matrix();
+  CHECK(A != NULL);
+  if (A)
+    block_override_on(A);
   smv_csr_free(A);
 }
 
@@ -296,6 +364,7 @@ int main(void) {
   RUN(test_empty_rows);
   RUN(test_rectangular);
   RUN(test_long_row);
+  RUN(test_one_round_tiers);
   RUN(test_vector_reuse);
   RUN(test_block_override);
   RUN(test_adaptive_reproducible);

@@ -5,26 +5,9 @@
 
 /* A matrix with the given row lengths; row i holds columns
  * first_col(i) .. first_col(i) + len - 1 where first_col = max(0, i - 1),
- * so diagonal and bandwidth are predictable. */
+ * so diagonal and bandwidth are predictable (values 1, 2, ...). */
 static smv_csr *with_lengths(const int *len, int rows, int cols) {
-  int64_t nnz = 0;
-  for (int i = 0; i < rows; i++)
-    nnz += len[i];
-  smv_csr *A = NULL;
-  if (smv_csr_create(rows, cols, nnz, &A) != SMV_OK)
-    return NULL;
-  int64_t k = 0;
-  for (int i = 0; i < rows; i++) {
-    int c0 = i > 0 ? i - 1 : 0;
-    for (int j = 0; j < len[i]; j++) {
-      A->col_idx[k] = c0 + j;
-      A->values[k] = 1.0 + j;
-      k++;
-    }
-    A->row_ptr[i + 1] = (smv_offset)k;
-  }
-  A->sorted = 1;
-  return A;
+  return tst_csr_lengths(rows, cols, len, NULL);
 }
 
 /* Rows of lengths 0 1 2 3 4 5 8 0 in an 8 x 13 matrix (see test_lengths),

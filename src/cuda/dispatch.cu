@@ -232,6 +232,7 @@ static smv_status spmv_device(smv_context *ctx, smv_alg alg, double alpha,
   }
   L.block = ctx->block_override ? ctx->block_override
                                 : ctx->default_block[alg][dA->prec];
+  L.block_fixed = ctx->block_override != 0;
   e = r->launch(&L);
   if (e != cudaSuccess)
     return smv_cu_fail(ctx, e, "launch of %s (%lld rows, block %d)",

@@ -124,7 +124,8 @@ struct smv_matrix {
    * (device, nchunks entries of {row, first entry}). One allocation holds
    * the list, then `partials` (nchunks doubles or floats: each chunk's
    * sum) and `counts` (nchunks unsigned: at a row's first chunk, how many
-   * of its chunks are done; 0 between calls). Only `chunks` is freed.
+   * of its chunks are done; 0 between calls), after the block-row list
+   * below. Only `long_alloc` is freed.
    * stream_hint: load values and indices L2 evict-first (matrices past
    * the L2 with lanes >= 8 only; see the rung's file). */
   int lanes;
@@ -134,7 +135,18 @@ struct smv_matrix {
   void *partials;
   unsigned *counts;
   int64_t nchunks;
-  size_t chunk_bytes; /* the one allocation at chunks */
+  void *long_alloc;   /* the one allocation: block rows, chunks, ... */
+  size_t chunk_bytes; /* its size */
+  /* Rung 9's plan for small matrices (the "one-round" plan, see the
+   * rung's file): rows of more than one warp round and at most
+   * block_row_max entries are summed by a whole block each, listed in
+   * block_rows (device, nblock_rows row numbers; in the allocation at
+   * long_alloc, before the chunk list); block = the launch's block size
+   * (0: the context's). Zero for the default plan. */
+  int block;
+  int64_t block_row_max;
+  int64_t nblock_rows;
+  int32_t *block_rows;
 
   /* A^T as a matrix of its own (transpose.cu), NULL until the first
    * transposed product or smv_matrix_prepare_transpose; freed with A. */
@@ -173,6 +185,7 @@ struct smv_launch {
   void *y;
   double alpha, beta;
   int block;
+  int block_fixed; /* 1: the caller set the block size (every rung)  */
   cudaStream_t stream;
   struct smv_matrix *m; /* rung 9 writes its partials and counters */
   /* rung 3 only */
@@ -248,6 +261,10 @@ smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m);
  * upload the long rows' chunks. */
 smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
                               const smv_csr *A);
+
+/* One line on rung 9's plan (lanes, threshold, long-row lists), for the
+ * analysis record. */
+void smv_adaptive_describe(const smv_matrix *m, char *buf, size_t n);
 
 /* Stream rung's analysis (spmv_10_stream.cu), once at upload: choose the
  * tile size, cut the rows into tiles, upload the list. */

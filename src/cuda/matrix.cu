@@ -111,8 +111,8 @@ static void release(smv_matrix *m) {
     cudaFree(m->col_idx);
   if (m->values)
     cudaFree(m->values);
-  if (m->chunks)
-    cudaFree(m->chunks);
+  if (m->long_alloc)
+    cudaFree(m->long_alloc);
   if (m->stream_tiles)
     cudaFree(m->stream_tiles);
   free(m);
@@ -213,6 +213,12 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   if (st == SMV_OK)
     st = smv_stream_setup(ctx, m, A);
   m->plan.prep_ms = smv_now_ms() - t;
+  if (st == SMV_OK && m->auto_alg == SMV_ALG_ADAPTIVE) {
+    const size_t used = strlen(m->plan.reason);
+    char line[192];
+    smv_adaptive_describe(m, line, sizeof line);
+    snprintf(m->plan.reason + used, sizeof m->plan.reason - used, "; %s", line);
+  }
   /* cuSPARSE: what the plan runs, or both when asked (timed inside).
    * When tuning follows, the tuner prepares what it times and keeps only
    * the winner. */
