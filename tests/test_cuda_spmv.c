@@ -153,15 +153,16 @@ static void test_rectangular(void) {
 /* Rung 9's one-round plan (small matrices): rows of 3 entries but for a
  * few at every boundary of its long-row tiers: 40 (one warp), 128 and
  * 129 (last warp row, first block row), 2048 and 2049 (last block row,
- * first multi-chunk row) and 5000 (many chunks). 3000 rows, so at most
- * 2% are long and the plan applies (the plan line says so). */
+ * first multi-chunk row) and 5000 (many chunks). 6000 rows, so the long
+ * rows' warps and blocks (3168 threads) stay under the row groups' 6000
+ * threads and the plan applies (the plan line says so). */
 static const int tier_len[][2] = {{10, 40},   {20, 128},    {30, 129},
                                   {40, 500},  {50, 2048},   {60, 2049},
-                                  {70, 5000}, {2999, 2048}, {0, 129}};
+                                  {70, 5000}, {5999, 2048}, {0, 129}};
 #define NTIER ((int)(sizeof tier_len / sizeof tier_len[0]))
 
 static smv_csr *tiers_matrix(void) {
-  enum { rows = 3000, cols = 6000 };
+  enum { rows = 6000, cols = 6000 };
   static int len[rows];
   for (int i = 0; i < rows; i++)
     len[i] = 3;

@@ -86,28 +86,20 @@ __device__ __forceinline__ uint64_t smv_policy_evict_first() {
   asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
   return p;
 }
-__device__ __forceinline__ int32_t smv_ld_stream(const int32_t *a,
-                                                 uint64_t pol) {
-  int32_t v;
-  asm volatile("ld.global.nc.L2::cache_hint.s32 %0, [%1], %2;"
-               : "=r"(v)
-               : "l"(a), "l"(pol));
-  return v;
-}
-__device__ __forceinline__ double smv_ld_stream(const double *a, uint64_t pol) {
-  double v;
-  asm volatile("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;"
-               : "=d"(v)
-               : "l"(a), "l"(pol));
-  return v;
-}
-__device__ __forceinline__ float smv_ld_stream(const float *a, uint64_t pol) {
-  float v;
-  asm volatile("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;"
-               : "=f"(v)
-               : "l"(a), "l"(pol));
-  return v;
-}
+/* One evict-first load per element type: PTX type suffix and register
+ * constraint. */
+#define SMV_LD_STREAM(T, PTX_TYPE, REG)                                        \
+  __device__ __forceinline__ T smv_ld_stream(const T *a, uint64_t pol) {       \
+    T v;                                                                       \
+    asm volatile("ld.global.nc.L2::cache_hint." PTX_TYPE " %0, [%1], %2;"      \
+                 : "=" REG(v)                                                  \
+                 : "l"(a), "l"(pol));                                          \
+    return v;                                                                  \
+  }
+SMV_LD_STREAM(int32_t, "s32", "r")
+SMV_LD_STREAM(double, "f64", "d")
+SMV_LD_STREAM(float, "f32", "f")
+#undef SMV_LD_STREAM
 
 /* A matrix-stream load: evict-first in L2 when EF, else plain __ldg. */
 template <bool EF, typename V>
@@ -461,8 +453,9 @@ static int64_t plan_threshold(const smv_context *ctx, const smv_matrix *m,
  *       rounds and a barrier; block_rows_part above);
  *   longer rows: chunks of 128 with the partials and counters, as before;
  *   block size 256 for the whole launch.
- * It is used only when at most 2% of the rows are longer than 4 L, so the
- * warps and blocks of the long rows stay a small part of the grid.
+ * It is used only when the warps and blocks of the long rows add at most
+ * as many threads as the row groups (else with two rounds, 8 L, when L
+ * was halved; else the default plan).
  * Measured (H100, 2026-11-24, .dev-exp sweep of L, rounds, unroll, block
  * size and long-row strategy on the 28 real matrices in CUDA graphs,
  * against cuSPARSE ALG1 in the same run): geometric mean 1.85x ALG1 with
@@ -482,7 +475,8 @@ static int plan_one_round(const smv_context *ctx, smv_matrix *m,
                            ctx->prop.maxThreadsPerMultiProcessor;
   if (A->rows == 0 || A->rows > resident / 2 || past_l2(ctx, m))
     return 0;
-  /* Row-length histogram up to 128 (4 x 32 lanes), longer ones together. */
+  /* Row-length histogram up to 128 (4 x 32 lanes), longer ones together:
+   * the 99th percentile. */
   int64_t hist[130] = {0};
   for (int64_t i = 0; i < A->rows; i++) {
     const int64_t len = (int64_t)A->row_ptr[i + 1] - A->row_ptr[i];
@@ -500,16 +494,31 @@ static int plan_one_round(const smv_context *ctx, smv_matrix *m,
     L *= 2;
   while (L > 1 && A->rows * L > resident)
     L /= 2;
-  int64_t longer = hist[129];
-  for (int v = 4 * L + 1; v <= 128; v++)
-    longer += hist[v];
-  if (longer * 50 > A->rows) /* more than 2% of the rows */
-    return 0;
-  m->lanes = L;
-  m->long_threshold = 4 * L;
-  m->block = SMV_ONE_ROUND_BLOCK;
-  m->block_row_max = SMV_BLOCK_ROW_MAX;
-  return 1;
+  /* One round (threshold 4 L), else two (8 L) when L was halved above;
+   * taken only if the long rows' warps and blocks add at most as many
+   * threads as the row groups have (gyro_m: L = 8, 8% of the rows over
+   * 32 entries, 44k extra threads against 139k: one round; bcsstk33: L =
+   * 16, 54% over 64: two rounds, 3.5 against 4.2 us in a graph). */
+  for (int rounds = 1; rounds <= 2; rounds++) {
+    const int64_t thr = 4 * L * rounds;
+    int64_t extra = 0;
+    for (int64_t i = 0; i < A->rows; i++) {
+      const int64_t len = (int64_t)A->row_ptr[i + 1] - A->row_ptr[i];
+      if (len <= thr)
+        continue;
+      extra += len > SMV_CHUNK && len <= SMV_BLOCK_ROW_MAX
+                   ? SMV_ONE_ROUND_BLOCK
+                   : 32 * ((len + SMV_CHUNK - 1) / SMV_CHUNK);
+    }
+    if (extra <= A->rows * L) {
+      m->lanes = L;
+      m->long_threshold = thr;
+      m->block = SMV_ONE_ROUND_BLOCK;
+      m->block_row_max = SMV_BLOCK_ROW_MAX;
+      return 1;
+    }
+  }
+  return 0;
 }
 
 smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
