@@ -44,11 +44,14 @@ __host__ __device__ inline float pz(unsigned i) {
 
 /* ---- reads: out[t] = sum over the thread's elements of x + 2y + 3z ---- */
 
-__global__ void read_aos(const Position *p, unsigned n, float *out) {
+/* One structure per element: P = Position is the AoS case (three 4-byte
+ * loads 12 bytes apart), P = float4 the padded one (one 16-byte load). */
+template <class P>
+__global__ void read_struct(const P *p, unsigned n, float *out) {
   float acc = 0;
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += gridDim.x * blockDim.x) {
-    Position q = p[i];
+    P q = p[i];
     acc += q.x + 2.0f * q.y + 3.0f * q.z;
   }
   out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
@@ -84,16 +87,6 @@ __global__ void read_smem(const Position *p, unsigned n, float *out) {
     acc += s[3 * threadIdx.x] + 2.0f * s[3 * threadIdx.x + 1] +
            3.0f * s[3 * threadIdx.x + 2];
     __syncthreads();
-  }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
-}
-
-__global__ void read_f4(const float4 *p, unsigned n, float *out) {
-  float acc = 0;
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += gridDim.x * blockDim.x) {
-    float4 q = p[i];
-    acc += q.x + 2.0f * q.y + 3.0f * q.z;
   }
   out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
@@ -167,6 +160,17 @@ static void fill_inputs(bufs &b, unsigned n) {
   b.f4.upload(f.data());
 }
 
+/* One row of the read or write table: time, useful GB/s (12 bytes per
+ * element), speedup over AoS (aos_ms), the seed's speedup, ratio. */
+static void add_row(micro_table &t, const char *label, const char *name,
+                    unsigned n, double ms, double aos_ms, double seed) {
+  double useful = 12.0 * n / (ms * 1e-3) / 1e9;
+  double sp = aos_ms / ms;
+  micro_table_add(t, {label, name, micro_num(ms, 4), micro_num(useful, 0),
+                      micro_num(sp, 2), micro_num(seed, 2),
+                      micro_ratio(sp, seed)});
+}
+
 static void run_size(unsigned n, const char *label, micro_table &tr,
                      micro_table &tw) {
   const int block = TILE, grid = g_dev.prop.multiProcessorCount * 8;
@@ -206,7 +210,7 @@ static void run_size(unsigned n, const char *label, micro_table &tr,
     auto launch = [&] {
       switch (c) {
       case 0:
-        read_aos<<<grid, block>>>(b.aos.p, n, b.out.p);
+        read_struct<Position><<<grid, block>>>(b.aos.p, n, b.out.p);
         break;
       case 1:
         read_soa<<<grid, block>>>(b.x.p, b.y.p, b.z.p, n, b.out.p);
@@ -218,14 +222,11 @@ static void run_size(unsigned n, const char *label, micro_table &tr,
         read_smem<<<grid, block>>>(b.aos.p, n, b.out.p);
         break;
       default:
-        read_f4<<<grid, block>>>(b.f4.p, n, b.out.p);
+        read_struct<float4><<<grid, block>>>(b.f4.p, n, b.out.p);
       }
     };
     double ms = micro_time_ms(launch, 3, 20);
-    b.out.poison();
-    launch();
-    CK_LAUNCH();
-    b.out.download(back.data());
+    micro_run_checked(launch, b.out, back.data());
     const std::vector<float> &w = rc[c].smem ? want_smem : want;
     size_t bad = 0;
     for (unsigned t = 0; t < nt; t++)
@@ -234,12 +235,7 @@ static void run_size(unsigned n, const char *label, micro_table &tr,
                 bad, nt);
     if (c == 0)
       aos_ms = ms;
-    double useful = 12.0 * n / (ms * 1e-3) / 1e9;
-    double sp = aos_ms / ms;
-    micro_table_add(tr,
-                    {label, rc[c].name, micro_num(ms, 4), micro_num(useful, 0),
-                     micro_num(sp, 2), micro_num(rc[c].seed, 2),
-                     micro_ratio(sp, rc[c].seed)});
+    add_row(tr, label, rc[c].name, n, ms, aos_ms, rc[c].seed);
   }
   struct wcase {
     const char *name;
@@ -281,18 +277,12 @@ static void run_size(unsigned n, const char *label, micro_table &tr,
       for (unsigned i = 0; i < n; i++)
         bad += hx[i] != px(i) || hy[i] != py(i) || hz[i] != pz(i);
     } else if (c == 3) {
-      b.f4.poison();
-      launch();
-      CK_LAUNCH();
-      b.f4.download(hf.data());
+      micro_run_checked(launch, b.f4, hf.data());
       for (unsigned i = 0; i < n; i++)
         bad += hf[i].x != px(i) || hf[i].y != py(i) || hf[i].z != pz(i) ||
                hf[i].w != 0.0f;
     } else {
-      b.aos.poison();
-      launch();
-      CK_LAUNCH();
-      b.aos.download(ha.data());
+      micro_run_checked(launch, b.aos, ha.data());
       for (unsigned i = 0; i < n; i++)
         bad += ha[i].x != px(i) || ha[i].y != py(i) || ha[i].z != pz(i);
     }
@@ -300,12 +290,7 @@ static void run_size(unsigned n, const char *label, micro_table &tr,
                 n, bad, n);
     if (c == 0)
       aos_ms = ms;
-    double useful = 12.0 * n / (ms * 1e-3) / 1e9;
-    double sp = aos_ms / ms;
-    micro_table_add(tw,
-                    {label, wc[c].name, micro_num(ms, 4), micro_num(useful, 0),
-                     micro_num(sp, 2), micro_num(wc[c].seed, 2),
-                     micro_ratio(sp, wc[c].seed)});
+    add_row(tw, label, wc[c].name, n, ms, aos_ms, wc[c].seed);
   }
   /* the read inputs were overwritten by the write tests: nothing reads
    * them after this point */

@@ -77,11 +77,8 @@ static void seed_case(micro_table &t, const char *name, double (*gen)(uint64_t),
   auto launch = [&] { sum_1x1024<T, CAS><<<1, 1024>>>(a.p, n, sum.p); };
   sum.zero();
   double ms = micro_time_ms(launch, 1, CAS ? 3 : 10);
-  sum.zero();
-  launch();
-  CK_LAUNCH();
   T got;
-  sum.download(&got);
+  micro_run_checked(launch, sum, &got, 0);
   micro_check((double)got == want, "<<<1,1024>>> %s: sum %.17g, want %.17g",
               name, (double)got, want);
   *ns_out = ms * 1e6 / n;
@@ -176,10 +173,7 @@ static void sweep_type(micro_table &t, const char *tname) {
     auto launch = [&] { contention<T><<<grid, block>>>(mode, sums.p); };
     sums.zero();
     double ms = micro_time_ms(launch, 2, 10);
-    sums.zero();
-    launch();
-    CK_LAUNCH();
-    sums.download(back.data());
+    micro_run_checked(launch, sums, back.data(), 0);
     size_t bad = 0;
     std::vector<double> want(slots, 0.0);
     for (unsigned th = 0; th < nt; th++)
@@ -212,9 +206,7 @@ static void run_sweep(void) {
 }
 
 int main(int argc, char **argv) {
-  micro_init(argc, argv, "atomics",
-             "atomicAdd on int, float, double (seed 000)", k_help, NULL);
-  run_seed();
-  run_sweep();
-  return micro_finish();
+  return micro_main(argc, argv, "atomics",
+                    "atomicAdd on int, float, double (seed 000)", k_help,
+                    {run_seed, run_sweep});
 }

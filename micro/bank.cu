@@ -105,10 +105,7 @@ static void run_seed(void) {
       host /= 100;
       double med = micro_time_ms(launch, 5, 100);
       ev[si][c] = med;
-      dout.poison();
-      launch();
-      CK_LAUNCH();
-      dout.download(back.data());
+      micro_run_checked(launch, dout, back.data());
       size_t bad = 0;
       for (size_t i = 0; i < n; i++)
         bad += back[i] != 2.0f * h[i];
@@ -234,10 +231,7 @@ template <typename T> static pat_result run_pat(int pat, int stride) {
   std::vector<T> h(threads);
   std::vector<long long> c(2 * PAT_WARPS);
   for (int rep = 0; rep < 3; rep++) {
-    sums.poison();
-    launch();
-    CK_LAUNCH();
-    sums.download(h.data());
+    micro_run_checked(launch, sums, h.data());
     clk.download(c.data());
     long long lo = c[0], hi = c[1];
     for (int w = 0; w < PAT_WARPS; w++) {
@@ -335,10 +329,7 @@ static void run_fixes(void) {
     dim3 grid(n / TILE, n / TILE), block(TILE, TROWS);
     auto launch = [&] { c.fn<<<grid, block>>>(din.p, dout.p, n); };
     double ms = micro_time_ms(launch, 3, 20);
-    dout.poison();
-    launch();
-    CK_LAUNCH();
-    dout.download(back.data());
+    micro_run_checked(launch, dout, back.data());
     size_t bad = 0;
     for (size_t r = 0; r < (size_t)n; r++)
       for (size_t col = 0; col < (size_t)n; col++)
@@ -357,10 +348,7 @@ static void run_fixes(void) {
 }
 
 int main(int argc, char **argv) {
-  micro_init(argc, argv, "bank", "shared-memory bank conflicts (seed 001)",
-             k_help, NULL);
-  run_seed();
-  run_sweep();
-  run_fixes();
-  return micro_finish();
+  return micro_main(argc, argv, "bank",
+                    "shared-memory bank conflicts (seed 001)", k_help,
+                    {run_seed, run_sweep, run_fixes});
 }

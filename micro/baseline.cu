@@ -37,21 +37,8 @@ __global__ void fill(uint4 *d, size_t n) {
   }
 }
 
-/* 16-byte copy, grid-stride, 4 loads in flight per thread. */
-__global__ void copy4(const uint4 *__restrict__ a, uint4 *__restrict__ b,
-                      size_t n) {
-  const size_t s = (size_t)gridDim.x * blockDim.x;
-  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-  for (; i + 3 * s < n; i += 4 * s) {
-    uint4 r0 = a[i], r1 = a[i + s], r2 = a[i + 2 * s], r3 = a[i + 3 * s];
-    b[i] = r0;
-    b[i + s] = r1;
-    b[i + 2 * s] = r2;
-    b[i + 3 * s] = r3;
-  }
-  for (; i < n; i += s)
-    b[i] = a[i];
-}
+/* The copy kernel is micro_copy16_gs4 (common.h, shared with ilp): 16-byte
+ * copy, grid-stride, 4 loads in flight per thread. */
 
 /* Sum (xor of the four words, added up) of 16-byte loads, grid-stride, 4 in
  * flight; `reps` passes over the same n elements (so an L2-resident set is
@@ -102,7 +89,8 @@ struct ceilings {
 static void run_copy(ceilings &c, uint4 *a, uint4 *b, size_t nmax) {
   const int sms = g_dev.prop.multiProcessorCount;
   int per_sm = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy4, 512, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, micro_copy16_gs4<uint4>, 512, 0));
   const int grid = per_sm * sms;
   micro_table t = micro_table_new(
       "copy", "device copy bandwidth: GB/s (bytes read + written)",
@@ -119,7 +107,7 @@ static void run_copy(ceilings &c, uint4 *a, uint4 *b, size_t nmax) {
         if (k == 0)
           CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
         else
-          copy4<<<grid, 512>>>(a, b, n);
+          micro_copy16_gs4<uint4><<<grid, 512>>>(a, b, n);
       };
       double ms = micro_time_ms(launch, 3, 15);
       gb[k] = 2.0 * bytes / (ms * 1e-3) / 1e9;
@@ -176,10 +164,7 @@ static void run_read(ceilings &c, uint4 *a) {
           launch, [] { micro_flush_l2(); }, 0, 20);
     }
     double gbps = (double)r.bytes * r.reps / (ms * 1e-3) / 1e9;
-    out.poison();
-    launch();
-    CK_LAUNCH();
-    out.download(back.data());
+    micro_run_checked(launch, out, back.data());
     size_t bad = 0;
     for (size_t th = 0; th < nt; th++) {
       unsigned w = 0;
@@ -253,18 +238,12 @@ static void run_launch(ceilings &c) {
   }
   expected += 1000;
   c.graph_us = micro_median(v);
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
+  micro_events ev;
   v.clear();
   for (int i = 0; i < 50; i++) {
-    CK(cudaEventRecord(e0, st));
+    ev.start(st);
     CK(cudaGraphLaunch(x100, st));
-    CK(cudaEventRecord(e1, st));
-    CK(cudaEventSynchronize(e1));
-    float f;
-    CK(cudaEventElapsedTime(&f, e0, e1));
-    v.push_back(f * 1e3 / 100);
+    v.push_back(ev.stop_ms(st) * 1e3 / 100);
   }
   expected += 50 * 100;
   c.graph_node_us = micro_median(v);
@@ -272,8 +251,6 @@ static void run_launch(ceilings &c) {
   counter.download(&got);
   micro_check(got == expected, "graph kernels ran %llu times, want %llu", got,
               expected);
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
   CK(cudaGraphExecDestroy(x1));
   CK(cudaGraphExecDestroy(x100));
   CK(cudaGraphDestroy(g1));

@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <initializer_list>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -44,12 +45,18 @@
 
 static const char *g_micro_name = "micro";
 
+/* "NAME: PREFIXmessage\n" on stderr (errors and failed checks). */
+static inline void micro_vreport(const char *prefix, const char *fmt,
+                                 va_list ap) {
+  fprintf(stderr, "%s: %s", g_micro_name, prefix);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
 static inline void micro_die(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "%s: ", g_micro_name);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  micro_vreport("", fmt, ap);
   va_end(ap);
   exit(MICRO_EXIT_FAIL);
 }
@@ -235,9 +242,7 @@ static inline int micro_check(int ok, const char *fmt, ...) {
     g_failed++;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: CHECK FAILED: ", g_micro_name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    micro_vreport("CHECK FAILED: ", fmt, ap);
     va_end(ap);
   }
   return ok;
@@ -250,6 +255,17 @@ static inline int micro_finish(void) {
   printf("\n%s: %d checks, %d failed: %s\n", g_micro_name, g_checks, g_failed,
          g_failed ? "FAILED" : "all results verified");
   return g_failed ? MICRO_EXIT_FAIL : 0;
+}
+
+/* The main of an experiment made of parts that run in order: micro_init,
+ * each part, micro_finish's verdict and exit code. */
+static inline int micro_main(int argc, char **argv, const char *name,
+                             const char *title, const char *help,
+                             std::initializer_list<void (*)(void)> parts) {
+  micro_init(argc, argv, name, title, help, NULL);
+  for (auto part : parts)
+    part();
+  return micro_finish();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -289,6 +305,29 @@ __host__ __device__ inline unsigned micro_mix32(unsigned x) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* The reference copy kernel                                                */
+/* ------------------------------------------------------------------------ */
+
+/* 16-byte copy (V = uint4 or int4), grid-stride, 4 loads in flight per
+ * thread before the first store: baseline's copy kernel (the device copy
+ * bandwidth the SpMV tables quote) and ilp's grid-stride variant. */
+template <class V>
+__global__ void micro_copy16_gs4(const V *__restrict__ a, V *__restrict__ b,
+                                 size_t n) {
+  const size_t s = (size_t)gridDim.x * blockDim.x;
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  for (; i + 3 * s < n; i += 4 * s) {
+    V r0 = a[i], r1 = a[i + s], r2 = a[i + 2 * s], r3 = a[i + 3 * s];
+    b[i] = r0;
+    b[i + s] = r1;
+    b[i + 2 * s] = r2;
+    b[i + 3 * s] = r3;
+  }
+  for (; i < n; i += s)
+    b[i] = a[i];
+}
+
+/* ------------------------------------------------------------------------ */
 /* Timing                                                                   */
 /* ------------------------------------------------------------------------ */
 
@@ -306,6 +345,31 @@ static inline double micro_now_ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+/* A pair of CUDA events: start() records the first on stream `st` (the
+ * default stream unless given), stop_ms() records the second, waits for it
+ * and returns the milliseconds between them. */
+struct micro_events {
+  cudaEvent_t a, b;
+  micro_events() {
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+  }
+  ~micro_events() {
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+  }
+  micro_events(const micro_events &) = delete;
+  micro_events &operator=(const micro_events &) = delete;
+  void start(cudaStream_t st = 0) { CK(cudaEventRecord(a, st)); }
+  float stop_ms(cudaStream_t st = 0) {
+    CK(cudaEventRecord(b, st));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    return ms;
+  }
+};
+
 /*
  * Median over `runs` of the time of one call of launch() (CUDA events
  * around each call, on the default stream), after `warmup` untimed calls;
@@ -315,9 +379,7 @@ static inline double micro_now_ms(void) {
  */
 template <class F, class B>
 static double micro_time_ms_after(F launch, B before, int warmup, int runs) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
+  micro_events ev;
   for (int i = 0; i < warmup; i++) {
     launch();
     CK_LAUNCH();
@@ -326,17 +388,11 @@ static double micro_time_ms_after(F launch, B before, int warmup, int runs) {
   t.reserve((size_t)runs);
   for (int i = 0; i < runs; i++) {
     before();
-    CK(cudaEventRecord(a));
+    ev.start();
     launch();
     CK_LAUNCH();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
+    t.push_back(ev.stop_ms());
   }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
   return micro_median(t);
 }
 template <class F> static double micro_time_ms(F launch, int warmup, int runs) {
@@ -347,22 +403,14 @@ template <class F> static double micro_time_ms(F launch, int warmup, int runs) {
 /* Mean time per call of `reps` back-to-back calls between one event pair
  * (launch overhead overlaps; what a stream of launches costs). */
 template <class F> static double micro_time_batch_ms(F launch, int reps) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
+  micro_events ev;
   launch();
   CK_LAUNCH();
-  CK(cudaEventRecord(a));
+  ev.start();
   for (int i = 0; i < reps; i++)
     launch();
   CK_LAUNCH();
-  CK(cudaEventRecord(b));
-  CK(cudaEventSynchronize(b));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, a, b));
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return ms / reps;
+  return ev.stop_ms() / reps;
 }
 
 /* Evict the L2 by writing a buffer twice its size (for DRAM-resident
@@ -442,6 +490,24 @@ static inline void micro_csv_cell(FILE *f, const std::string &s) {
   fputc('"', f);
 }
 
+/* One CSV line: the cells, comma separated. */
+static inline void micro_csv_row(FILE *f, const std::vector<std::string> &r) {
+  for (size_t c = 0; c < r.size(); c++) {
+    if (c)
+      fputc(',', f);
+    micro_csv_cell(f, r[c]);
+  }
+  fputc('\n', f);
+}
+
+/* One table line on stdout: cell c in width w[c], the first left aligned. */
+static inline void micro_print_row(const std::vector<size_t> &w,
+                                   const std::vector<std::string> &r) {
+  for (size_t c = 0; c < w.size(); c++)
+    printf(c ? "  %*s" : "%-*s", (int)w[c], r[c].c_str());
+  printf("\n");
+}
+
 /* Print the table (columns as wide as their widest cell, first column left
  * aligned, the others right aligned) and write the CSV, whose '#' lines
  * carry the device, date and commit (gnuplot skips them). */
@@ -454,18 +520,13 @@ static inline void micro_table_print(const micro_table &t) {
       w[c] = std::max(w[c], r[c].size());
   }
   printf("\n-- %s [%s]\n", t.title.c_str(), t.id.c_str());
-  for (size_t c = 0; c < nc; c++)
-    printf(c ? "  %*s" : "%-*s", (int)w[c], t.cols[c].c_str());
-  printf("\n");
+  micro_print_row(w, t.cols);
   size_t total = 0;
   for (size_t c = 0; c < nc; c++)
     total += w[c] + (c ? 2 : 0);
   printf("%s\n", std::string(total, '-').c_str());
-  for (auto &r : t.rows) {
-    for (size_t c = 0; c < nc; c++)
-      printf(c ? "  %*s" : "%-*s", (int)w[c], r[c].c_str());
-    printf("\n");
-  }
+  for (auto &r : t.rows)
+    micro_print_row(w, r);
   fflush(stdout);
   if (!g_micro_args.csv_dir)
     return;
@@ -478,20 +539,9 @@ static inline void micro_table_print(const micro_table &t) {
           g_micro_name, t.title.c_str(), g_dev.prop.name,
           g_dev.prop.multiProcessorCount, g_dev.sm_clock_khz / 1000);
   fprintf(f, "# date: %s, smv commit %s\n", g_dev.date, smv_git_commit());
-  for (size_t c = 0; c < nc; c++) {
-    if (c)
-      fputc(',', f);
-    micro_csv_cell(f, t.cols[c]);
-  }
-  fputc('\n', f);
-  for (auto &r : t.rows) {
-    for (size_t c = 0; c < nc; c++) {
-      if (c)
-        fputc(',', f);
-      micro_csv_cell(f, r[c]);
-    }
-    fputc('\n', f);
-  }
+  micro_csv_row(f, t.cols);
+  for (auto &r : t.rows)
+    micro_csv_row(f, r);
   if (fclose(f) != 0)
     micro_die("cannot write %s: %s", path.c_str(), strerror(errno));
 }
@@ -531,5 +581,19 @@ template <class T> struct micro_dbuf {
   /* Zero an accumulator before the run whose result is checked. */
   void zero() { CK(cudaMemset(p, 0, bytes())); }
 };
+
+/*
+ * The run whose result is checked: fill `out` with `byte` (0xff poisons;
+ * 0 zeroes an accumulator), call launch() once more, untimed, and copy
+ * `out` back into `back` (out.n elements).
+ */
+template <class T, class F>
+static void micro_run_checked(F launch, micro_dbuf<T> &out, T *back,
+                              int byte = 0xff) {
+  out.poison(byte);
+  launch();
+  CK_LAUNCH();
+  out.download(back);
+}
 
 #endif

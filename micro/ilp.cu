@@ -60,22 +60,8 @@ __global__ void copy_v4(const int4 *__restrict__ a, int4 *__restrict__ b,
   }
 }
 
-/* Grid-stride 16-byte copy with 4 loads in flight, grid sized to the GPU. */
-__global__ void copy_v4_gs(const int4 *__restrict__ a, int4 *__restrict__ b,
-                           size_t n4) {
-  const size_t stride = (size_t)gridDim.x * blockDim.x;
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  for (; i + 3 * stride < n4; i += 4 * stride) {
-    int4 r0 = a[i], r1 = a[i + stride], r2 = a[i + 2 * stride],
-         r3 = a[i + 3 * stride];
-    b[i] = r0;
-    b[i + stride] = r1;
-    b[i + 2 * stride] = r2;
-    b[i + 3 * stride] = r3;
-  }
-  for (; i < n4; i += stride)
-    b[i] = a[i];
-}
+/* The grid-stride 16-byte copy with 4 loads in flight, grid sized to the
+ * GPU, is micro_copy16_gs4<int4> (common.h: baseline's copy kernel too). */
 
 static int verify_copy(const int *dev_b, const std::vector<int> &ha, size_t n,
                        std::vector<int> &scratch, const char *what) {
@@ -90,26 +76,18 @@ static int verify_copy(const int *dev_b, const std::vector<int> &ha, size_t n,
 /* The seed's timing: 100 launches, each between two events with a
  * synchronisation, times added up. Returns the total in ms. */
 template <class F> static double seed_total_ms(F launch, int iters) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
+  micro_events ev;
   launch(); /* warm-up (the seed had none; module load stays out) */
   CK_LAUNCH();
   CK(cudaDeviceSynchronize());
   double total = 0;
   for (int i = 0; i < iters; i++) {
-    CK(cudaEventRecord(a));
+    ev.start();
     launch();
     CK(cudaPeekAtLastError());
     CK(cudaDeviceSynchronize());
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    total += ms;
+    total += ev.stop_ms();
   }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
   return total;
 }
 
@@ -234,10 +212,10 @@ int main(int argc, char **argv) {
       bytes = 16 * c.u;
       break;
     case 2:
-      CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy_v4_gs,
-                                                       c.block, 0));
+      CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_sm, micro_copy16_gs4<int4>, c.block, 0));
       grid = per_sm * sms;
-      fn = (const void *)copy_v4_gs;
+      fn = (const void *)micro_copy16_gs4<int4>;
       bytes = 64;
       break;
     default:
@@ -262,7 +240,8 @@ int main(int argc, char **argv) {
           copy_v4<8><<<grid, c.block>>>((const int4 *)da.p, (int4 *)db.p, n4);
         break;
       case 2:
-        copy_v4_gs<<<grid, c.block>>>((const int4 *)da.p, (int4 *)db.p, n4);
+        micro_copy16_gs4<int4>
+            <<<grid, c.block>>>((const int4 *)da.p, (int4 *)db.p, n4);
         break;
       default:
         CK(cudaMemcpyAsync(db.p, da.p, n * sizeof(int),

@@ -146,10 +146,7 @@ static void run_distinct(void) {
       /* warp-wide loads per SM, time per load */
       double loads_per_sm = (double)threads / 32 * A_ITERS / sms;
       ns[path] = ms * 1e6 / loads_per_sm;
-      out.poison();
-      launch();
-      CK_LAUNCH();
-      out.download(back.data());
+      micro_run_checked(launch, out, back.data());
       size_t bad = 0, checked = 0;
       for (unsigned th = 0; th < threads; th += 61, checked++) {
         unsigned acc = 0;
@@ -294,10 +291,7 @@ static void run_working_set(void) {
         };
         double ms = micro_time_ms(launch, 2, 7);
         double gbps = (double)nt * iters * 16 / (ms * 1e-3) / 1e9;
-        out.poison();
-        launch();
-        CK_LAUNCH();
-        out.download(back.data());
+        micro_run_checked(launch, out, back.data());
         size_t bad = 0, checked = 0;
         for (unsigned th = 0; th < nt; th += 1009, checked++) {
           unsigned acc = 0;
@@ -326,9 +320,7 @@ static void run_working_set(void) {
 }
 
 int main(int argc, char **argv) {
-  micro_init(argc, argv, "readonly",
-             "read-only, constant and global memory (seed 003)", k_help, NULL);
-  run_distinct();
-  run_working_set();
-  return micro_finish();
+  return micro_main(argc, argv, "readonly",
+                    "read-only, constant and global memory (seed 003)", k_help,
+                    {run_distinct, run_working_set});
 }

@@ -50,18 +50,24 @@ static const char *const k_help =
     a[threadIdx.x] = b[threadIdx.x];                                           \
   }
 
-/* The timed gather in four forms (n rows, ptr[n+1], col/val[nnz], x, y). */
-#define GATHER_SOURCE                                                          \
-  extern "C" __global__ void gather_plain(int n, const int *ptr,               \
-                                          const int *col, const double *val,   \
-                                          const double *x, double *y) {        \
+/* The kernel that adds into y[r] in the loop, named `name`, with `R` on
+ * every pointer: gather_plain (R empty) and gather_restrict
+ * (R = __restrict__) differ in nothing else. */
+#define GATHER_ADD_IN_Y(name, R)                                               \
+  extern "C" __global__ void name(int n, const int *R ptr, const int *R col,   \
+                                  const double *R val, const double *R x,      \
+                                  double *R y) {                               \
     int r = blockIdx.x * blockDim.x + threadIdx.x;                             \
     if (r >= n)                                                                \
       return;                                                                  \
     y[r] = 0.0;                                                                \
     for (int k = ptr[r]; k < ptr[r + 1]; k++)                                  \
       y[r] += val[k] * x[col[k]];                                              \
-  }                                                                            \
+  }
+
+/* The timed gather in four forms (n rows, ptr[n+1], col/val[nnz], x, y). */
+#define GATHER_SOURCE                                                          \
+  GATHER_ADD_IN_Y(gather_plain, )                                              \
   extern "C" __global__ void gather_local(int n, const int *ptr,               \
                                           const int *col, const double *val,   \
                                           const double *x, double *y) {        \
@@ -73,17 +79,7 @@ static const char *const k_help =
       s += val[k] * x[col[k]];                                                 \
     y[r] = s;                                                                  \
   }                                                                            \
-  extern "C" __global__ void gather_restrict(                                  \
-      int n, const int *__restrict__ ptr, const int *__restrict__ col,         \
-      const double *__restrict__ val, const double *__restrict__ x,            \
-      double *__restrict__ y) {                                                \
-    int r = blockIdx.x * blockDim.x + threadIdx.x;                             \
-    if (r >= n)                                                                \
-      return;                                                                  \
-    y[r] = 0.0;                                                                \
-    for (int k = ptr[r]; k < ptr[r + 1]; k++)                                  \
-      y[r] += val[k] * x[col[k]];                                              \
-  }                                                                            \
+  GATHER_ADD_IN_Y(gather_restrict, __restrict__)                               \
   extern "C" __global__ void gather_ldg(int n, const int *ptr, const int *col, \
                                         const double *val, const double *x,    \
                                         double *y) {                           \
@@ -492,10 +488,7 @@ static void timing(void) {
       c.fn<<<grid, block>>>(n, dptr.p, dcol.p, dval.p, dx.p, dy.p);
     };
     double ms = micro_time_ms(launch, 3, 30);
-    dy.poison();
-    launch();
-    CK_LAUNCH();
-    dy.download(back.data());
+    micro_run_checked(launch, dy, back.data());
     size_t bad = 0;
     for (int r = 0; r < n; r++)
       bad += !(fabs(back[r] - ref[r]) <= 1e-13 * absref[r] + 1e-300);
