@@ -176,8 +176,9 @@ static inline smv_status tc_download(smv_context *ctx, int f32, const void *d,
 
 /* One SpMV case: fresh random x (NaN when alpha = 0: it must not be
  * read), y0 random (NaN when beta = 0: it must be overwritten), run on the
- * device (device pointers, x `x_shift` elements into its buffer so rung 3's
- * offset binding is exercised) or through smv_spmv_host_vectors, check every
+ * device (device pointers, x and y `x_shift` elements into their buffers,
+ * so rung 3's offset binding and kernels' unaligned paths are exercised)
+ * or through smv_spmv_host_vectors, check every
  * row. A must be float-rounded already for SMV_F32. Returns bad rows (or 1 for
  * a failed call). */
 static inline int64_t tc_case(smv_context *ctx, smv_matrix *dA,
@@ -216,20 +217,21 @@ static inline int64_t tc_case(smv_context *ctx, smv_matrix *dA,
   } else {
     st = smv_device_malloc(ctx, ((size_t)n + (size_t)x_shift) * es, &dx);
     if (st == SMV_OK)
-      st = smv_device_malloc(ctx, (size_t)m * es, &dy);
+      st = smv_device_malloc(ctx, ((size_t)m + (size_t)x_shift) * es, &dy);
     void *xp = dx ? (char *)dx + (size_t)x_shift * es : NULL;
+    void *yp = dy ? (char *)dy + (size_t)x_shift * es : NULL;
     if (st == SMV_OK)
       st = tc_upload(ctx, f32, x, n, xp);
     if (st == SMV_OK)
-      st = tc_upload(ctx, f32, y0, m, dy); /* NaN poison when beta = 0 */
+      st = tc_upload(ctx, f32, y0, m, yp); /* NaN poison when beta = 0 */
     if (st == SMV_OK)
-      st = smv_spmv(ctx, alg, alpha, dA, xp, beta, dy);
+      st = smv_spmv(ctx, alg, alpha, dA, xp, beta, yp);
     if (st == SMV_OK)
       st = smv_synchronize(ctx);
     for (int64_t i = 0; i < m; i++)
       y[i] = NAN; /* whatever the download misses fails the check */
     if (st == SMV_OK)
-      st = tc_download(ctx, f32, dy, m, y);
+      st = tc_download(ctx, f32, yp, m, y);
   }
   if (st != SMV_OK) {
     fprintf(stderr, "%s: %s: %s\n", what, smv_status_string(st),

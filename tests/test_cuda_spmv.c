@@ -194,6 +194,34 @@ static void test_one_round_tiers(void) {
   smv_csr_free(A);
 }
 
+/* Rung 9's kernel for exactly one entry per row (four rows per thread,
+ * 16-byte loads): a tail of 3 rows, random columns, the plan line; and a
+ * diagonal narrower than its rows (empty rows: not this kernel). The
+ * ladder's device cases put y 3 elements into its buffer (unaligned: the
+ * scalar stores) and the others at the buffer's start (16-byte stores). */
+static void test_one_per_row(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  const char *specs[] = {"diag:1003,perm=rand", "diag:4096",
+                         "diag:1000,cols=500"};
+  for (int i = 0; i < 3; i++) {
+    smv_csr *A = tc_generate(specs[i]);
+    if (!A)
+      continue;
+    smv_matrix *dA = NULL;
+    CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+    smv_matrix_plan_info info;
+    if (dA && smv_matrix_plan(dA, &info) == SMV_OK) {
+      const int want = i < 2;
+      CHECKF((strstr(info.reason, "one entry per row") != NULL) == want,
+             "%s: plan: %s", specs[i], info.reason);
+    }
+    smv_matrix_free(dA);
+    ladder(A, specs[i], NCASES);
+    smv_csr_free(A);
+  }
+}
+
 static void test_long_row(void) {
   TC_NEED_DEVICE();
   /* One row of 150000 entries among rows of 4. */
@@ -366,6 +394,7 @@ int main(void) {
   RUN(test_rectangular);
   RUN(test_long_row);
   RUN(test_one_round_tiers);
+  RUN(test_one_per_row);
   RUN(test_vector_reuse);
   RUN(test_block_override);
   RUN(test_adaptive_reproducible);

@@ -144,6 +144,7 @@ struct smv_matrix {
    * long_alloc, before the chunk list); block = the launch's block size
    * (0: the context's). Zero for the default plan. */
   int block;
+  int one_per_row; /* nnz == rows, every row one entry: its own kernel */
   int64_t block_row_max;
   int64_t nblock_rows;
   int32_t *block_rows;

@@ -290,6 +290,97 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
   }
 }
 
+/* ---- exactly one entry per row ---------------------------------------------
+ * nnz == rows and no row empty: row i's entry is entry i, so the row
+ * offsets are never read (the byte model still counts them), and a thread
+ * takes four consecutive rows with 16-byte loads of their four indices and
+ * values (and a 16-byte store of y when y is 16-byte aligned). Aggregation
+ * prolongators, permutations and diagonal scalings have this shape. Why:
+ * with one 4-byte element per row and stream, rung 9's row groups (L = 1)
+ * reached 79.8% of the copy bandwidth on band:12000000:0 in f32 (suite.md),
+ * and a plain kernel with the same five 4-byte streams 80% (.dev-exp
+ * streams, H100, 2026-11-24: 2415 GB/s), where four rows per thread with
+ * 16-byte loads moved 2866 GB/s (95%): the scalar form issues four times
+ * the memory instructions per byte. */
+template <typename T> struct smv_vec4;
+template <> struct smv_vec4<float> {
+  static __device__ __forceinline__ float4 load(const float *p) {
+    return __ldg(reinterpret_cast<const float4 *>(p));
+  }
+  static __device__ __forceinline__ float4 load_y(const float *p) {
+    return *reinterpret_cast<const float4 *>(p); /* y: not read-only */
+  }
+  static __device__ __forceinline__ void store(float *p, float4 v) {
+    *reinterpret_cast<float4 *>(p) = v;
+  }
+  using type = float4;
+};
+struct smv_double4 {
+  double x, y, z, w;
+};
+template <> struct smv_vec4<double> {
+  static __device__ __forceinline__ smv_double4 load(const double *p) {
+    const double2 a = __ldg(reinterpret_cast<const double2 *>(p));
+    const double2 b = __ldg(reinterpret_cast<const double2 *>(p) + 1);
+    return {a.x, a.y, b.x, b.y};
+  }
+  static __device__ __forceinline__ smv_double4 load_y(const double *p) {
+    const double2 a = reinterpret_cast<const double2 *>(p)[0];
+    const double2 b = reinterpret_cast<const double2 *>(p)[1];
+    return {a.x, a.y, b.x, b.y};
+  }
+  static __device__ __forceinline__ void store(double *p, smv_double4 v) {
+    reinterpret_cast<double2 *>(p)[0] = make_double2(v.x, v.y);
+    reinterpret_cast<double2 *>(p)[1] = make_double2(v.z, v.w);
+  }
+  using type = smv_double4;
+};
+
+template <typename T, bool VY>
+__global__ void
+spmv_one_per_row(int64_t rows, const int32_t *__restrict__ col_idx,
+                 const T *__restrict__ val, const T *__restrict__ x, T alpha,
+                 T beta, T *__restrict__ y) {
+  using V = smv_vec4<T>;
+  const int64_t quads = rows >> 2;
+  for (int64_t q = smv_tid(); q < quads; q += smv_nthreads()) {
+    const int64_t i = 4 * q;
+    const int4 c = __ldg(reinterpret_cast<const int4 *>(col_idx) + q);
+    const typename V::type v = V::load(val + i);
+    typename V::type r;
+    r.x = alpha * (v.x * __ldg(&x[c.x]));
+    r.y = alpha * (v.y * __ldg(&x[c.y]));
+    r.z = alpha * (v.z * __ldg(&x[c.z]));
+    r.w = alpha * (v.w * __ldg(&x[c.w]));
+    if constexpr (VY) {
+      if (beta != T(0)) {
+        const typename V::type o = V::load_y(y + i);
+        r.x += beta * o.x, r.y += beta * o.y, r.z += beta * o.z,
+            r.w += beta * o.w;
+      }
+      V::store(y + i, r);
+    } else {
+      y[i] = beta == T(0) ? r.x : r.x + beta * y[i];
+      y[i + 1] = beta == T(0) ? r.y : r.y + beta * y[i + 1];
+      y[i + 2] = beta == T(0) ? r.z : r.z + beta * y[i + 2];
+      y[i + 3] = beta == T(0) ? r.w : r.w + beta * y[i + 3];
+    }
+  }
+  /* The last rows % 4 rows, one per thread. */
+  for (int64_t i = 4 * quads + smv_tid(); i < rows; i += smv_nthreads())
+    y[i] =
+        smv_combine(alpha, val[i] * __ldg(&x[__ldg(&col_idx[i])]), beta, &y[i]);
+}
+
+template <typename T> static cudaError_t run_one_per_row(const smv_launch *P) {
+  const unsigned grid = smv_grid_for((P->rows + 3) / 4, P->block);
+  const bool vy = ((uintptr_t)P->y & 15u) == 0;
+  auto k = vy ? spmv_one_per_row<T, true> : spmv_one_per_row<T, false>;
+  return smv_launch_k(k, grid, P->block, 0, P->stream, P->rows, P->col_idx,
+                      (const T *)P->values, (const T *)P->x, (T)P->alpha,
+                      (T)P->beta, (T *)P->y);
+}
+
 template <typename T, int L, bool EF>
 static cudaError_t run_l(const smv_launch *P) {
   smv_matrix *m = P->m;
@@ -320,6 +411,8 @@ static cudaError_t run_l(const smv_launch *P) {
 }
 
 template <typename T> static cudaError_t run(const struct smv_launch *P) {
+  if (P->m->one_per_row)
+    return run_one_per_row<T>(P);
   const bool ef = P->m->stream_hint; /* only ever set with lanes >= 8 */
   switch (P->m->lanes) {
   case 1:
@@ -523,6 +616,11 @@ static int plan_one_round(const smv_context *ctx, smv_matrix *m,
 
 smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
                               const smv_csr *A) {
+  /* Exactly one entry in every row (nnz == rows and none longer than 1,
+   * so none empty): the kernel above, nothing to set up. */
+  m->one_per_row = m->st.nnz == m->st.rows && m->st.row_max == 1;
+  if (m->one_per_row)
+    return SMV_OK;
   if (!plan_one_round(ctx, m, A)) {
     m->lanes = choose_lanes(ctx, m);
     m->long_threshold = plan_threshold(ctx, m, A);
@@ -613,6 +711,10 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
 }
 
 void smv_adaptive_describe(const smv_matrix *m, char *buf, size_t n) {
+  if (m->one_per_row) {
+    snprintf(buf, n, "rung 9 plan: one entry per row, four rows per thread");
+    return;
+  }
   snprintf(buf, n,
            "rung 9 plan: %s, %d lanes per row, rows over %lld entries to "
            "%lld warp chunks and %lld block rows, block %s",
