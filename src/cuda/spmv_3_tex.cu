@@ -63,7 +63,9 @@ __global__ void spmv_vector_tex(int64_t rows, const int32_t *row_ptr,
   /* Rung 2 but for the gather of x, fetched through the texture. */
   smv_warp_per_row<T>(
       rows, [=](int64_t i) { return row_ptr[i]; },
-      [=](unsigned k) { return val[k] * fetch_x<T>(x, x_offset + col_idx[k]); },
+      [col_idx, val, x, x_offset](unsigned k) {
+        return val[k] * fetch_x<T>(x, x_offset + col_idx[k]);
+      },
       smv_reduce_smem<T>{alpha, beta, y});
 }
 
