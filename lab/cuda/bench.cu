@@ -298,9 +298,14 @@ int capped(int want, int floor_n, double per_run_s, double max_s) {
   return std::max(floor_n, (int)fit);
 }
 
-// Checks the options (the caller's name in the message); fills *o.
-smv_status bench_options(const smv_bench_options *opt, const char *fn,
-                         smv_bench_options *o, smv_bench_result *r) {
+// What both entry points check first (`fn`, the caller's name, in the
+// messages): clears *r, checks the options and fills *o, then ctx and dA.
+smv_status bench_begin(smv_context *ctx, const smv_matrix *dA,
+                       const smv_bench_options *opt, const char *fn,
+                       smv_bench_options *o, smv_bench_result *r) {
+  if (!r)
+    return SMV_ERR_ARG;
+  std::memset(r, 0, sizeof *r);
   smv_bench_options_init(o);
   if (opt)
     *o = *opt;
@@ -314,15 +319,26 @@ smv_status bench_options(const smv_bench_options *opt, const char *fn,
              o->max_seconds);
     return SMV_ERR_ARG;
   }
+  if (!ctx || !dA) {
+    set_text(r->error, sizeof r->error, "%s: %s is NULL", fn,
+             !ctx ? "ctx" : "dA");
+    return SMV_ERR_ARG;
+  }
   return SMV_OK;
 }
 
-// The timing of one operation, whatever it is: `call` runs it once on the
-// context's stream (smv_spmv, smv_spmm, ...) and returns its status; `name`
-// names it in error messages.
+// The timing of one operation, whatever it is: `call(o)` runs it once on
+// the context's stream (smv_spmv, smv_spmm, ...) with the checked options
+// and returns its status; `fn` is the entry point (for bench_begin), `name`
+// names the operation in error messages.
 template <class Call>
-smv_status bench_run(smv_context *ctx, const smv_bench_options &o,
-                     smv_bench_result *r, const char *name, Call call) {
+smv_status bench_run(smv_context *ctx, const smv_matrix *dA,
+                     const smv_bench_options *opt, smv_bench_result *r,
+                     const char *fn, const char *name, Call call) {
+  smv_bench_options o;
+  smv_status begun = bench_begin(ctx, dA, opt, fn, &o, r);
+  if (begun != SMV_OK)
+    return begun;
   Session s;
   s.ctx = ctx;
   s.err = r->error;
@@ -337,7 +353,7 @@ smv_status bench_run(smv_context *ctx, const smv_bench_options &o,
     return st;
 
   auto one = [&]() -> smv_status {
-    smv_status t = call();
+    smv_status t = call(o);
     return t == SMV_OK ? SMV_OK : s.spmv_fail(t, name);
   };
 
@@ -381,7 +397,7 @@ smv_status bench_run(smv_context *ctx, const smv_bench_options &o,
       return s.cuda_fail(e, "cudaStreamBeginCapture");
     smv_status cst = SMV_OK;
     for (int i = 0; i < o.graph_batch && cst == SMV_OK; i++)
-      cst = call();
+      cst = call(o);
     e = cudaStreamEndCapture(s.stream, &s.graph); // always leave capture
     if (cst != SMV_OK)
       return s.spmv_fail(cst, "inside graph capture");
@@ -430,21 +446,10 @@ extern "C" smv_status smv_bench_spmv(smv_context *ctx, smv_alg alg,
                                      smv_matrix *dA, const void *x, void *y,
                                      const smv_bench_options *opt,
                                      smv_bench_result *r) {
-  if (!r)
-    return SMV_ERR_ARG;
-  std::memset(r, 0, sizeof *r);
-  smv_bench_options o;
-  smv_status st = bench_options(opt, "smv_bench_spmv", &o, r);
-  if (st != SMV_OK)
-    return st;
-  if (!ctx || !dA) {
-    set_text(r->error, sizeof r->error, "smv_bench_spmv: %s is NULL",
-             !ctx ? "ctx" : "dA");
-    return SMV_ERR_ARG;
-  }
-  return bench_run(ctx, o, r, "smv_spmv", [&]() {
-    return smv_spmv(ctx, alg, o.alpha, dA, x, o.beta, y);
-  });
+  return bench_run(ctx, dA, opt, r, "smv_bench_spmv", "smv_spmv",
+                   [&](const smv_bench_options &o) {
+                     return smv_spmv(ctx, alg, o.alpha, dA, x, o.beta, y);
+                   });
 }
 
 extern "C" smv_status smv_bench_spmm(smv_context *ctx, smv_spmm_alg alg,
@@ -453,21 +458,11 @@ extern "C" smv_status smv_bench_spmm(smv_context *ctx, smv_spmm_alg alg,
                                      smv_layout layout,
                                      const smv_bench_options *opt,
                                      smv_bench_result *r) {
-  if (!r)
-    return SMV_ERR_ARG;
-  std::memset(r, 0, sizeof *r);
-  smv_bench_options o;
-  smv_status st = bench_options(opt, "smv_bench_spmm", &o, r);
-  if (st != SMV_OK)
-    return st;
-  if (!ctx || !dA) {
-    set_text(r->error, sizeof r->error, "smv_bench_spmm: %s is NULL",
-             !ctx ? "ctx" : "dA");
-    return SMV_ERR_ARG;
-  }
-  return bench_run(ctx, o, r, "smv_spmm", [&]() {
-    return smv_spmm(ctx, alg, o.alpha, dA, X, ldx, o.beta, Y, ldy, k, layout);
-  });
+  return bench_run(ctx, dA, opt, r, "smv_bench_spmm", "smv_spmm",
+                   [&](const smv_bench_options &o) {
+                     return smv_spmm(ctx, alg, o.alpha, dA, X, ldx, o.beta, Y,
+                                     ldy, k, layout);
+                   });
 }
 
 extern "C" smv_status smv_device_copy_bandwidth(smv_context *ctx, size_t bytes,

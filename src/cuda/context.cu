@@ -98,6 +98,24 @@ void smv_device_leave(struct smv_device_guard *g) {
     (void)cudaSetDevice(g->prev);
 }
 
+smv_status smv_device_enter_uncaptured(smv_context *ctx,
+                                       struct smv_device_guard *g,
+                                       const char *who, smv_status code,
+                                       const char *refusal) {
+  smv_status st = smv_device_enter(ctx, g);
+  if (st != SMV_OK)
+    return st;
+  cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+  cudaError_t e = cudaStreamIsCapturing(ctx->stream, &cap);
+  if (e != cudaSuccess)
+    st = smv_cu_fail(ctx, e, "%scudaStreamIsCapturing", who);
+  else if (cap != cudaStreamCaptureStatusNone)
+    st = smv_ctx_set(ctx, code, "%s", refusal);
+  if (st != SMV_OK)
+    smv_device_leave(g);
+  return st;
+}
+
 unsigned smv_grid_for(int64_t work, int block) {
   int64_t g = (work + block - 1) / block;
   if (g < 1)

@@ -214,6 +214,15 @@ struct smv_device_guard {
 };
 smv_status smv_device_enter(smv_context *ctx, struct smv_device_guard *g);
 void smv_device_leave(struct smv_device_guard *g);
+/* smv_device_enter for a set-up call that synchronises or builds, and so
+ * cannot be recorded into a graph: refuses ctx's stream while it is being
+ * captured, with status `code` and the message `refusal` (`who` prefixes
+ * the message when the capture query itself fails). On any error the
+ * guard is already left. */
+smv_status smv_device_enter_uncaptured(smv_context *ctx,
+                                       struct smv_device_guard *g,
+                                       const char *who, smv_status code,
+                                       const char *refusal);
 
 /* Grid for `work` threads in blocks of `block`, capped at the device's
  * gridDim.x limit (the kernels loop, so any row count works). */

@@ -33,6 +33,58 @@ __device__ __forceinline__ int64_t smv_nthreads() {
   return (int64_t)gridDim.x * blockDim.x;
 }
 
+/* ---- one warp per row (rungs 2 to 6) ----------------------------------
+ *
+ * The skeleton the warp-per-row rungs share: warp w of the grid takes rows
+ * w, w + nwarps, ... (the loop is warp-uniform: every lane of a warp has
+ * the same `row`, so the whole warp reaches every __syncwarp and shuffle
+ * of the finisher); its 32 lanes stride through the row's entries, lane l
+ * summing entries begin + l, begin + l + 32, ... What a rung changes is
+ * passed in, so each rung's kernel shows only its own loads and reduction:
+ *   ptr(i)    row_ptr[i], loaded as the rung loads it (plain or __ldg);
+ *   term(k)   val[k] * x[col_idx[k]] for entry k (plain, texture, __ldg);
+ *   finish(row, sum, lane, begin, end)  this lane's partial sum of `row`
+ *             (entries [begin, end)): reduce the warp's 32 partials and
+ *             write y[row] (shared memory, shuffles or atomics).
+ * All three are inlined: the code is the hand-written loop's. */
+template <typename T, typename Ptr, typename Term, typename Finish>
+__device__ __forceinline__ void smv_warp_per_row(int64_t rows, Ptr ptr,
+                                                 Term term, Finish finish) {
+  const unsigned lane = threadIdx.x & 31u;
+  const int64_t nwarps = smv_nthreads() >> 5;
+  for (int64_t row = smv_tid() >> 5; row < rows; row += nwarps) {
+    const unsigned begin = (unsigned)ptr(row);
+    const unsigned end = (unsigned)ptr(row + 1);
+    T sum = T(0);
+    for (unsigned k = begin + lane; k < end; k += 32)
+      sum += term(k);
+    finish(row, sum, lane, begin, end);
+  }
+}
+
+/* Rung 2's finisher, kept by rungs 3 and 4: the 32 partials added through
+ * shared memory in 5 steps (16, 8, 4, 2, 1), each followed by __syncwarp()
+ * (why it is needed since Volta: spmv_2_vector.cu), then lane 0 writes
+ * y[row]. Dynamic shared memory: one T per thread of the block. */
+template <typename T> struct smv_reduce_smem {
+  T alpha, beta;
+  T *y;
+  __device__ __forceinline__ void operator()(int64_t row, T sum, unsigned lane,
+                                             unsigned, unsigned) const {
+    extern __shared__ unsigned char smem_raw[];
+    T *partial = reinterpret_cast<T *>(smem_raw);
+    partial[threadIdx.x] = sum;
+    __syncwarp();
+    for (unsigned s = 16; s > 0; s >>= 1) {
+      if (lane < s)
+        partial[threadIdx.x] = sum = sum + partial[threadIdx.x + s];
+      __syncwarp();
+    }
+    if (lane == 0)
+      y[row] = smv_combine(alpha, sum, beta, &y[row]);
+  }
+};
+
 /* Launch `k` and return THIS launch's status. cudaLaunchKernelEx reports
  * the launch's own error, unlike a <<<>>> launch followed by
  * cudaGetLastError(), which would also return a stale, unrelated error left

@@ -835,32 +835,37 @@ extern "C" smv_status smv_bicgstab_cuda(smv_context *ctx, smv_matrix *dA,
                       opt, res);
 }
 
-/* Host double vector <-> device vector of the given precision. */
-static smv_status to_device(smv_context *ctx, smv_precision prec,
-                            const double *h, int64_t n, void *d) {
-  if (prec == SMV_F64)
-    return smv_memcpy_h2d(ctx, d, h, (size_t)n * sizeof(double));
-  float *t = (float *)malloc(((size_t)n + 1) * sizeof(float));
-  if (!t)
-    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "out of host memory (%lld floats)",
-                       (long long)n);
-  for (int64_t i = 0; i < n; i++)
-    t[i] = (float)h[i];
-  smv_status s = smv_memcpy_h2d(ctx, d, t, (size_t)n * sizeof(float));
-  free(t);
-  return s;
+/* What the host-vector entry points do first: clear *res, then need ctx
+ * (without it there is nowhere to put a message). */
+static bool host_entry(const smv_context *ctx, smv_solve_result *res) {
+  if (res)
+    memset(res, 0, sizeof *res);
+  return ctx != nullptr;
 }
-static smv_status to_host(smv_context *ctx, smv_precision prec, const void *d,
-                          int64_t n, double *h) {
+
+/* Host double vector <-> device vector of the given precision: from `in`
+ * to `d` when `in` is given, else from `d` to `out`. f32 goes through a
+ * host buffer of floats. */
+static smv_status copy_vector(smv_context *ctx, smv_precision prec,
+                              const double *in, double *out, void *d,
+                              int64_t n) {
   if (prec == SMV_F64)
-    return smv_memcpy_d2h(ctx, h, d, (size_t)n * sizeof(double));
+    return in ? smv_memcpy_h2d(ctx, d, in, (size_t)n * sizeof(double))
+              : smv_memcpy_d2h(ctx, out, d, (size_t)n * sizeof(double));
   float *t = (float *)malloc(((size_t)n + 1) * sizeof(float));
   if (!t)
     return smv_ctx_set(ctx, SMV_ERR_NOMEM, "out of host memory (%lld floats)",
                        (long long)n);
-  smv_status s = smv_memcpy_d2h(ctx, t, d, (size_t)n * sizeof(float));
-  for (int64_t i = 0; s == SMV_OK && i < n; i++)
-    h[i] = (double)t[i];
+  smv_status s;
+  if (in) {
+    for (int64_t i = 0; i < n; i++)
+      t[i] = (float)in[i];
+    s = smv_memcpy_h2d(ctx, d, t, (size_t)n * sizeof(float));
+  } else {
+    s = smv_memcpy_d2h(ctx, t, d, (size_t)n * sizeof(float));
+    for (int64_t i = 0; s == SMV_OK && i < n; i++)
+      out[i] = (double)t[i];
+  }
   free(t);
   return s;
 }
@@ -870,9 +875,7 @@ extern "C" smv_status smv_solve_cuda_host(smv_context *ctx, smv_matrix *dA,
                                           double *x,
                                           const smv_solve_options *opt,
                                           smv_solve_result *res) {
-  if (res)
-    memset(res, 0, sizeof *res);
-  if (!ctx)
+  if (!host_entry(ctx, res))
     return SMV_ERR_ARG;
   if (!dA)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_solve_cuda_host: NULL matrix");
@@ -894,14 +897,14 @@ extern "C" smv_status smv_solve_cuda_host(smv_context *ctx, smv_matrix *dA,
   if (s == SMV_OK)
     s = smv_device_malloc(ctx, ((size_t)n + 1) * es, &dx);
   if (s == SMV_OK)
-    s = to_device(ctx, dA->prec, b, n, db);
+    s = copy_vector(ctx, dA->prec, b, nullptr, db, n);
   if (s == SMV_OK && opt && opt->use_x0)
-    s = to_device(ctx, dA->prec, x, n, dx);
+    s = copy_vector(ctx, dA->prec, x, nullptr, dx, n);
   if (s == SMV_OK)
     s = method == SMV_METHOD_CG ? smv_cg_cuda(ctx, dA, db, dx, opt, res)
                                 : smv_bicgstab_cuda(ctx, dA, db, dx, opt, res);
   if (s == SMV_OK)
-    s = to_host(ctx, dA->prec, dx, n, x);
+    s = copy_vector(ctx, dA->prec, nullptr, x, dx, n);
   smv_device_free(ctx, db);
   smv_device_free(ctx, dx);
   return s;
@@ -911,9 +914,7 @@ extern "C" smv_status smv_pagerank_cuda(smv_context *ctx, const smv_csr *A,
                                         smv_precision prec, double *r,
                                         const smv_solve_options *opt,
                                         smv_solve_result *res) {
-  if (res)
-    memset(res, 0, sizeof *res);
-  if (!ctx)
+  if (!host_entry(ctx, res))
     return SMV_ERR_ARG;
   smv_solve_options o;
   char why[160];
@@ -947,14 +948,14 @@ extern "C" smv_status smv_pagerank_cuda(smv_context *ctx, const smv_csr *A,
       (s = smv_device_malloc(ctx, ((size_t)n + 1) * es, &dr)) != SMV_OK ||
       (s = smv_device_malloc(ctx, ((size_t)nd + 1) * sizeof(int32_t), &ddl)) !=
           SMV_OK ||
-      (s = to_device(ctx, prec, v, n, dv)) != SMV_OK ||
+      (s = copy_vector(ctx, prec, v, nullptr, dv, n)) != SMV_OK ||
       (nd > 0 && (s = smv_memcpy_h2d(ctx, ddl, dl,
                                      (size_t)nd * sizeof(int32_t))) != SMV_OK))
     goto out;
   s = solve_device(ctx, dPT, SMV_METHOD_PAGERANK, nullptr, dr, dv,
                    (const int32_t *)ddl, nd, &o, res);
   if (s == SMV_OK)
-    s = to_host(ctx, prec, dr, n, r);
+    s = copy_vector(ctx, prec, nullptr, r, dr, n);
 out:
   smv_matrix_free(dPT);
   smv_device_free(ctx, dv);

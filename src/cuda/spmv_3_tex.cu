@@ -60,26 +60,13 @@ __global__ void spmv_vector_tex(int64_t rows, const int32_t *row_ptr,
                                 const int32_t *col_idx, const T *val,
                                 cudaTextureObject_t x, int x_offset, T alpha,
                                 T beta, T *y) {
-  extern __shared__ unsigned char smem_raw[];
-  T *partial = reinterpret_cast<T *>(smem_raw);
-  const unsigned lane = threadIdx.x & 31u;
-  const int64_t nwarps = smv_nthreads() >> 5;
-  for (int64_t row = smv_tid() >> 5; row < rows; row += nwarps) {
-    const unsigned begin = (unsigned)row_ptr[row];
-    const unsigned end = (unsigned)row_ptr[row + 1];
-    T sum = T(0);
-    for (unsigned k = begin + lane; k < end; k += 32)
-      sum += val[k] * fetch_x<T>(x, x_offset + col_idx[k]);
-    partial[threadIdx.x] = sum;
-    __syncwarp();
-    for (unsigned s = 16; s > 0; s >>= 1) {
-      if (lane < s)
-        partial[threadIdx.x] = sum = sum + partial[threadIdx.x + s];
-      __syncwarp();
-    }
-    if (lane == 0)
-      y[row] = smv_combine(alpha, sum, beta, &y[row]);
-  }
+  /* Rung 2 but for the gather of x, fetched through the texture. */
+  smv_warp_per_row<T>(
+      rows, [=](int64_t i) { return row_ptr[i]; },
+      [col_idx, val, x, x_offset](unsigned k) {
+        return val[k] * fetch_x<T>(x, x_offset + col_idx[k]);
+      },
+      smv_reduce_smem<T>{alpha, beta, y});
 }
 
 template <typename T> static cudaError_t run(const struct smv_launch *L) {

@@ -31,26 +31,13 @@ __global__ void
 spmv_vector_ldg(int64_t rows, const int32_t *__restrict__ row_ptr,
                 const int32_t *__restrict__ col_idx, const T *__restrict__ val,
                 const T *__restrict__ x, T alpha, T beta, T *__restrict__ y) {
-  extern __shared__ unsigned char smem_raw[];
-  T *partial = reinterpret_cast<T *>(smem_raw);
-  const unsigned lane = threadIdx.x & 31u;
-  const int64_t nwarps = smv_nthreads() >> 5;
-  for (int64_t row = smv_tid() >> 5; row < rows; row += nwarps) {
-    const unsigned begin = (unsigned)__ldg(&row_ptr[row]);
-    const unsigned end = (unsigned)__ldg(&row_ptr[row + 1]);
-    T sum = T(0);
-    for (unsigned k = begin + lane; k < end; k += 32)
-      sum += __ldg(&val[k]) * __ldg(&x[__ldg(&col_idx[k])]);
-    partial[threadIdx.x] = sum;
-    __syncwarp();
-    for (unsigned s = 16; s > 0; s >>= 1) {
-      if (lane < s)
-        partial[threadIdx.x] = sum = sum + partial[threadIdx.x + s];
-      __syncwarp();
-    }
-    if (lane == 0)
-      y[row] = smv_combine(alpha, sum, beta, &y[row]);
-  }
+  /* Rung 2 with every load through __ldg; same reduction. */
+  smv_warp_per_row<T>(
+      rows, [=](int64_t i) { return __ldg(&row_ptr[i]); },
+      [=](unsigned k) {
+        return __ldg(&val[k]) * __ldg(&x[__ldg(&col_idx[k])]);
+      },
+      smv_reduce_smem<T>{alpha, beta, y});
 }
 
 const struct smv_rung smv_rung_vector_ldg =

@@ -27,19 +27,20 @@ __global__ void
 spmv_vector_shfl(int64_t rows, const int32_t *__restrict__ row_ptr,
                  const int32_t *__restrict__ col_idx, const T *__restrict__ val,
                  const T *__restrict__ x, T alpha, T beta, T *__restrict__ y) {
-  const unsigned lane = threadIdx.x & 31u;
-  const int64_t nwarps = smv_nthreads() >> 5;
-  for (int64_t row = smv_tid() >> 5; row < rows; row += nwarps) {
-    const unsigned begin = (unsigned)__ldg(&row_ptr[row]);
-    const unsigned end = (unsigned)__ldg(&row_ptr[row + 1]);
-    T sum = T(0);
-    for (unsigned k = begin + lane; k < end; k += 32)
-      sum += __ldg(&val[k]) * __ldg(&x[__ldg(&col_idx[k])]);
+  /* Rung 4's loads; the reduction in registers instead of smv_reduce_smem. */
+  auto reduce_shfl = [=](int64_t row, T sum, unsigned lane, unsigned,
+                         unsigned) {
     for (int s = 16; s > 0; s >>= 1)
       sum += __shfl_down_sync(SMV_FULL_MASK, sum, s);
     if (lane == 0)
       y[row] = smv_combine(alpha, sum, beta, &y[row]);
-  }
+  };
+  smv_warp_per_row<T>(
+      rows, [=](int64_t i) { return __ldg(&row_ptr[i]); },
+      [=](unsigned k) {
+        return __ldg(&val[k]) * __ldg(&x[__ldg(&col_idx[k])]);
+      },
+      reduce_shfl);
 }
 
 const struct smv_rung smv_rung_vector_shfl =

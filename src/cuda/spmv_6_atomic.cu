@@ -33,20 +33,21 @@ spmv_vector_atomic(int64_t rows, const int32_t *__restrict__ row_ptr,
                    const int32_t *__restrict__ col_idx,
                    const T *__restrict__ val, const T *__restrict__ x, T alpha,
                    T beta, T *y) {
-  const unsigned lane = threadIdx.x & 31u;
-  const int64_t nwarps = smv_nthreads() >> 5;
-  for (int64_t row = smv_tid() >> 5; row < rows; row += nwarps) {
-    const unsigned begin = (unsigned)__ldg(&row_ptr[row]);
-    const unsigned end = (unsigned)__ldg(&row_ptr[row + 1]);
-    T sum = T(0);
-    for (unsigned k = begin + lane; k < end; k += 32)
-      sum += __ldg(&val[k]) * __ldg(&x[__ldg(&col_idx[k])]);
+  /* Rung 5's loads; no reduction: each lane's partial goes to y[row]. */
+  auto add_atomic = [=](int64_t row, T sum, unsigned lane, unsigned begin,
+                        unsigned end) {
     if (lane == 0)
       y[row] = beta == T(0) ? T(0) : beta * y[row];
     __syncwarp();
     if (begin + lane < end)
       atomicAdd(&y[row], alpha * sum);
-  }
+  };
+  smv_warp_per_row<T>(
+      rows, [=](int64_t i) { return __ldg(&row_ptr[i]); },
+      [=](unsigned k) {
+        return __ldg(&val[k]) * __ldg(&x[__ldg(&col_idx[k])]);
+      },
+      add_atomic);
 }
 
 const struct smv_rung smv_rung_vector_atomic =

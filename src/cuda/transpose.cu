@@ -75,33 +75,27 @@ extern "C" smv_status smv_matrix_prepare_transpose(smv_context *ctx,
                        m->device, ctx->device);
   if (m->transpose)
     return SMV_OK;
+  /* Building A^T downloads A and synchronises: not during a capture. */
+  static const char refusal[] =
+      "transpose of A not built yet, and the stream is being captured: call "
+      "smv_matrix_prepare_transpose before capturing";
   struct smv_device_guard g;
-  smv_status st = smv_device_enter(ctx, &g);
+  smv_status st =
+      smv_device_enter_uncaptured(ctx, &g, "transpose: ", SMV_ERR_ARG, refusal);
   if (st != SMV_OK)
     return st;
-  cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-  cudaError_t e = cudaStreamIsCapturing(ctx->stream, &cap);
-  if (e != cudaSuccess) {
-    st = smv_cu_fail(ctx, e, "transpose: cudaStreamIsCapturing");
-  } else if (cap != cudaStreamCaptureStatusNone) {
-    st = smv_ctx_set(ctx, SMV_ERR_ARG,
-                     "transpose of A not built yet, and the stream is "
-                     "being captured: call smv_matrix_prepare_transpose "
-                     "before capturing");
-  } else {
-    smv_csr *A = NULL, *T = NULL;
-    st = download(ctx, m, &A);
-    if (st == SMV_OK) {
-      st = smv_csr_transpose(A, &T);
-      if (st != SMV_OK)
-        st = smv_ctx_set(ctx, st, "transpose: building A^T on the host: %s",
-                         smv_status_string(st));
-    }
-    if (st == SMV_OK)
-      st = smv_matrix_create(ctx, T, m->prec, &m->transpose);
-    smv_csr_free(A);
-    smv_csr_free(T);
+  smv_csr *A = NULL, *T = NULL;
+  st = download(ctx, m, &A);
+  if (st == SMV_OK) {
+    st = smv_csr_transpose(A, &T);
+    if (st != SMV_OK)
+      st = smv_ctx_set(ctx, st, "transpose: building A^T on the host: %s",
+                       smv_status_string(st));
   }
+  if (st == SMV_OK)
+    st = smv_matrix_create(ctx, T, m->prec, &m->transpose);
+  smv_csr_free(A);
+  smv_csr_free(T);
   smv_device_leave(&g);
   return st;
 }

@@ -104,20 +104,12 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
                        "on %d",
                        m->device, ctx->device);
   struct smv_device_guard g;
-  smv_status st = smv_device_enter(ctx, &g);
+  smv_status st = smv_device_enter_uncaptured(
+      ctx, &g, "", SMV_ERR_UNSUPPORTED,
+      "smv_matrix_tune: the stream is being captured (tuning times runs and "
+      "synchronises)");
   if (st != SMV_OK)
     return st;
-  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-  cudaError_t e = cudaStreamIsCapturing(ctx->stream, &cs);
-  if (e != cudaSuccess || cs != cudaStreamCaptureStatusNone) {
-    st = e != cudaSuccess
-             ? smv_cu_fail(ctx, e, "cudaStreamIsCapturing")
-             : smv_ctx_set(ctx, SMV_ERR_UNSUPPORTED,
-                           "smv_matrix_tune: the stream is being captured "
-                           "(tuning times runs and synchronises)");
-    smv_device_leave(&g);
-    return st;
-  }
   const double t0 = smv_now_ms();
   const smv_alg heuristic = smv_auto_choose(ctx, m);
   smv_matrix_plan_info *p = &m->plan;
@@ -136,6 +128,7 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
   const size_t es = m->prec == SMV_F64 ? sizeof(double) : sizeof(float);
   void *x = NULL, *y = NULL;
   cudaEvent_t ev[2] = {NULL, NULL};
+  cudaError_t e = cudaSuccess;
   double *times = (double *)malloc((size_t)runs * sizeof(double));
   int had_sparse[2] = {m->sp.ready[0], m->sp.ready[1]};
   smv_alg best = SMV_ALG_AUTO;
