@@ -163,6 +163,34 @@ static void test_tune(void) {
     both_precisions(specs[i], tune_check);
 }
 
+/* AUTO past the L2 with scattered columns (dispatch.cu's rule): even
+ * rows in f32 with x inside the L2 -> rung 10, the same in f64 -> ALG1,
+ * and power-law rows (many longer than 4 x mean) -> ALG1 in both. */
+static void auto_is(const char *spec, smv_alg want64, smv_alg want32) {
+  smv_context *ctx = tc_context();
+  smv_csr *A = tc_generate(spec);
+  if (!A)
+    return;
+  for (int f32 = 0; f32 < 2; f32++) {
+    smv_matrix *dA = NULL;
+    CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
+    smv_matrix_plan_info p;
+    if (dA && smv_matrix_plan(dA, &p) == SMV_OK)
+      CHECKF(p.alg == (f32 ? want32 : want64), "%s %s: AUTO %s: %s", spec,
+             f32 ? "f32" : "f64", smv_alg_name(p.alg), p.reason);
+    smv_matrix_free(dA);
+  }
+  smv_csr_free(A);
+}
+
+static void test_auto_scattered(void) {
+  TC_NEED_DEVICE();
+  /* 40M entries: 320 MB f32 past the L2; x 4 MB inside it. */
+  auto_is("rand:5000000:8,cols=1000000", SMV_ALG_CUSPARSE_ALG1, SMV_ALG_STREAM);
+  auto_is("plaw:3000000:16,cols=1000000", SMV_ALG_CUSPARSE_ALG1,
+          SMV_ALG_CUSPARSE_ALG1);
+}
+
 static void test_plan_edges(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
@@ -204,6 +232,7 @@ int main(void) {
   RUN(test_lazy_cusparse);
   RUN(test_tune);
   RUN(test_plan_edges);
+  RUN(test_auto_scattered);
   smv_context_free(tc_ctx);
   return TEST_END();
 }

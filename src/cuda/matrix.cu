@@ -34,10 +34,14 @@ static void compute_stats(const smv_csr *A, struct smv_matrix_stats *s) {
   s->rows = A->rows;
   s->cols = A->cols;
   s->nnz = A->nnz;
+  if (A->rows > 0)
+    s->row_mean = (double)A->nnz / (double)A->rows;
   for (int64_t i = 0; i < A->rows; i++) {
     int64_t len = (int64_t)A->row_ptr[i + 1] - A->row_ptr[i];
     if (len > s->row_max)
       s->row_max = len;
+    if ((double)len > 4.0 * s->row_mean)
+      s->long_rows++;
   }
   if (A->nnz > 0 && A->cols > 0) {
     const double scale = (double)A->cols / (double)A->rows;
@@ -49,8 +53,6 @@ static void compute_stats(const smv_csr *A, struct smv_matrix_stats *s) {
     }
     s->col_spread = spread / (double)A->nnz / (double)A->cols;
   }
-  if (A->rows > 0)
-    s->row_mean = (double)A->nnz / (double)A->rows;
 }
 
 static smv_status upload(smv_context *ctx, void **dst, const void *src,
