@@ -85,13 +85,12 @@ void bench_record_start(bench_record *r, const bench_run *run,
                         smv_precision prec, const char *alg, double alpha,
                         double beta);
 
-/* One matrix, one precision, every configured rung (or the sweep): records
- * appended to rs. Returns 0, or -1 on an error that stops the run (already
- * printed); a rung that fails verification is a FAIL record, not an error. */
+/* One matrix, one precision, every configured rung (or, with cfg->sweep,
+ * the block sweep): records appended to rs. Returns 0, or -1 on an error
+ * that stops the run (already printed); a rung that fails verification is a
+ * FAIL record, not an error. bench_cpu_matrix: the same without a GPU. */
 int bench_gpu_matrix(bench_run *run, const char *name, const smv_csr *A,
                      smv_precision prec, bench_records *rs);
-int bench_gpu_sweep(bench_run *run, const char *name, const smv_csr *A,
-                    smv_precision prec, bench_records *rs);
 int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
                      smv_precision prec, bench_records *rs);
 /* Fill the record's block, regs, smem and occupancy fields for one of our

@@ -264,58 +264,61 @@ static void verify_and_time(gpu_job *j, smv_alg alg,
   bench_derive(r);
 }
 
-int bench_gpu_matrix(bench_run *run, const char *name, const smv_csr *A,
-                     smv_precision prec, bench_records *rs) {
-  gpu_job j;
-  if (job_open(&j, run, name, A, prec) != 0)
-    return -1;
+/* Fresh x (and y0) and the expectation; -1 (printed) when that fails. */
+static int job_fresh(gpu_job *j) {
+  smv_status st = job_new_vectors(j);
+  if (st == SMV_OK)
+    return 0;
+  cli_error("%s: reference: %s", j->name, smv_status_string(st));
+  return -1;
+}
+
+static int push_record(bench_records *rs, const bench_record *r) {
+  if (bench_records_push(rs, r) == 0)
+    return 0;
+  cli_error("out of memory");
+  return -1;
+}
+
+/* Every configured rung at the configured block size, each on fresh
+ * vectors. */
+static int gpu_rungs(gpu_job *j, bench_records *rs) {
+  bench_run *run = j->run;
   const bench_config *cfg = run->cfg;
   size_t from = rs->n;
   int rc = 0;
   if (!cfg->quiet)
-    bench_plan_print(stdout, name, prec, j.dA);
+    bench_plan_print(stdout, j->name, j->prec, j->dA);
   for (int k = 0; k < cfg->nalgs && rc == 0; k++) {
     smv_alg alg = cfg->algs[k];
     bench_record r;
-    bench_record_start(&r, run, name, A, prec, smv_alg_name(alg), j.alpha,
-                       j.beta);
-    bench_gpu_occupancy(run, alg, prec, cfg->block, &r);
+    bench_record_start(&r, run, j->name, j->A, j->prec, smv_alg_name(alg),
+                       j->alpha, j->beta);
+    bench_gpu_occupancy(run, alg, j->prec, cfg->block, &r);
     smv_matrix_plan_info plan;
-    if (alg == SMV_ALG_AUTO && smv_matrix_plan(j.dA, &plan) == SMV_OK)
+    if (alg == SMV_ALG_AUTO && smv_matrix_plan(j->dA, &plan) == SMV_OK)
       snprintf(r.note, sizeof r.note, "AUTO = %s (%s)", smv_alg_name(plan.alg),
                plan.measured ? "measured" : "heuristic");
-    smv_status st = job_new_vectors(&j);
-    if (st != SMV_OK) {
-      cli_error("%s: reference: %s", name, smv_status_string(st));
+    if (job_fresh(j) != 0) {
       rc = -1;
       break;
     }
-    verify_and_time(&j, alg, &cfg->opt, &r);
-    if (bench_records_push(rs, &r) != 0) {
-      cli_error("out of memory");
-      rc = -1;
-    }
+    verify_and_time(j, alg, &cfg->opt, &r);
+    rc = push_record(rs, &r);
   }
   bench_speedups(rs, from);
-  job_close(&j);
   return rc;
 }
 
-int bench_gpu_sweep(bench_run *run, const char *name, const smv_csr *A,
-                    smv_precision prec, bench_records *rs) {
-  gpu_job j;
-  if (job_open(&j, run, name, A, prec) != 0)
-    return -1;
+/* Our kernels at every block size 32..1024 (step 32). */
+static int gpu_sweep(gpu_job *j, bench_records *rs) {
+  bench_run *run = j->run;
   const bench_config *cfg = run->cfg;
   /* One fresh x per matrix and precision: 6 rungs x 32 sizes would
    * otherwise spend most of the sweep in the serial reference. y is still
    * poisoned before every verified run. */
-  smv_status st = job_new_vectors(&j);
-  if (st != SMV_OK) {
-    cli_error("%s: reference: %s", name, smv_status_string(st));
-    job_close(&j);
+  if (job_fresh(j) != 0)
     return -1;
-  }
   smv_bench_options opt = cfg->opt;
   opt.graph_batch = 0; /* the sweep is about the kernel, not the launch */
   int rc = 0;
@@ -325,24 +328,30 @@ int bench_gpu_sweep(bench_run *run, const char *name, const smv_csr *A,
       continue; /* cuSPARSE and auto: no block size of ours */
     for (int b = 32; b <= 1024 && rc == 0; b += 32) {
       bench_record r;
-      bench_record_start(&r, run, name, A, prec, smv_alg_name(alg), j.alpha,
-                         j.beta);
+      bench_record_start(&r, run, j->name, j->A, j->prec, smv_alg_name(alg),
+                         j->alpha, j->beta);
       r.sweep = 1;
       r.block = b;
-      st = smv_context_set_block_size(run->ctx, b);
+      smv_status st = smv_context_set_block_size(run->ctx, b);
       if (st != SMV_OK) {
-        spmv_error(&j, &r, "smv_context_set_block_size", st);
+        spmv_error(j, &r, "smv_context_set_block_size", st);
       } else {
-        bench_gpu_occupancy(run, alg, prec, b, &r);
-        verify_and_time(&j, alg, &opt, &r);
+        bench_gpu_occupancy(run, alg, j->prec, b, &r);
+        verify_and_time(j, alg, &opt, &r);
       }
-      if (bench_records_push(rs, &r) != 0) {
-        cli_error("out of memory");
-        rc = -1;
-      }
+      rc = push_record(rs, &r);
     }
   }
   smv_context_set_block_size(run->ctx, cfg->block);
+  return rc;
+}
+
+int bench_gpu_matrix(bench_run *run, const char *name, const smv_csr *A,
+                     smv_precision prec, bench_records *rs) {
+  gpu_job j;
+  if (job_open(&j, run, name, A, prec) != 0)
+    return -1;
+  int rc = run->cfg->sweep ? gpu_sweep(&j, rs) : gpu_rungs(&j, rs);
   job_close(&j);
   return rc;
 }

@@ -350,8 +350,6 @@ int bench_main(const bench_config *cfg) {
       int r;
       if (!run.ctx)
         r = bench_cpu_matrix(&run, name, A, prec, &rs);
-      else if (cfg->sweep)
-        r = bench_gpu_sweep(&run, name, A, prec, &rs);
       else
         r = bench_gpu_matrix(&run, name, A, prec, &rs);
       if (r != 0) {

@@ -84,6 +84,11 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts,
 /* The index of v in names (NULL-terminated), or -1: for options that name
  * one of a few words (--backend, --precision). */
 int cli_pick(const char *v, const char *const *names);
+/* The same for an option's value v (NULL: not given, 0 returned, *k
+ * untouched): 0 with *k = the index, or -1 with why = "OPT must be A, B or
+ * C, not 'V'" (the words in names' order) for the usage error. */
+int cli_pick_word(const char *opt, const char *v, const char *const *names,
+                  int *k, char *why, size_t n);
 
 /* 1 if `arg` is "-h" or "--help". */
 int cli_is_help(const char *arg);

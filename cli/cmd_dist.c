@@ -145,45 +145,28 @@ static int parse(int argc, char **argv, dargs *o) {
     return dusage(o, "--warmup: want 0..1000000, got '%s'", warm);
   if (warm)
     o->warmup = (int)n;
-  if (bk) {
-    if (strcmp(bk, "auto") == 0)
-      o->backend = -1;
-    else if (strcmp(bk, "cpu") == 0)
-      o->backend = SMV_DIST_CPU;
-    else if (strcmp(bk, "cuda") == 0)
-      o->backend = SMV_DIST_CUDA;
-    else
-      return dusage(o, "--backend must be auto, cpu or cuda, not '%s'", bk);
-  }
-  if (part) {
-    if (strcmp(part, "nnz") == 0)
-      o->part = SMV_DIST_PART_NNZ;
-    else if (strcmp(part, "rows") == 0)
-      o->part = SMV_DIST_PART_ROWS;
-    else
-      return dusage(o, "--partition must be nnz or rows, not '%s'", part);
-  }
-  if (ex) {
-    int found = 0;
-    for (int e = 0; e <= SMV_DIST_EXCHANGE_NCCL; e++)
-      if (strcmp(ex, smv_dist_exchange_name((smv_dist_exchange)e)) == 0) {
-        o->exch = (smv_dist_exchange)e;
-        found = 1;
-      }
-    if (!found)
-      return dusage(o,
-                    "--exchange must be auto, host, cuda-aware or nccl, "
-                    "not '%s'",
-                    ex);
-  }
-  if (sc) {
-    if (strcmp(sc, "strong") == 0)
-      o->scaling = 1;
-    else if (strcmp(sc, "weak") == 0)
-      o->scaling = 2;
-    else
-      return dusage(o, "--scaling must be strong or weak, not '%s'", sc);
-  }
+  /* The word options: their words in the order the errors list them. */
+  static const char *const backends[] = {"auto", "cpu", "cuda", NULL};
+  static const char *const parts[] = {"nnz", "rows", NULL};
+  static const char *const scalings[] = {"strong", "weak", NULL};
+  const char *exchanges[SMV_DIST_EXCHANGE_NCCL + 2] = {NULL};
+  for (int k = 0; k <= SMV_DIST_EXCHANGE_NCCL; k++)
+    exchanges[k] = smv_dist_exchange_name((smv_dist_exchange)k);
+  char why[128];
+  int kb = -1, kp = -1, ke = -1, ks = -1;
+  if (cli_pick_word("--backend", bk, backends, &kb, why, sizeof why) != 0 ||
+      cli_pick_word("--partition", part, parts, &kp, why, sizeof why) != 0 ||
+      cli_pick_word("--exchange", ex, exchanges, &ke, why, sizeof why) != 0 ||
+      cli_pick_word("--scaling", sc, scalings, &ks, why, sizeof why) != 0)
+    return dusage(o, "%s", why);
+  if (kb >= 0)
+    o->backend = kb == 0 ? -1 : kb == 1 ? SMV_DIST_CPU : SMV_DIST_CUDA;
+  if (kp >= 0)
+    o->part = kp ? SMV_DIST_PART_ROWS : SMV_DIST_PART_NNZ;
+  if (ke >= 0)
+    o->exch = (smv_dist_exchange)ke;
+  if (ks >= 0)
+    o->scaling = ks + 1; /* 1 strong, 2 weak */
   if (o->alg_name && smv_alg_parse(o->alg_name, &o->alg) != SMV_OK)
     return dusage(o, "unknown --alg '%s' (a CUDA rung name or number)",
                   o->alg_name);

@@ -45,32 +45,16 @@ static void info_help(FILE *f) {
              "error.\n");
 }
 
+/* The banner's words, in enum order. */
 static const char *field_name(smv_field f) {
-  switch (f) {
-  case SMV_FIELD_REAL:
-    return "real";
-  case SMV_FIELD_INTEGER:
-    return "integer";
-  case SMV_FIELD_PATTERN:
-    return "pattern";
-  case SMV_FIELD_COMPLEX:
-    return "complex";
-  }
-  return "unknown";
+  static const char *const names[] = {"real", "integer", "pattern", "complex"};
+  return (unsigned)f < sizeof names / sizeof *names ? names[f] : "unknown";
 }
 
 static const char *symmetry_name(smv_symmetry s) {
-  switch (s) {
-  case SMV_SYM_GENERAL:
-    return "general";
-  case SMV_SYM_SYMMETRIC:
-    return "symmetric";
-  case SMV_SYM_SKEW:
-    return "skew-symmetric";
-  case SMV_SYM_HERMITIAN:
-    return "hermitian";
-  }
-  return "unknown";
+  static const char *const names[] = {"general", "symmetric", "skew-symmetric",
+                                      "hermitian"};
+  return (unsigned)s < sizeof names / sizeof *names ? names[s] : "unknown";
 }
 
 static const char *format_name(smv_format f) {

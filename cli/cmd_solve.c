@@ -174,24 +174,22 @@ static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
                           "lap2d:100)");
   long l;
   double d;
-  if (v[O_METHOD]) {
-    if (strcmp(v[O_METHOD], "cg") == 0)
-      a->method = SMV_METHOD_CG;
-    else if (strcmp(v[O_METHOD], "bicgstab") == 0)
-      a->method = SMV_METHOD_BICGSTAB;
-    else
-      return cli_usage(cmd, "--method must be cg or bicgstab, not '%s'",
-                       v[O_METHOD]);
-  }
-  if (v[O_PRECOND]) {
-    if (strcmp(v[O_PRECOND], "jacobi") == 0)
-      a->o.precond = SMV_PRECOND_JACOBI;
-    else if (strcmp(v[O_PRECOND], "none") == 0)
-      a->o.precond = SMV_PRECOND_NONE;
-    else
-      return cli_usage(cmd, "--precond must be jacobi or none, not '%s'",
-                       v[O_PRECOND]);
-  }
+  /* The word options: their words in the order the errors list them. */
+  static const char *const methods[] = {"cg", "bicgstab", NULL};
+  static const char *const preconds[] = {"jacobi", "none", NULL};
+  static const char *const backends[] = {"auto", "cpu", "cuda", NULL};
+  static const char *const precisions[] = {"f64", "f32", NULL};
+  char why[128];
+  int method = -1, precond = -1, bk = 0, prec = 0;
+  if (cli_pick_word("--method", v[O_METHOD], methods, &method, why,
+                    sizeof why) != 0 ||
+      cli_pick_word("--precond", v[O_PRECOND], preconds, &precond, why,
+                    sizeof why) != 0)
+    return cli_usage(cmd, "%s", why);
+  if (method >= 0)
+    a->method = method ? SMV_METHOD_BICGSTAB : SMV_METHOD_CG;
+  if (precond >= 0)
+    a->o.precond = precond ? SMV_PRECOND_NONE : SMV_PRECOND_JACOBI;
   if (v[O_TOL]) {
     if (cli_parse_double(v[O_TOL], &d) != 0 || !(d >= 0) || !isfinite(d))
       return cli_usage(cmd, "--tol: '%s' is not a number >= 0", v[O_TOL]);
@@ -223,28 +221,13 @@ static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
   }
   if (v[O_TOP] && cli_parse_long(v[O_TOP], 0, 1000000000L, &a->top) != 0)
     return cli_usage(cmd, "--top: '%s' is not an integer >= 0", v[O_TOP]);
-  a->bk = BK_AUTO;
-  if (v[O_BACKEND]) {
-    if (strcmp(v[O_BACKEND], "auto") == 0)
-      a->bk = BK_AUTO;
-    else if (strcmp(v[O_BACKEND], "cpu") == 0)
-      a->bk = BK_CPU;
-    else if (strcmp(v[O_BACKEND], "cuda") == 0)
-      a->bk = BK_CUDA;
-    else
-      return cli_usage(cmd, "--backend must be auto, cpu or cuda, not '%s'",
-                       v[O_BACKEND]);
-  }
-  a->prec = SMV_F64;
-  if (v[O_PRECISION]) {
-    if (strcmp(v[O_PRECISION], "f64") == 0)
-      a->prec = SMV_F64;
-    else if (strcmp(v[O_PRECISION], "f32") == 0)
-      a->prec = SMV_F32;
-    else
-      return cli_usage(cmd, "--precision must be f64 or f32, not '%s'",
-                       v[O_PRECISION]);
-  }
+  if (cli_pick_word("--backend", v[O_BACKEND], backends, &bk, why,
+                    sizeof why) != 0 ||
+      cli_pick_word("--precision", v[O_PRECISION], precisions, &prec, why,
+                    sizeof why) != 0)
+    return cli_usage(cmd, "%s", why);
+  a->bk = (backend)bk; /* the words in enum order */
+  a->prec = prec ? SMV_F32 : SMV_F64;
   a->b = v[O_B];
   a->out = v[O_OUT];
   a->history = v[O_HISTORY];

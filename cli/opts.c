@@ -76,3 +76,25 @@ int cli_pick(const char *v, const char *const *names) {
       return i;
   return -1;
 }
+
+int cli_pick_word(const char *opt, const char *v, const char *const *names,
+                  int *k, char *why, size_t n) {
+  if (!v)
+    return 0;
+  int i = cli_pick(v, names);
+  if (i >= 0) {
+    *k = i;
+    return 0;
+  }
+  /* "OPT must be A, B or C, not 'V'" */
+  size_t len = (size_t)snprintf(why, n, "%s must be", opt);
+  for (int j = 0; names[j] && len < n; j++)
+    len += (size_t)snprintf(why + len, n - len, "%s%s",
+                            j == 0         ? " "
+                            : names[j + 1] ? ", "
+                                           : " or ",
+                            names[j]);
+  if (len < n)
+    snprintf(why + len, n - len, ", not '%s'", v);
+  return -1;
+}

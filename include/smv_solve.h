@@ -100,19 +100,19 @@ typedef struct {
  * A square; b and x have A->rows entries. opt may be NULL (defaults);
  * res may be NULL. Deterministic: the same bits for any OMP_NUM_THREADS
  * (rows are summed in order by one thread, dot products over fixed chunks
- * of 2048 entries added in chunk order). */
-smv_status smv_cg(const smv_csr *A, const double *b, double *x,
-                  const smv_solve_options *opt, smv_solve_result *res,
-                  smv_error *err);
-smv_status smv_cg_f32(const smv_csr *A, const float *b, float *x,
-                      const smv_solve_options *opt, smv_solve_result *res,
-                      smv_error *err);
-smv_status smv_bicgstab(const smv_csr *A, const double *b, double *x,
-                        const smv_solve_options *opt, smv_solve_result *res,
-                        smv_error *err);
-smv_status smv_bicgstab_f32(const smv_csr *A, const float *b, float *x,
-                            const smv_solve_options *opt, smv_solve_result *res,
-                            smv_error *err);
+ * of 2048 entries added in chunk order). smv_solve_cpu_fn and _f32_fn: the
+ * Krylov solvers' signature in double and in float (function types; a
+ * pointer to one is smv_solve_cpu_fn *). */
+typedef smv_status smv_solve_cpu_fn(const smv_csr *A, const double *b,
+                                    double *x, const smv_solve_options *opt,
+                                    smv_solve_result *res, smv_error *err);
+typedef smv_status smv_solve_cpu_f32_fn(const smv_csr *A, const float *b,
+                                        float *x, const smv_solve_options *opt,
+                                        smv_solve_result *res, smv_error *err);
+/* CG (A symmetric positive definite) and BiCGStab (any square nonsingular
+ * A), in double and in float (_f32), e.g. smv_cg(A, b, x, &opt, &res, &err). */
+smv_solve_cpu_fn smv_cg, smv_bicgstab;
+smv_solve_cpu_f32_fn smv_cg_f32, smv_bicgstab_f32;
 
 /* PageRank of the graph whose links are i -> j for every stored A(i,j) !=
  * 0, weighted by A(i,j) (pattern matrices: weight 1; negative weights are

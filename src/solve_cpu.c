@@ -180,26 +180,22 @@ done:
   return SMV_OK;
 }
 
-smv_status smv_cg(const smv_csr *A, const double *b, double *x,
-                  const smv_solve_options *opt, smv_solve_result *res,
-                  smv_error *err) {
-  return solve_cpu(RUN_CG, A, b, x, NULL, NULL, opt, res, err);
-}
-smv_status smv_cg_f32(const smv_csr *A, const float *b, float *x,
-                      const smv_solve_options *opt, smv_solve_result *res,
-                      smv_error *err) {
-  return solve_cpu(RUN_CG, A, NULL, NULL, b, x, opt, res, err);
-}
-smv_status smv_bicgstab(const smv_csr *A, const double *b, double *x,
-                        const smv_solve_options *opt, smv_solve_result *res,
-                        smv_error *err) {
-  return solve_cpu(RUN_BICGSTAB, A, b, x, NULL, NULL, opt, res, err);
-}
-smv_status smv_bicgstab_f32(const smv_csr *A, const float *b, float *x,
-                            const smv_solve_options *opt, smv_solve_result *res,
-                            smv_error *err) {
-  return solve_cpu(RUN_BICGSTAB, A, NULL, NULL, b, x, opt, res, err);
-}
+/* smv_NAME (double) and smv_NAME_f32 (float) for the Krylov method KIND:
+ * the definitions behind smv_solve.h's smv_solve_cpu_fn and _f32_fn. */
+#define KRYLOV_ENTRY_POINTS(name, kind)                                        \
+  smv_status smv_##name(const smv_csr *A, const double *b, double *x,          \
+                        const smv_solve_options *opt, smv_solve_result *res,   \
+                        smv_error *err) {                                      \
+    return solve_cpu(kind, A, b, x, NULL, NULL, opt, res, err);                \
+  }                                                                            \
+  smv_status smv_##name##_f32(const smv_csr *A, const float *b, float *x,      \
+                              const smv_solve_options *opt,                    \
+                              smv_solve_result *res, smv_error *err) {         \
+    return solve_cpu(kind, A, NULL, NULL, b, x, opt, res, err);                \
+  }
+KRYLOV_ENTRY_POINTS(cg, RUN_CG)
+KRYLOV_ENTRY_POINTS(bicgstab, RUN_BICGSTAB)
+
 smv_status smv_pagerank(const smv_csr *A, double *r,
                         const smv_solve_options *opt, smv_solve_result *res,
                         smv_error *err) {

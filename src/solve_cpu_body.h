@@ -41,51 +41,33 @@ static double FN(spmv_dot)(const smv_csr *A, const REAL *vals, const REAL *x,
   return w ? sum_parts(part, nc, 1, 0) : 0.0;
 }
 
-/* y = A x with two dots, (y . u) and (y . y): BiCGStab's t = A shat. */
-static void FN(spmv_dot2)(const smv_csr *A, const REAL *vals, const REAL *x,
-                          REAL *y, const REAL *u, double *part, int64_t nc,
-                          double *yu, double *yy) {
+/* The fused pass of both solvers' start and of BiCGStab's t = A shat. Per
+ * row: t = b - A x, or b (x NULL), or A x (b NULL); y = t; z = dinv .* t
+ * (z may be y; without dinv z = t). Returns t.u, or t.t when u is NULL;
+ * sets *tz = t.z. */
+static double FN(spmv_fused)(const smv_csr *A, const REAL *vals, const REAL *b,
+                             const REAL *x, REAL *y, REAL *z,
+                             const double *dinv, const REAL *u, double *part,
+                             int64_t nc, double *tz) {
   const int64_t n = A->rows;
 #pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
   for (int64_t c = 0; c < nc; c++) {
     const int64_t lo = c * SOLVE_CHUNK, hi = chunk_end(c, n);
     double s0 = 0.0, s1 = 0.0;
     for (int64_t i = lo; i < hi; i++) {
-      REAL t = FN(row_dot)(A, vals, x, i);
+      REAL t = !x   ? b[i]
+               : !b ? FN(row_dot)(A, vals, x, i)
+                    : b[i] - FN(row_dot)(A, vals, x, i);
       y[i] = t;
-      s0 += (double)t * (double)u[i];
-      s1 += (double)t * (double)t;
+      REAL zt = dinv ? (REAL)(t * dinv[i]) : t;
+      z[i] = zt;
+      s0 += (double)t * (double)(u ? u[i] : t);
+      s1 += (double)t * (double)zt;
     }
     part[2 * c] = s0;
     part[2 * c + 1] = s1;
   }
-  *yu = sum_parts(part, nc, 2, 0);
-  *yy = sum_parts(part, nc, 2, 1);
-}
-
-/* r = b - A x (use_x0) or r = b; z = dinv .* r (z == r without Jacobi);
- * returns r.r, sets *rz = r.z. */
-static double FN(start_residual)(const smv_csr *A, const REAL *vals,
-                                 const REAL *b, const REAL *x, int use_x0,
-                                 REAL *r, REAL *z, const double *dinv,
-                                 double *part, int64_t nc, double *rz) {
-  const int64_t n = A->rows;
-#pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
-  for (int64_t c = 0; c < nc; c++) {
-    const int64_t lo = c * SOLVE_CHUNK, hi = chunk_end(c, n);
-    double s0 = 0.0, s1 = 0.0;
-    for (int64_t i = lo; i < hi; i++) {
-      REAL ri = use_x0 ? b[i] - FN(row_dot)(A, vals, x, i) : b[i];
-      r[i] = ri;
-      REAL zi = dinv ? (REAL)(ri * dinv[i]) : ri;
-      z[i] = zi;
-      s0 += (double)ri * (double)ri;
-      s1 += (double)ri * (double)zi;
-    }
-    part[2 * c] = s0;
-    part[2 * c + 1] = s1;
-  }
-  *rz = sum_parts(part, nc, 2, 1);
+  *tz = sum_parts(part, nc, 2, 1);
   return sum_parts(part, nc, 2, 0);
 }
 
@@ -101,10 +83,15 @@ static double FN(norm2sq)(const REAL *v, int64_t n, double *part, int64_t nc) {
 }
 
 /* The start shared by CG and BiCGStab: x = 0 unless the caller's guess is
- * used; returns ||b||. b = 0: x = 0, converged at once (0 returned). */
-static double FN(begin)(const REAL *b, REAL *x, int64_t n, double *part,
-                        int64_t nc, const smv_solve_options *o,
-                        smv_solve_result *res) {
+ * used; r = b - A x (or b), z = dinv .* r (z may be r), copied to zcopy
+ * (CG's p, BiCGStab's rhat); *rr = r.r and *rz = r.z; returns ||b||.
+ * b = 0: x = 0, converged at once, 0 returned (nothing else written). */
+static double FN(begin)(const smv_csr *A, const REAL *vals, const REAL *b,
+                        REAL *x, REAL *r, REAL *z, REAL *zcopy,
+                        const double *dinv, double *part, int64_t nc,
+                        const smv_solve_options *o, smv_solve_result *res,
+                        double *rr, double *rz) {
+  const int64_t n = A->rows;
   const double bb = FN(norm2sq)(b, n, part, nc);
   if (!o->use_x0 || bb == 0.0)
     for (int64_t i = 0; i < n; i++)
@@ -112,7 +99,11 @@ static double FN(begin)(const REAL *b, REAL *x, int64_t n, double *part,
   if (bb == 0.0) {
     record(o, res, 0, 0.0);
     res->converged = 1;
+    return 0.0;
   }
+  *rr = FN(spmv_fused)(A, vals, b, o->use_x0 ? x : NULL, r, z, dinv, NULL, part,
+                       nc, rz);
+  memcpy(zcopy, z, (size_t)n * sizeof *zcopy);
   return sqrt(bb);
 }
 
@@ -134,14 +125,12 @@ static smv_status FN(cg_run)(const smv_csr *A, const REAL *vals, const REAL *b,
   z = dinv ? malloc(((size_t)n + 1) * sizeof *z) : r;
   smv_status st =
       part && r && p && q && z ? SMV_OK : no_vectors("cg", 4, n, err);
-  const double bnorm =
-      st == SMV_OK ? FN(begin)(b, x, n, part, nc, o, res) : 0.0;
+  double rr = 0.0, rho = 0.0;
+  const double bnorm = st == SMV_OK ? FN(begin)(A, vals, b, x, r, z, p, dinv,
+                                                part, nc, o, res, &rr, &rho)
+                                    : 0.0;
   if (bnorm == 0.0)
     goto out;
-  double rho;
-  double rr =
-      FN(start_residual)(A, vals, b, x, o->use_x0, r, z, dinv, part, nc, &rho);
-  memcpy(p, z, (size_t)n * sizeof *p);
   double relres = sqrt(rr) / bnorm;
   record(o, res, 0, relres);
   int k = 0;
@@ -218,14 +207,12 @@ static smv_status FN(bicgstab_run)(const smv_csr *A, const REAL *vals,
   smv_status st = part && r && rh && p && v && s && t && ph && sh
                       ? SMV_OK
                       : no_vectors("bicgstab", 8, n, err);
-  const double bnorm =
-      st == SMV_OK ? FN(begin)(b, x, n, part, nc, o, res) : 0.0;
+  double rr = 0.0, unused;
+  const double bnorm = st == SMV_OK ? FN(begin)(A, vals, b, x, r, r, rh, NULL,
+                                                part, nc, o, res, &rr, &unused)
+                                    : 0.0;
   if (bnorm == 0.0)
     goto out;
-  double unused;
-  double rr = FN(start_residual)(A, vals, b, x, o->use_x0, r, r, NULL, part, nc,
-                                 &unused);
-  memcpy(rh, r, (size_t)n * sizeof *rh);
   for (int64_t i = 0; i < n; i++)
     p[i] = v[i] = 0;
   double rho = 1.0, alpha = 1.0, omega = 1.0, rho_new = rr;
@@ -272,8 +259,9 @@ static smv_status FN(bicgstab_run)(const smv_csr *A, const REAL *vals,
     if (sqrt(ss) / bnorm <= o->tol) {
       omega = 0.0; /* converged at the half step: x += alpha phat */
     } else {
-      double ts, tt;
-      FN(spmv_dot2)(A, vals, sh, t, s, part, nc, &ts, &tt);
+      double tt; /* t = A shat; ts = t.s, tt = t.t */
+      const double ts =
+          FN(spmv_fused)(A, vals, NULL, sh, t, t, NULL, s, part, nc, &tt);
       omega = tt != 0.0 ? ts / tt : 0.0;
     }
     const REAL w = (REAL)omega;

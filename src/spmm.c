@@ -85,63 +85,18 @@ struct spmm_view {
   int64_t xr, xc, yr, yc;
 };
 
-/* What both entry points start with: the checks (the whole matrix for the
- * reference, the cheap ones for the fast path), the strides, and the
- * alpha = 0 case (Y = beta*Y, *done set). */
-static smv_status spmm_begin(const smv_csr *A, double alpha, const double *X,
-                             int64_t ldx, double beta, double *Y, int64_t ldy,
-                             int k, smv_layout layout, int full_check,
-                             struct spmm_view *v, int *done) {
-  *done = 0;
-  smv_status st = smv_csr_offsets_check(A);
-  if (st == SMV_OK)
-    st = smv_spmm_shape_check(A->rows, A->cols, A->nnz, alpha, X, ldx, beta, Y,
-                              ldy, k, layout, NULL, 0);
-  /* X and Y must not overlap: their extents, in elements, from the layout
-   * (the last element is at (n - 1) * ld + k - 1 or (k - 1) * ld + n - 1). */
-  if (st == SMV_OK && k > 0 && A->rows > 0 && A->cols > 0) {
-    const int rm = layout == SMV_LAYOUT_ROW_MAJOR;
-    const int64_t nx = rm ? (A->cols - 1) * ldx + k : (k - 1) * ldx + A->cols;
-    const int64_t ny = rm ? (A->rows - 1) * ldy + k : (k - 1) * ldy + A->rows;
-    if (smv_overlap(X, (size_t)nx * sizeof *X, Y, (size_t)ny * sizeof *Y))
-      st = SMV_ERR_ARG;
-  }
-  if (st == SMV_OK && full_check)
-    st = smv_csr_check(A, NULL);
-  if (st != SMV_OK)
-    return st;
-  const int row = layout == SMV_LAYOUT_ROW_MAJOR;
-  v->xr = row ? ldx : 1, v->xc = row ? 1 : ldx;
-  v->yr = row ? ldy : 1, v->yc = row ? 1 : ldy;
-  if (alpha == 0.0) {
-    for (int64_t i = 0; i < A->rows; i++)
-      for (int c = 0; c < k; c++) {
-        double *y = &Y[i * v->yr + c * v->yc];
-        *y = beta == 0.0 ? 0.0 : beta * *y;
-      }
-    *done = 1;
-  }
-  return SMV_OK;
-}
-
-smv_status smv_spmm_ref(const smv_csr *A, double alpha, const double *X,
-                        int64_t ldx, double beta, double *Y, int64_t ldy, int k,
-                        smv_layout layout) {
-  struct spmm_view v;
-  int done;
-  smv_status st =
-      spmm_begin(A, alpha, X, ldx, beta, Y, ldy, k, layout, 1, &v, &done);
-  if (st != SMV_OK || done)
-    return st;
+/* The reference: one column at a time, each row's sum in entry order. */
+static void spmm_ref_rows(const smv_csr *A, double alpha, const double *X,
+                          double beta, double *Y, int k,
+                          const struct spmm_view *v) {
   for (int c = 0; c < k; c++)
     for (int64_t i = 0; i < A->rows; i++) {
       double sum = 0.0;
       for (int64_t e = A->row_ptr[i]; e < A->row_ptr[i + 1]; e++)
-        sum += A->values[e] * X[(int64_t)A->col_idx[e] * v.xr + c * v.xc];
-      double *y = &Y[i * v.yr + c * v.yc];
+        sum += A->values[e] * X[(int64_t)A->col_idx[e] * v->xr + c * v->xc];
+      double *y = &Y[i * v->yr + c * v->yc];
       *y = beta == 0.0 ? alpha * sum : alpha * sum + beta * *y;
     }
-  return SMV_OK;
 }
 
 /* Columns summed per pass over a row. */
@@ -150,16 +105,12 @@ smv_status smv_spmm_ref(const smv_csr *A, double alpha, const double *X,
 #define SPMM_CHUNK 256
 #define SPMM_PAR_MIN 4096
 
-smv_status smv_spmm_cpu(const smv_csr *A, double alpha, const double *X,
-                        int64_t ldx, double beta, double *Y, int64_t ldy, int k,
-                        smv_layout layout) {
-  struct spmm_view v;
-  int done;
-  smv_status st =
-      spmm_begin(A, alpha, X, ldx, beta, Y, ldy, k, layout, 0, &v, &done);
-  if (st != SMV_OK || done)
-    return st;
-  const int64_t rows = A->rows, xr = v.xr, xc = v.xc, yr = v.yr, yc = v.yc;
+/* The fast path: all of a row's entries applied to up to SPMM_TILE columns
+ * per pass, rows shared out to OpenMP threads. */
+static void spmm_cpu_rows(const smv_csr *A, double alpha, const double *X,
+                          double beta, double *Y, int k,
+                          const struct spmm_view *v) {
+  const int64_t rows = A->rows, xr = v->xr, xc = v->xc, yr = v->yr, yc = v->yc;
 #pragma omp parallel for schedule(dynamic, SPMM_CHUNK) if (rows >= SPMM_PAR_MIN)
   for (int64_t i = 0; i < rows; i++) {
     double sum[SPMM_TILE];
@@ -179,5 +130,61 @@ smv_status smv_spmm_cpu(const smv_csr *A, double alpha, const double *X,
       }
     }
   }
+}
+
+/* What the two entry points differ in: how they sum the rows. */
+typedef void spmm_rows_fn(const smv_csr *A, double alpha, const double *X,
+                          double beta, double *Y, int k,
+                          const struct spmm_view *v);
+
+/* Either entry point: the checks (the whole matrix for the reference, the
+ * cheap ones for the fast path), the strides, the alpha = 0 case
+ * (Y = beta*Y), else rows(). */
+static smv_status spmm_run(const smv_csr *A, double alpha, const double *X,
+                           int64_t ldx, double beta, double *Y, int64_t ldy,
+                           int k, smv_layout layout, spmm_rows_fn *rows) {
+  smv_status st = smv_csr_offsets_check(A);
+  if (st == SMV_OK)
+    st = smv_spmm_shape_check(A->rows, A->cols, A->nnz, alpha, X, ldx, beta, Y,
+                              ldy, k, layout, NULL, 0);
+  /* X and Y must not overlap: their extents, in elements, from the layout
+   * (the last element is at (n - 1) * ld + k - 1 or (k - 1) * ld + n - 1). */
+  if (st == SMV_OK && k > 0 && A->rows > 0 && A->cols > 0) {
+    const int rm = layout == SMV_LAYOUT_ROW_MAJOR;
+    const int64_t nx = rm ? (A->cols - 1) * ldx + k : (k - 1) * ldx + A->cols;
+    const int64_t ny = rm ? (A->rows - 1) * ldy + k : (k - 1) * ldy + A->rows;
+    if (smv_overlap(X, (size_t)nx * sizeof *X, Y, (size_t)ny * sizeof *Y))
+      st = SMV_ERR_ARG;
+  }
+  if (st == SMV_OK && rows == spmm_ref_rows)
+    st = smv_csr_check(A, NULL);
+  if (st != SMV_OK)
+    return st;
+  const int row = layout == SMV_LAYOUT_ROW_MAJOR;
+  const struct spmm_view v = {.xr = row ? ldx : 1,
+                              .xc = row ? 1 : ldx,
+                              .yr = row ? ldy : 1,
+                              .yc = row ? 1 : ldy};
+  if (alpha == 0.0) { /* Y = beta*Y; X is not read */
+    for (int64_t i = 0; i < A->rows; i++)
+      for (int c = 0; c < k; c++) {
+        double *y = &Y[i * v.yr + c * v.yc];
+        *y = beta == 0.0 ? 0.0 : beta * *y;
+      }
+    return SMV_OK;
+  }
+  rows(A, alpha, X, beta, Y, k, &v);
   return SMV_OK;
+}
+
+smv_status smv_spmm_ref(const smv_csr *A, double alpha, const double *X,
+                        int64_t ldx, double beta, double *Y, int64_t ldy, int k,
+                        smv_layout layout) {
+  return spmm_run(A, alpha, X, ldx, beta, Y, ldy, k, layout, spmm_ref_rows);
+}
+
+smv_status smv_spmm_cpu(const smv_csr *A, double alpha, const double *X,
+                        int64_t ldx, double beta, double *Y, int64_t ldy, int k,
+                        smv_layout layout) {
+  return spmm_run(A, alpha, X, ldx, beta, Y, ldy, k, layout, spmm_cpu_rows);
 }

@@ -89,6 +89,19 @@ static inline void tc_fill_nan(double *v, int64_t n) {
   for (int64_t i = 0; i < n; i++)
     v[i] = NAN;
 }
+/* Fresh inputs of y = alpha*op(A)*x + beta*y0: x random, or NaN when
+ * alpha = 0 (it must not be read); y0 random, or NaN when beta = 0. */
+static inline void tc_fill_inputs(double *x, int64_t nx, double alpha,
+                                  double *y0, int64_t ny, double beta) {
+  if (alpha == 0.0)
+    tc_fill_nan(x, nx);
+  else
+    tc_fill(x, nx);
+  if (beta == 0.0)
+    tc_fill_nan(y0, ny);
+  else
+    tc_fill(y0, ny);
+}
 
 static inline double tc_round(int f32, double v) {
   return f32 ? (double)(float)v : v;
@@ -203,14 +216,7 @@ static inline int64_t tc_case(smv_context *ctx, smv_matrix *dA,
     bad = 1;
     goto out;
   }
-  if (alpha == 0.0)
-    tc_fill_nan(x, n);
-  else
-    tc_fill(x, n);
-  if (beta == 0.0)
-    tc_fill_nan(y0, m);
-  else
-    tc_fill(y0, m);
+  tc_fill_inputs(x, n, alpha, y0, m, beta);
   memcpy(y, y0, (size_t)m * sizeof(double));
   if (use_host) {
     st = smv_spmv_host_vectors(ctx, alg, alpha, dA, x, beta, y);

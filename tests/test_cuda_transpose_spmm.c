@@ -67,14 +67,7 @@ static void test_spmv_t(void) {
             double *y0 = malloc((n + 1) * sizeof *x);
             double *y = malloc((n + 1) * sizeof *x);
             const double alpha = ab[c][0], beta = ab[c][1];
-            if (alpha == 0)
-              tc_fill_nan(x, m);
-            else
-              tc_fill(x, m);
-            if (beta == 0)
-              tc_fill_nan(y0, n);
-            else
-              tc_fill(y0, n);
+            tc_fill_inputs(x, m, alpha, y0, n, beta);
             memcpy(y, y0, n * sizeof *x);
             smv_status st;
             if (host) {
@@ -129,14 +122,7 @@ static int64_t spmm_case(smv_context *ctx, smv_matrix *dA, const smv_csr *A,
   const size_t ny = tc_dense_len(A->rows, k, ldy, L);
   double *X = malloc(nx * sizeof *X), *Y0 = malloc(ny * sizeof *X);
   double *Y = malloc(ny * sizeof *X);
-  if (alpha == 0)
-    tc_fill_nan(X, nx);
-  else
-    tc_fill(X, nx);
-  if (beta == 0)
-    tc_fill_nan(Y0, ny);
-  else
-    tc_fill(Y0, ny);
+  tc_fill_inputs(X, nx, alpha, Y0, ny, beta);
   for (size_t i = 0; pad && i < ny; i++)
     if ((int64_t)i % ldy >= (row ? k : A->rows))
       Y0[i] = 12345.0; /* a gap: never written */

@@ -308,6 +308,19 @@ static void test_denserow(void) {
   }
 }
 
+/* gen(spec) is rows x cols with nnz entries. */
+static void check_shape(const char *spec, int64_t rows, int64_t cols,
+                        int64_t nnz) {
+  smv_csr *A = gen(spec);
+  if (!A)
+    return;
+  CHECKF(A->rows == rows && A->cols == cols && A->nnz == nnz,
+         "%s: %lld x %lld, %lld entries; want %lld x %lld, %lld", spec,
+         (long long)A->rows, (long long)A->cols, (long long)A->nnz,
+         (long long)rows, (long long)cols, (long long)nnz);
+  smv_csr_free(A);
+}
+
 static void test_diag_empty(void) {
   smv_csr *A = gen("diag:7");
   if (A) {
@@ -326,12 +339,7 @@ static void test_diag_empty(void) {
     CHECK_INT(row_len(A, 5), 0);
     smv_csr_free(A);
   }
-  A = gen("diag:3,cols=10");
-  if (A) {
-    CHECK_INT(A->cols, 10);
-    CHECK_INT(A->nnz, 3);
-    smv_csr_free(A);
-  }
+  check_shape("diag:3,cols=10", 3, 10, 3);
   A = gen("empty:5:7");
   if (A) {
     CHECK_INT(A->rows, 5);
@@ -341,18 +349,8 @@ static void test_diag_empty(void) {
       CHECK_INT(A->row_ptr[i], 0);
     smv_csr_free(A);
   }
-  A = gen("empty:0:0");
-  if (A) {
-    CHECK_INT(A->rows, 0);
-    CHECK_INT(A->nnz, 0);
-    smv_csr_free(A);
-  }
-  A = gen("diag:1");
-  if (A) {
-    CHECK_INT(A->rows, 1);
-    CHECK_INT(A->nnz, 1);
-    smv_csr_free(A);
-  }
+  check_shape("empty:0:0", 0, 0, 0);
+  check_shape("diag:1", 1, 1, 1);
 }
 
 static void test_determinism(void) {

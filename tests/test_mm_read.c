@@ -2,8 +2,9 @@
  * test_mm_read.c — the Matrix Market reader and writer on valid input.
  *
  *  - every file of tests/data/valid against a dense matrix written out by
- *    hand below ("." = no stored entry; stored zeros are "0" or "-0"), read
- *    by path and from a FILE*; banner fields and sortedness checked;
+ *    hand in tests/data/valid/EXPECT.tsv ("." = no stored entry; stored
+ *    zeros are "0" or "-0"), read by path and from a FILE*; banner fields
+ *    and sortedness checked;
  *  - random coordinate files (general, symmetric, skew, pattern, integer,
  *    duplicates, empty rows, rectangular, nnz = 0) against a dense
  *    reference accumulated in file order, bit for bit;
@@ -54,6 +55,15 @@ static void temp_path(char *buf, size_t n, const char *suffix) {
     unlink(buf);
   }
   strncat(buf, suffix, n - strlen(buf) - 1);
+}
+
+/* What was written to the temporary file f, as a string (at most n - 1
+ * bytes); closes f. */
+static void read_back(FILE *f, char *text, size_t n) {
+  rewind(f);
+  size_t got = fread(text, 1, n - 1, f);
+  text[got] = '\0';
+  fclose(f);
 }
 
 /* Dense picture of a CSR: value and presence per position; checks the CSR
@@ -139,72 +149,65 @@ static void check_against(const char *what, const smv_csr *A, int rows,
 /* ---- valid corpus ---------------------------------------------------------
  */
 
+#define MAX_VALID 64
+
 typedef struct {
-  const char *file;
+  char file[128];
   int rows, cols;
   smv_field field;
   smv_symmetry sym;
   smv_format format;
-  const char *dense;
+  char dense[512]; /* check_against's picture */
+  int has_dense;   /* 0: checked by its own test */
 } valid_case;
 
-#define R SMV_FIELD_REAL
-#define I SMV_FIELD_INTEGER
-#define P SMV_FIELD_PATTERN
-#define G SMV_SYM_GENERAL
-#define S SMV_SYM_SYMMETRIC
-#define K SMV_SYM_SKEW
-#define C SMV_FORMAT_COORDINATE
-#define A_ SMV_FORMAT_ARRAY
+static valid_case valid[MAX_VALID];
+static int nvalid;
 
-static const valid_case valid[] = {
-    {"real_general.mtx", 3, 4, R, G, C, "1.5 . -2 . ; . 3.25 . . ; 4 . . -0.5"},
-    {"gzip.mtx.gz", 3, 4, R, G, C, "1.5 . -2 . ; . 3.25 . . ; 4 . . -0.5"},
-    {"gzip_nosuffix.mtx", 3, 4, R, G, C,
-     "1.5 . -2 . ; . 3.25 . . ; 4 . . -0.5"},
-    {"gzip_multimember.mtx.gz", 3, 4, R, G, C,
-     "1.5 . -2 . ; . 3.25 . . ; 4 . . -0.5"},
-    {"integer_general.mtx", 3, 3, I, G, C, "3 . . ; . . -7 ; . 0 123456789012"},
-    {"pattern_general.mtx", 3, 3, P, G, C, ". 1 . ; 1 . 1 ; . . 1"},
-    {"real_symmetric.mtx", 3, 3, R, S, C, "2 -1 . ; -1 . -1 ; . -1 2"},
-    {"pattern_symmetric.mtx", 3, 3, P, S, C, ". 1 1 ; 1 1 . ; 1 . ."},
-    {"integer_symmetric.mtx", 2, 2, I, S, C, "9 -4 ; -4 ."},
-    {"skew.mtx", 3, 3, R, K, C, ". -1.5 . ; 1.5 . 2 ; . -2 ."},
-    {"upper_symmetric.mtx", 3, 3, R, S, C, ". . 7 ; . 1 . ; 7 . ."},
-    {"array_general.mtx", 3, 2, R, G, A_, "1 4 ; 0 5 ; 3 0"},
-    {"array_integer.mtx", 2, 2, I, G, A_, "1 3 ; -2 -4"},
-    {"array_symmetric.mtx", 3, 3, R, S, A_, "1 2 3 ; 2 4 5 ; 3 5 6"},
-    {"array_skew.mtx", 3, 3, R, K, A_, ". -1 -2 ; 1 . -3 ; 2 3 ."},
-    {"crlf.mtx", 2, 2, R, G, C, "1.5 . ; . -2"},
-    {"tabs_spaces.mtx", 2, 3, R, G, C, ". . 2.5 ; -1 . ."},
-    {"comments_blank.mtx", 3, 3, R, G, C, "1 . . ; . 2 . ; . . 3"},
-    /* +3 -.5 1.5E+03 1. .25e1 -0 0e0 (min subnormal) (DBL_MAX) (0.1 in
-     * full, = the double nearest 0.1) INF -Infinity 1e-400 (-> 0) */
-    {"numeric_forms.mtx", 1, 13, R, G, C,
-     "3 -0.5 1500 1 2.5 -0 0 0x1p-1074 0x1.fffffffffffffp+1023 "
-     "0x1.999999999999ap-4 inf -inf 0"},
-    {"nan.mtx", 1, 2, R, G, C, "nan nan"},
-    /* (1,1) = 1 + 2 + 0.25; (2,2) = 1.5 - 1.5 stays as a stored zero */
-    {"duplicates.mtx", 2, 3, R, G, C, "3.25 . . ; . 0 5"},
-    {"duplicates_symmetric.mtx", 2, 2, R, S, C, "4 3 ; 3 ."},
-    {"explicit_zeros.mtx", 2, 2, R, G, C, "0 . ; 0 -0"},
-    {"empty_rows.mtx", 5, 3, R, G, C, ". . . ; 1 . 2 ; . . . ; . 3 . ; . . ."},
-    {"rect_tall.mtx", 5, 2, R, G, C, "2 . ; . . ; . 3 ; . . ; . 1"},
-    {"rect_wide.mtx", 2, 5, R, G, C, "2 . . 3 . ; . . . . 1"},
-    {"nnz0.mtx", 3, 4, R, G, C, ". . . . ; . . . . ; . . . ."},
-    {"zero_by_zero.mtx", 0, 0, R, G, C, ""},
-    {"one_by_one.mtx", 1, 1, R, G, C, "-7.5"},
-    {"banner_case.mtx", 1, 2, R, G, C, ". 3"},
-    {"no_final_newline.mtx", 2, 2, R, G, C, "1 . ; . 2"},
-    {"bom.mtx", 1, 1, R, G, C, "5"},
-    {"long_lines.mtx.gz", 2, 2, R, G, C, "1 . ; . 2"},
-    {"vec_col.mtx", 3, 1, R, G, A_, "1.5 ; -2 ; 0"},
-    {"vec_row.mtx", 1, 3, R, G, A_, "1.5 -2 0"},
-    {"vec_coord.mtx", 4, 1, R, G, C, "-1 ; . ; 7 ; ."},
-    {"vec_coord_row.mtx", 1, 4, R, G, C, ". 3 . ."},
-    {"unsorted.mtx", 3, 50, R, G, C, NULL}, /* built in test_unsorted */
-};
-#define NVALID (int)(sizeof valid / sizeof valid[0])
+/* The index of word in a NULL-terminated list (the banner's words, in
+ * enum order), or -1. */
+static int word_index(const char *word, const char *const *words) {
+  for (int i = 0; words[i]; i++)
+    if (strcmp(word, words[i]) == 0)
+      return i;
+  return -1;
+}
+
+/* One line of EXPECT.tsv: file, rows, cols, field, symmetry and format
+ * (the banner's words), the matrix. */
+static void add_valid(char *line) {
+  static const char *const fields[] = {"real", "integer", "pattern", NULL};
+  static const char *const syms[] = {"general", "symmetric", "skew-symmetric",
+                                     NULL};
+  static const char *const formats[] = {"coordinate", "array", NULL};
+  char *t[7];
+  t[0] = strtok(line, "\t");
+  for (int k = 1; k < 7; k++)
+    t[k] = strtok(NULL, k < 6 ? "\t" : "");
+  int field = t[3] ? word_index(t[3], fields) : -1,
+      sym = t[4] ? word_index(t[4], syms) : -1,
+      format = t[5] ? word_index(t[5], formats) : -1;
+  CHECKF(t[6] && field >= 0 && sym >= 0 && format >= 0,
+         "malformed EXPECT.tsv line for %s", t[0] ? t[0] : "?");
+  CHECKF(nvalid < MAX_VALID, "more than %d lines", MAX_VALID);
+  if (!t[6] || field < 0 || sym < 0 || format < 0 || nvalid == MAX_VALID)
+    return;
+  valid_case *c = &valid[nvalid++];
+  snprintf(c->file, sizeof c->file, "%s", t[0]);
+  c->rows = atoi(t[1]);
+  c->cols = atoi(t[2]);
+  c->field = (smv_field)field;
+  c->sym = (smv_symmetry)sym;
+  c->format = (smv_format)format;
+  c->has_dense = strcmp(t[6], "(test_unsorted)") != 0;
+  snprintf(c->dense, sizeof c->dense, "%s",
+           strcmp(t[6], "(empty)") == 0 ? "" : t[6]);
+}
+
+static void test_valid_table(void) {
+  read_table(DIR_VALID "EXPECT.tsv", add_valid);
+  CHECKF(nvalid > 0, "no lines in " DIR_VALID "EXPECT.tsv");
+}
 
 static void check_header(const valid_case *c, const smv_csr *A) {
   CHECKF(A->field == c->field, "%s: field %d", c->file, A->field);
@@ -213,7 +216,7 @@ static void check_header(const valid_case *c, const smv_csr *A) {
 }
 
 static void test_valid_files(void) {
-  for (int i = 0; i < NVALID; i++) {
+  for (int i = 0; i < nvalid; i++) {
     const valid_case *c = &valid[i];
     char path[256];
     snprintf(path, sizeof path, DIR_VALID "%s", c->file);
@@ -225,7 +228,7 @@ static void test_valid_files(void) {
       continue;
     CHECK_INT(err.status, SMV_OK);
     check_header(c, A);
-    if (c->dense)
+    if (c->has_dense)
       check_against(path, A, c->rows, c->cols, c->dense);
     smv_csr_free(A);
 
@@ -240,17 +243,17 @@ static void test_valid_files(void) {
     if (st != SMV_OK)
       continue;
     check_header(c, A);
-    if (c->dense)
+    if (c->has_dense)
       check_against(c->file, A, c->rows, c->cols, c->dense);
     smv_csr_free(A);
   }
 }
 
-/* Every file in valid/ is in the table above. */
+/* Every file in valid/ has a line in EXPECT.tsv. */
 static const char *valid_file(int i) { return valid[i].file; }
 
 static void test_valid_all_listed(void) {
-  check_dir_listed(DIR_VALID, NULL, valid_file, NVALID,
+  check_dir_listed(DIR_VALID, "EXPECT.tsv", valid_file, nvalid,
                    "is not checked by test_valid_files");
 }
 
@@ -841,11 +844,8 @@ static void test_vectors(void) {
   FILE *f = tmpfile();
   const double two[] = {0.5, -1};
   CHECK_OK(smv_mm_write_vector_file(f, two, 2, &err));
-  rewind(f);
-  char text[256] = {0};
-  size_t got = fread(text, 1, sizeof text - 1, f);
-  (void)got;
-  fclose(f);
+  char text[256];
+  read_back(f, text, sizeof text);
   CHECK(strcmp(text, "%%MatrixMarket matrix array real general\n2 1\n0.5\n"
                      "-1\n") == 0);
 }
@@ -929,11 +929,8 @@ static void test_writer_format(void) {
   FILE *f = tmpfile();
   smv_error err;
   CHECK_OK(smv_mm_write_file(f, A, &err));
-  rewind(f);
-  char text[512] = {0};
-  size_t got = fread(text, 1, sizeof text - 1, f);
-  (void)got;
-  fclose(f);
+  char text[512];
+  read_back(f, text, sizeof text);
   CHECKF(strcmp(text, "%%MatrixMarket matrix coordinate real general\n"
                       "2 3 3\n1 1 0.10000000000000001\n1 3 -2\n"
                       "2 2 1e-300\n") == 0,
@@ -942,6 +939,7 @@ static void test_writer_format(void) {
 }
 
 int main(void) {
+  RUN(test_valid_table);
   RUN(test_valid_files);
   RUN(test_valid_all_listed);
   RUN(test_unsorted);

@@ -56,10 +56,26 @@ static void test_round_trip(void) {
   CHECK(smv_alg_description(SMV_ALG_COUNT) == NULL);
 }
 
+/* A document of the repository (the tests run from its root), or NULL
+ * with the failure recorded. */
+static char *read_doc(const char *path) {
+  char *doc = slurp(path);
+  CHECKF(doc != NULL, "cannot read %s (run from the repository root)", path);
+  return doc;
+}
+
+/* The ladder table of doc has no row past the last rung; frees doc. */
+static void no_row_past_last(char *doc, const char *path) {
+  char row[64];
+  snprintf(row, sizeof row, "\n| %d | `", SMV_ALG_COUNT);
+  CHECKF(strstr(doc, row) == NULL, "%s has a row for rung %d", path,
+         SMV_ALG_COUNT);
+  free(doc);
+}
+
 /* README.md: "| N | `name` | what |" for every rung, none past the last. */
 static void test_readme(void) {
-  char *doc = slurp("README.md");
-  CHECKF(doc != NULL, "cannot read README.md (run from the repository root)");
+  char *doc = read_doc("README.md");
   if (!doc)
     return;
   char row[512];
@@ -68,17 +84,13 @@ static void test_readme(void) {
              smv_alg_name((smv_alg)a), smv_alg_description((smv_alg)a));
     CHECKF(strstr(doc, row) != NULL, "README.md lacks the row%s", row);
   }
-  snprintf(row, sizeof row, "\n| %d | `", SMV_ALG_COUNT);
-  CHECKF(strstr(doc, row) == NULL, "README.md has a row for rung %d",
-         SMV_ALG_COUNT);
-  free(doc);
+  no_row_past_last(doc, "README.md");
 }
 
 /* docs/engine.md: "| N | `name` | `kernel` |" (cuSPARSE or "—" for the
  * rungs without a kernel of ours). */
 static void test_engine_doc(void) {
-  char *doc = slurp("docs/engine.md");
-  CHECKF(doc != NULL, "cannot read docs/engine.md");
+  char *doc = read_doc("docs/engine.md");
   if (!doc)
     return;
   char row[512];
@@ -93,10 +105,7 @@ static void test_engine_doc(void) {
              smv_alg_name((smv_alg)a), kern);
     CHECKF(strstr(doc, row) != NULL, "docs/engine.md lacks the row%s |", row);
   }
-  snprintf(row, sizeof row, "\n| %d | `", SMV_ALG_COUNT);
-  CHECKF(strstr(doc, row) == NULL, "docs/engine.md has a row for rung %d",
-         SMV_ALG_COUNT);
-  free(doc);
+  no_row_past_last(doc, "docs/engine.md");
 }
 
 int main(void) {

@@ -92,13 +92,7 @@ static void test_spmv_t(void) {
     double *y3 = malloc((n + 1) * sizeof *x);
     for (size_t c = 0; c < sizeof ab / sizeof ab[0]; c++) {
       const double alpha = ab[c][0], beta = ab[c][1];
-      tc_fill(x, m);
-      if (alpha == 0)
-        tc_fill_nan(x, m);
-      if (beta == 0)
-        tc_fill_nan(y0, n);
-      else
-        tc_fill(y0, n);
+      tc_fill_inputs(x, m, alpha, y0, n, beta);
       memcpy(y1, y0, n * sizeof *x), memcpy(y2, y0, n * sizeof *x);
       memcpy(y3, y0, n * sizeof *x);
       CHECK_OK(smv_spmv_ref_t(A, alpha, x, beta, y1));
@@ -160,13 +154,7 @@ static void test_spmm(void) {
           const size_t ny = tc_dense_len(A->rows, k, ldy, L);
           double *X = malloc(nx * sizeof *X), *Y0 = malloc(ny * sizeof *X);
           double *Y1 = malloc(ny * sizeof *X), *Y2 = malloc(ny * sizeof *X);
-          tc_fill(X, nx);
-          if (alpha == 0)
-            tc_fill_nan(X, nx);
-          if (beta == 0)
-            tc_fill_nan(Y0, ny);
-          else
-            tc_fill(Y0, ny);
+          tc_fill_inputs(X, nx, alpha, Y0, ny, beta);
           /* The gaps between columns hold a sentinel that must survive. */
           if (pad)
             for (size_t i = 0; i < ny; i++) {

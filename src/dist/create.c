@@ -200,22 +200,33 @@ static smv_status agree_layout(smv_dist *D, int64_t row_offset,
   return st;
 }
 
+/* What both constructors start with: err cleared, *out = NULL (a NULL out
+ * is an error naming fn), *opt defaulted to *defaults when NULL. */
+static smv_status create_begin(const char *fn, smv_dist **out,
+                               const smv_dist_options **opt,
+                               smv_dist_options *defaults, smv_error *err) {
+  if (err)
+    memset(err, 0, sizeof *err);
+  if (!out)
+    return dist_fail(NULL, err, SMV_ERR_ARG, __FILE__, __LINE__,
+                     "%s: NULL output pointer", fn);
+  *out = NULL;
+  smv_dist_options_init(defaults);
+  if (!*opt)
+    *opt = defaults;
+  return SMV_OK;
+}
+
 smv_status smv_dist_create(MPI_Comm comm, int64_t global_rows,
                            int64_t global_cols, int64_t row_offset,
                            int32_t local_rows, const int32_t *row_ptr,
                            const int64_t *col_idx, const double *values,
                            const smv_dist_options *opt, smv_dist **out,
                            smv_error *err) {
-  if (err)
-    memset(err, 0, sizeof *err);
-  if (!out)
-    return dist_fail(NULL, err, SMV_ERR_ARG, __FILE__, __LINE__,
-                     "smv_dist_create: NULL output pointer");
-  *out = NULL;
   smv_dist_options defaults;
-  smv_dist_options_init(&defaults);
-  if (!opt)
-    opt = &defaults;
+  smv_status st0 = create_begin("smv_dist_create", out, &opt, &defaults, err);
+  if (st0 != SMV_OK)
+    return st0;
   smv_dist *D = calloc(1, sizeof *D);
   if (!D)
     return dist_fail(NULL, err, SMV_ERR_NOMEM, __FILE__, __LINE__,
@@ -306,16 +317,11 @@ smv_status smv_dist_create(MPI_Comm comm, int64_t global_rows,
 smv_status smv_dist_create_from_root(MPI_Comm comm, int root, const smv_csr *A,
                                      const smv_dist_options *opt,
                                      smv_dist **out, smv_error *err) {
-  if (err)
-    memset(err, 0, sizeof *err);
-  if (!out)
-    return dist_fail(NULL, err, SMV_ERR_ARG, __FILE__, __LINE__,
-                     "smv_dist_create_from_root: NULL output pointer");
-  *out = NULL;
   smv_dist_options defaults;
-  smv_dist_options_init(&defaults);
-  if (!opt)
-    opt = &defaults;
+  smv_status st0 =
+      create_begin("smv_dist_create_from_root", out, &opt, &defaults, err);
+  if (st0 != SMV_OK)
+    return st0;
   int rank, size, rc;
   if ((rc = MPI_Comm_rank(comm, &rank)) != MPI_SUCCESS ||
       (rc = MPI_Comm_size(comm, &size)) != MPI_SUCCESS)

@@ -7,7 +7,8 @@ members are written with mtime 0). Run from anywhere:
 Each bad file has one line in EXPECT.tsv: file, status, line, and a
 substring of the message; tests/test_mm_bad.c checks all four (plus that
 the message starts with the file name). The expected dense matrices of the
-valid files are written out by hand in tests/test_mm_read.c."""
+valid files are written out by hand in valid/EXPECT.tsv (not by this
+script), which tests/test_mm_read.c reads."""
 import gzip, io, os, zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
