@@ -440,43 +440,51 @@ static void expect_bad(const char *spec, smv_status want, const char *text) {
   CHECKF(err.status == want, "%s: err.status %d", spec, (int)err.status);
 }
 
+/* Specs that must be refused: the status and a piece of the message. */
+static const struct {
+  const char *spec;
+  smv_status status;
+  const char *text;
+} bad_specs[] = {
+    {"rand:100", SMV_ERR_PARSE, "expected rand:ROWS:K"},
+    {"rand:100", SMV_ERR_PARSE, "missing argument K"},
+    {"rand:100:", SMV_ERR_PARSE, "K must be a non-negative"},
+    {"rand:abc:4", SMV_ERR_PARSE, "ROWS must be a non-negative"},
+    {"rand:-5:4", SMV_ERR_PARSE, "got '-5'"},
+    {"rand:10:2:3", SMV_ERR_PARSE, "too many arguments"},
+    {"rand:10:20", SMV_ERR_PARSE, "K = 20 exceeds the 10 columns"},
+    {"rand:10:5,cols=3", SMV_ERR_PARSE, "exceeds the 3 columns"},
+    {"rand:0:0", SMV_ERR_PARSE, "ROWS must be at least 1"},
+    {"rand:10:2,seed", SMV_ERR_PARSE, "not KEY=VALUE"},
+    {"rand:10:2,seed=x", SMV_ERR_PARSE, "seed must be"},
+    {"rand:10:2,seed=18446744073709551616", SMV_ERR_PARSE, "seed must be"},
+    {"rand:10:2,seed=1,seed=2", SMV_ERR_PARSE, "given twice"},
+    {"rand:10:2,cols=0", SMV_ERR_PARSE, "cols must be a positive"},
+    {"rand:10:2,color=3", SMV_ERR_PARSE, "unknown option 'color'"},
+    {"rand:10:2,", SMV_ERR_PARSE, "not KEY=VALUE"},
+    {"lap2d:10,seed=3", SMV_ERR_PARSE, "give perm=rand too"},
+    {"lap2d:0", SMV_ERR_PARSE, "N must be at least 1"},
+    {"lap2d: 5", SMV_ERR_PARSE, "N must be"},
+    {"empty:3:4,cols=5", SMV_ERR_PARSE, "unknown option"},
+    {"plaw:10:0", SMV_ERR_PARSE, "AVG must be at least 1"},
+    {"diag:0", SMV_ERR_PARSE, "N must be at least 1"},
+    {"lapx:3", SMV_ERR_NOT_FOUND, "unknown generator 'lapx'"},
+    {"nocolon", SMV_ERR_PARSE, "expected NAME:ARGS"},
+    {"", SMV_ERR_PARSE, "expected NAME:ARGS"},
+    /* Overflow of the int32 types, refused before allocating anything. */
+    {"lap2d:46341", SMV_ERR_OVERFLOW, "int32 index limit"},
+    {"lap3d:1291", SMV_ERR_OVERFLOW, "int32 index limit"},
+    {"lap3d:1000", SMV_ERR_OVERFLOW, "int32 offset limit"},
+    {"rand:3000000000:1", SMV_ERR_OVERFLOW, "int32 index limit"},
+    {"rand:100000000:30", SMV_ERR_OVERFLOW, "3000000000 entries"},
+    {"empty:5:99999999999999999999999", SMV_ERR_OVERFLOW, "int32 index limit"},
+    {"band:2000000000:5", SMV_ERR_OVERFLOW, "offset limit"},
+    {"rand:10:2,cols=2147483648", SMV_ERR_OVERFLOW, "index limit"},
+};
+
 static void test_bad_specs(void) {
-  expect_bad("rand:100", SMV_ERR_PARSE, "expected rand:ROWS:K");
-  expect_bad("rand:100", SMV_ERR_PARSE, "missing argument K");
-  expect_bad("rand:100:", SMV_ERR_PARSE, "K must be a non-negative");
-  expect_bad("rand:abc:4", SMV_ERR_PARSE, "ROWS must be a non-negative");
-  expect_bad("rand:-5:4", SMV_ERR_PARSE, "got '-5'");
-  expect_bad("rand:10:2:3", SMV_ERR_PARSE, "too many arguments");
-  expect_bad("rand:10:20", SMV_ERR_PARSE, "K = 20 exceeds the 10 columns");
-  expect_bad("rand:10:5,cols=3", SMV_ERR_PARSE, "exceeds the 3 columns");
-  expect_bad("rand:0:0", SMV_ERR_PARSE, "ROWS must be at least 1");
-  expect_bad("rand:10:2,seed", SMV_ERR_PARSE, "not KEY=VALUE");
-  expect_bad("rand:10:2,seed=x", SMV_ERR_PARSE, "seed must be");
-  expect_bad("rand:10:2,seed=18446744073709551616", SMV_ERR_PARSE,
-             "seed must be");
-  expect_bad("rand:10:2,seed=1,seed=2", SMV_ERR_PARSE, "given twice");
-  expect_bad("rand:10:2,cols=0", SMV_ERR_PARSE, "cols must be a positive");
-  expect_bad("rand:10:2,color=3", SMV_ERR_PARSE, "unknown option 'color'");
-  expect_bad("rand:10:2,", SMV_ERR_PARSE, "not KEY=VALUE");
-  expect_bad("lap2d:10,seed=3", SMV_ERR_PARSE, "give perm=rand too");
-  expect_bad("lap2d:0", SMV_ERR_PARSE, "N must be at least 1");
-  expect_bad("lap2d: 5", SMV_ERR_PARSE, "N must be");
-  expect_bad("empty:3:4,cols=5", SMV_ERR_PARSE, "unknown option");
-  expect_bad("plaw:10:0", SMV_ERR_PARSE, "AVG must be at least 1");
-  expect_bad("diag:0", SMV_ERR_PARSE, "N must be at least 1");
-  expect_bad("lapx:3", SMV_ERR_NOT_FOUND, "unknown generator 'lapx'");
-  expect_bad("nocolon", SMV_ERR_PARSE, "expected NAME:ARGS");
-  expect_bad("", SMV_ERR_PARSE, "expected NAME:ARGS");
-  /* Overflow of the int32 types, refused before allocating anything. */
-  expect_bad("lap2d:46341", SMV_ERR_OVERFLOW, "int32 index limit");
-  expect_bad("lap3d:1291", SMV_ERR_OVERFLOW, "int32 index limit");
-  expect_bad("lap3d:1000", SMV_ERR_OVERFLOW, "int32 offset limit");
-  expect_bad("rand:3000000000:1", SMV_ERR_OVERFLOW, "int32 index limit");
-  expect_bad("rand:100000000:30", SMV_ERR_OVERFLOW, "3000000000 entries");
-  expect_bad("empty:5:99999999999999999999999", SMV_ERR_OVERFLOW,
-             "int32 index limit");
-  expect_bad("band:2000000000:5", SMV_ERR_OVERFLOW, "offset limit");
-  expect_bad("rand:10:2,cols=2147483648", SMV_ERR_OVERFLOW, "index limit");
+  for (size_t i = 0; i < sizeof bad_specs / sizeof bad_specs[0]; i++)
+    expect_bad(bad_specs[i].spec, bad_specs[i].status, bad_specs[i].text);
   CHECK_STATUS(smv_generate(NULL, NULL, NULL), SMV_ERR_ARG);
   smv_csr *A = NULL;
   CHECK_STATUS(smv_generate("rand:4", &A, NULL), SMV_ERR_PARSE); /* no err */
