@@ -89,7 +89,7 @@ EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
-.PHONY: all lib cli run test tests micro fuzz format format-check install clean help
+.PHONY: all lib cli run test tests micro experiments fuzz format format-check install clean help
 all: $(BUILD)/libsmv.a $(BUILD)/libsmv.so $(BUILD)/libsmvlab.a $(BUILD)/smv
 
 lib: $(BUILD)/libsmv.a $(BUILD)/libsmv.so $(BUILD)/libsmvlab.a
@@ -176,6 +176,15 @@ micro: $(MICRO_BIN)
 $(BUILD)/micro/%: micro/%.cu $(wildcard micro/*.h) $(BUILD)/libsmv.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -Iinclude -Imicro $< $(BUILD)/libsmv.a -Xcompiler -fopenmp -lz -o $@
+
+# Experiments behind kernel decisions (bench/experiments/*.cu, issue 8):
+# built against libsmv like the micros, run by hand on a GPU.
+EXPERIMENT_SRC := $(sort $(wildcard bench/experiments/*.cu))
+EXPERIMENT_BIN := $(EXPERIMENT_SRC:bench/experiments/%.cu=$(BUILD)/experiments/%)
+experiments: $(EXPERIMENT_BIN)
+$(BUILD)/experiments/%: bench/experiments/%.cu $(BUILD)/libsmv.a
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -Iinclude $< $(BUILD)/libsmv.a -Xcompiler -fopenmp $(LDLIBS) -o $@
 
 # Fuzzing the Matrix Market reader with libFuzzer (clang). FUZZ_TIME in seconds.
 FUZZ_TIME ?= 60

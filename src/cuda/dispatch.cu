@@ -17,9 +17,11 @@
  * 6 vector-atomic: atomicAdd into y / the seed's test / LOSS: serial atomics
  * 7 cusparse-alg1: cusparseSpMV ALG1 / the yardstick / 6.7+ us tiny calls
  * 8 cusparse-alg2: ALG2 / bit-reproducible / a little slower than ALG1
- * 9 adaptive: lanes per row from the matrix, long rows in chunks, one
- *   launch / fits the rows / plaw-like rows; concurrent rung-9 SpMVs on
- *   one matrix with multi-chunk rows must not overlap
+ * 9 adaptive: lanes per row from the matrix, long rows in chunks (small
+ *   matrices: one round per row, long rows by whole blocks; one entry per
+ *   row: no offsets, 16-byte loads), one launch / fits the rows /
+ *   plaw-like rows; concurrent rung-9 SpMVs on one matrix with
+ *   multi-chunk rows must not overlap
  * 10 stream: rows in fixed-size tiles staged in shared memory, 16-byte
  *   loads, 1-32 threads per row / no lane waste at any row length, f32
  *   past the L2 / small matrices (staging and barriers), 5-7 per row f32

@@ -57,6 +57,13 @@
  *      rand:2000000:16 a group reads its row in one contiguous piece, and
  *      ncu counted 408 MB of DRAM reads for the kernel: the stream, row
  *      offsets and x once each (x stayed in L2).
+ *   5. Small matrices (2026-11-24, issue 8): the one-round plan below
+ *      (plan_one_round): one round per row, rows of 129-2048 entries by a
+ *      whole block, block size 256; in CUDA graphs on the 28 real
+ *      matrices 2.01x -> 2.30x cuSPARSE ALG1 (f64). And a kernel for
+ *      exactly one entry per row (spmv_one_per_row): band:12000000:0 f32
+ *      from 79.8% to 120.6% of the copy bandwidth (bench/results/
+ *      h100-80gb-hbm3/suite.md, commit 59dc89c).
  * Why it should help: lanes match the rows, more loads in flight, no warp
  * waits on one long row, one launch per SpMV.
  * Where it loses: one L for all short rows; the chunk warps' partials and
