@@ -80,7 +80,7 @@ for p in $parts; do
   suite)
     t=$SECONDS
     rc=0
-    timeout "${SMV_SUITE_BUDGET:-480}" build/smv bench --suite issue8 \
+    timeout "${SMV_SUITE_BUDGET:-560}" build/smv bench --suite issue8 \
       --matrices "$SMV_MATRICES" --alg auto,adaptive,stream,cusparse-alg1,cusparse-alg2 \
       --precision both --flush-l2 --runs 100 --max-time 0.3 --graph-batch 50 \
       --quiet --csv "$WORK/suite.csv" --markdown "$WORK/suite.md" \
