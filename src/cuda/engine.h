@@ -122,17 +122,17 @@ struct smv_matrix {
    * chosen from the row lengths at upload; rows longer than
    * long_threshold are skipped by the row groups and summed, in the same
    * launch, by one warp per chunk of SMV_CHUNK entries, listed in `chunks`
-   * (device, nchunks entries of {row, first entry}). One allocation holds
-   * the list, then `partials` (nchunks doubles or floats: each chunk's
-   * sum) and `counts` (nchunks unsigned: at a row's first chunk, how many
-   * of its chunks are done; 0 between calls), after the block-row list
+   * (device, nchunks entries of {row, first entry, row begin, row end}). One
+   * allocation holds the list, then `partials` (nchunks doubles or floats: each
+   * chunk's sum) and `counts` (nchunks unsigned: at a row's first chunk, how
+   * many of its chunks are done; 0 between calls), after the block-row list
    * below. Only `long_alloc` is freed.
    * stream_hint: load values and indices L2 evict-first (matrices past
    * the L2 with lanes >= 8 only; see the rung's file). */
   int lanes;
   int stream_hint;
   int64_t long_threshold;
-  int2 *chunks;
+  int4 *chunks; /* {row, first entry, row begin, row end} */
   void *partials;
   unsigned *counts;
   int64_t nchunks;
@@ -141,14 +141,14 @@ struct smv_matrix {
   /* Rung 9's plan for small matrices (the "one-round" plan, see the
    * rung's file): rows of more than one warp round and at most
    * block_row_max entries are summed by a whole block each, listed in
-   * block_rows (device, nblock_rows row numbers; in the allocation at
-   * long_alloc, before the chunk list); block = the launch's block size
-   * (0: the context's). Zero for the default plan. */
+   * block_rows (device, nblock_rows of {row, begin, end, 0}; in the allocation
+   * at long_alloc, before the chunk list); block = the launch's block size (0:
+   * the context's). Zero for the default plan. */
   int block;
   int one_per_row; /* nnz == rows, every row one entry: its own kernel */
   int64_t block_row_max;
   int64_t nblock_rows;
-  int32_t *block_rows;
+  int4 *block_rows; /* {row, begin, end, 0} */
 
   /* A^T as a matrix of its own (transpose.cu), NULL until the first
    * transposed product or smv_matrix_prepare_transpose; freed with A. */

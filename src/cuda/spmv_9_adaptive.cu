@@ -67,7 +67,7 @@
  * Why it should help: lanes match the rows, more loads in flight, no warp
  * waits on one long row, one launch per SpMV.
  * Where it loses: one L for all short rows; the chunk warps' partials and
- * counters live in the matrix (20 bytes per chunk), so two SpMVs of rung 9
+ * counters live in the matrix (28 bytes per chunk), so two SpMVs of rung 9
  * on the SAME matrix must not run at the same time on different streams
  * when it has rows of more than one chunk (see docs/engine.md).
  *
@@ -162,16 +162,15 @@ __device__ __forceinline__ T strided_dot(
  * bound and the barriers are block-uniform. */
 template <typename T, bool EF>
 __device__ __forceinline__ void block_rows_part(
-    unsigned nbr_blocks, int64_t nbr, const int32_t *__restrict__ block_rows,
-    const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
-    const T *__restrict__ val, const T *__restrict__ x, T alpha, T beta,
-    T *__restrict__ y, uint64_t pol) {
+    unsigned nbr_blocks, int64_t nbr, const int4 *__restrict__ block_rows,
+    const int32_t *__restrict__ col_idx, const T *__restrict__ val,
+    const T *__restrict__ x, T alpha, T beta, T *__restrict__ y, uint64_t pol) {
   __shared__ T warp_sum[32]; /* blockDim.x <= 1024: at most 32 warps */
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   for (int64_t b = blockIdx.x; b < nbr; b += nbr_blocks) {
-    const int64_t row = __ldg(&block_rows[b]);
-    const unsigned begin = (unsigned)__ldg(&row_ptr[row]);
-    const unsigned end = (unsigned)__ldg(&row_ptr[row + 1]);
+    const int4 br = __ldg(&block_rows[b]); /* {row, begin, end, 0} */
+    const int64_t row = br.x;
+    const unsigned begin = (unsigned)br.y, end = (unsigned)br.z;
     T sum = strided_dot<T, EF>(begin + threadIdx.x, end, blockDim.x, col_idx,
                                val, x, pol);
     for (int off = 16; off > 0; off >>= 1)
@@ -196,20 +195,20 @@ __device__ __forceinline__ void block_rows_part(
 template <typename T, bool EF>
 __device__ __forceinline__ void
 long_rows(unsigned first_block, unsigned chunk_blocks, int64_t nchunks,
-          const int2 *__restrict__ chunks, const int32_t *__restrict__ row_ptr,
-          const int32_t *__restrict__ col_idx, const T *__restrict__ val,
-          const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
-          T *partial, unsigned *count, uint64_t pol) {
+          const int4 *__restrict__ chunks, const int32_t *__restrict__ col_idx,
+          const T *__restrict__ val, const T *__restrict__ x, T alpha, T beta,
+          T *__restrict__ y, T *partial, unsigned *count, uint64_t pol) {
   const unsigned lane = threadIdx.x & 31u;
   const int64_t nwarps = ((int64_t)chunk_blocks * blockDim.x) >> 5;
   const int64_t tid =
       (int64_t)(blockIdx.x - first_block) * blockDim.x + threadIdx.x;
   for (int64_t c = tid >> 5; c < nchunks; c += nwarps) {
-    const int2 ch = __ldg(&chunks[c]);
+    /* {row, first entry, row's begin, row's end}: the row offsets come
+     * with the chunk, one dependent load less on the critical path. */
+    const int4 ch = __ldg(&chunks[c]);
     const int64_t row = ch.x;
     const unsigned first = (unsigned)ch.y;
-    const unsigned row_begin = (unsigned)__ldg(&row_ptr[row]);
-    const unsigned row_end = (unsigned)__ldg(&row_ptr[row + 1]);
+    const unsigned row_begin = (unsigned)ch.z, row_end = (unsigned)ch.w;
     const unsigned end =
         row_end - first < SMV_CHUNK ? row_end : first + SMV_CHUNK;
     T sum = strided_dot<T, EF>(first + lane, end, 32, col_idx, val, x, pol);
@@ -257,8 +256,8 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
               const int32_t *__restrict__ col_idx, const T *__restrict__ val,
               const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
               unsigned long_threshold, unsigned nbr_blocks, int64_t nbr,
-              const int32_t *__restrict__ block_rows, unsigned chunk_blocks,
-              int64_t nchunks, const int2 *__restrict__ chunks, T *partial,
+              const int4 *__restrict__ block_rows, unsigned chunk_blocks,
+              int64_t nchunks, const int4 *__restrict__ chunks, T *partial,
               unsigned *count) {
   uint64_t pol = 0;
   if constexpr (EF)
@@ -266,13 +265,13 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
   /* Grid: [block rows | chunk warps | row groups]; each test below is
    * block-uniform. */
   if (blockIdx.x < nbr_blocks) {
-    block_rows_part<T, EF>(nbr_blocks, nbr, block_rows, row_ptr, col_idx, val,
-                           x, alpha, beta, y, pol);
+    block_rows_part<T, EF>(nbr_blocks, nbr, block_rows, col_idx, val, x, alpha,
+                           beta, y, pol);
     return;
   }
   if (blockIdx.x - nbr_blocks < chunk_blocks) {
-    long_rows<T, EF>(nbr_blocks, chunk_blocks, nchunks, chunks, row_ptr,
-                     col_idx, val, x, alpha, beta, y, partial, count, pol);
+    long_rows<T, EF>(nbr_blocks, chunk_blocks, nchunks, chunks, col_idx, val, x,
+                     alpha, beta, y, partial, count, pol);
     return;
   }
   const unsigned lane = threadIdx.x & (L - 1);
@@ -413,8 +412,8 @@ static cudaError_t run_l(const smv_launch *P) {
                       P->rows, P->row_ptr, P->col_idx, (const T *)P->values,
                       (const T *)P->x, (T)P->alpha, (T)P->beta, (T *)P->y,
                       (unsigned)m->long_threshold, nbr_blocks, m->nblock_rows,
-                      (const int32_t *)m->block_rows, chunk_blocks, m->nchunks,
-                      (const int2 *)m->chunks, (T *)m->partials, m->counts);
+                      (const int4 *)m->block_rows, chunk_blocks, m->nchunks,
+                      (const int4 *)m->chunks, (T *)m->partials, m->counts);
 }
 
 template <typename T> static cudaError_t run(const struct smv_launch *P) {
@@ -651,13 +650,14 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
     else
       n += (len + SMV_CHUNK - 1) / SMV_CHUNK;
   }
-  /* One allocation: nb block-row numbers (4 bytes each, padded to 8),
-   * n chunks {row, first} (8 bytes each), n partial sums (8 bytes each,
+  /* One allocation: nb block rows {row, begin, end, 0} (16 bytes each),
+   * n chunks {row, first entry, row begin, row end} (16 bytes each: the
+   * kernel reads no row offsets for them), n partial sums (8 bytes each,
    * doubles or floats), n counters (4 bytes each; only the slot of a
    * row's first chunk is used). Counters start at 0 and every call leaves
    * them at 0. */
-  const size_t rows_bytes = ((size_t)nb * 4 + 7) & ~(size_t)7;
-  const size_t list_bytes = (size_t)n * sizeof(int2);
+  const size_t rows_bytes = (size_t)nb * sizeof(int4);
+  const size_t list_bytes = (size_t)n * sizeof(int4);
   const size_t host_bytes = rows_bytes + list_bytes;
   const size_t bytes = host_bytes + (size_t)n * (sizeof(double) + 4);
   char *h = (char *)calloc(1, host_bytes);
@@ -665,18 +665,18 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
     return smv_ctx_set(ctx, SMV_ERR_NOMEM,
                        "malloc of %zu bytes (long-row lists): out of memory",
                        host_bytes);
-  int32_t *hb = (int32_t *)h;
-  int2 *hc = (int2 *)(h + rows_bytes);
+  int4 *hb = (int4 *)h;
+  int4 *hc = (int4 *)(h + rows_bytes);
   int64_t b = 0, c = 0;
   for (int64_t i = 0; i < A->rows; i++) {
     const int64_t beg = A->row_ptr[i], end = A->row_ptr[i + 1];
     if (end - beg <= thr)
       continue;
     if (end - beg > SMV_CHUNK && end - beg <= bmax)
-      hb[b++] = (int32_t)i;
+      hb[b++] = make_int4((int)i, (int)beg, (int)end, 0);
     else
       for (int64_t k = beg; k < end; k += SMV_CHUNK)
-        hc[c++] = make_int2((int)i, (int)k);
+        hc[c++] = make_int4((int)i, (int)k, (int)beg, (int)end);
   }
   smv_status st = SMV_OK;
   void *d = NULL;
@@ -688,8 +688,8 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
                      bytes);
   } else {
     m->long_alloc = d; /* freed with the matrix */
-    m->block_rows = (int32_t *)d;
-    m->chunks = (int2 *)((char *)d + rows_bytes);
+    m->block_rows = (int4 *)d;
+    m->chunks = (int4 *)((char *)d + rows_bytes);
     m->partials = (char *)d + host_bytes;
     m->counts = (unsigned *)((char *)d + host_bytes + (size_t)n * 8);
     /* Each step names itself if it fails (the message used to say
