@@ -15,11 +15,11 @@
  * indices, nnz * 8 (f64) or nnz * 4 (f32) of values, plus the cuSPARSE
  * buffers prepared (sizes from cusparseSpMV_bufferSize) and 28 bytes per
  * 128-entry chunk of the adaptive rung's long rows (the chunk, its partial
- * sum and a counter) and 16 per block row of its one-round plan, 8 bytes per tile of the stream rung (20 with rows
- * longer than a tile). smv_matrix_device_bytes adds these up: a rung whose
- * set-up allocates device memory adds its bytes there.
- * f32 values are rounded on the host in chunks of 1 Mi entries (4 MiB of
- * host staging), never a full copy of the matrix.
+ * sum and a counter) and 16 per block row of its one-round plan, 8 bytes per
+ * tile of the stream rung (20 with rows longer than a tile).
+ * smv_matrix_device_bytes adds these up: a rung whose set-up allocates device
+ * memory adds its bytes there. f32 values are rounded on the host in chunks of
+ * 1 Mi entries (4 MiB of host staging), never a full copy of the matrix.
  */
 #include "engine.h"
 

@@ -60,7 +60,7 @@
  *   5. Small matrices (2026-11-24, issue 8): the one-round plan below
  *      (plan_one_round): one round per row, rows of 129-2048 entries by a
  *      whole block, block size 256; in CUDA graphs on the 28 real
- *      matrices 2.01x -> 2.30x cuSPARSE ALG1 (f64). And a kernel for
+ *      matrices 2.01x -> 2.32x cuSPARSE ALG1 (f64). And a kernel for
  *      exactly one entry per row (spmv_one_per_row): band:12000000:0 f32
  *      from 79.8% to 120.6% of the copy bandwidth (bench/results/
  *      h100-80gb-hbm3/suite.md, commit 59dc89c).
