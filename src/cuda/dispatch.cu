@@ -294,10 +294,8 @@ static smv_status ws_device(smv_context *ctx, void **p, size_t *cap,
 }
 
 void smv_workspace_free(smv_context *ctx) {
-  if (ctx->ws_x)
-    cudaFree(ctx->ws_x);
-  if (ctx->ws_y)
-    cudaFree(ctx->ws_y);
+  cudaFree(ctx->ws_x); /* cudaFree(NULL) does nothing */
+  cudaFree(ctx->ws_y);
   free(ctx->ws_stage);
   ctx->ws_x = ctx->ws_y = NULL;
   ctx->ws_stage = NULL;
@@ -418,7 +416,11 @@ extern "C" smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
 /* ---- kernel introspection -------------------------------------------------
  */
 
+/* The checks every introspection call opens with: a context, a precision,
+ * a rung with a kernel of smv's own, then the caller's output pointer `out`
+ * (NULL: `null_msg`). */
 static smv_status kernel_of(smv_context *ctx, smv_alg alg, smv_precision prec,
+                            const void *out, const char *null_msg,
                             const struct smv_rung **r) {
   if (!ctx)
     return SMV_ERR_ARG;
@@ -429,32 +431,33 @@ static smv_status kernel_of(smv_context *ctx, smv_alg alg, smv_precision prec,
     return smv_ctx_set(ctx, SMV_ERR_NOT_FOUND,
                        "alg %d (%s) has no kernel of smv's own", (int)alg,
                        smv_alg_name(alg) ? smv_alg_name(alg) : "unknown");
+  if (!out)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "%s", null_msg);
   return SMV_OK;
 }
 
-static smv_status block_of(smv_context *ctx, smv_alg alg, smv_precision prec,
-                           int *block) {
+/* Resolves block 0 to the rung's default, checks it, and enters the
+ * context's device (the caller leaves `g`). */
+static smv_status block_enter(smv_context *ctx, smv_alg alg, smv_precision prec,
+                              int *block, struct smv_device_guard *g) {
   if (*block == 0)
     *block = ctx->default_block[alg][prec];
   if (*block < 1 || *block > 1024)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "block size %d outside 1..1024",
                        *block);
-  return SMV_OK;
+  return smv_device_enter(ctx, g);
 }
 
 extern "C" smv_status smv_kernel_attributes(smv_context *ctx, smv_alg alg,
                                             smv_precision prec, int block,
                                             smv_kernel_attrs *out) {
   const struct smv_rung *r;
-  smv_status st = kernel_of(ctx, alg, prec, &r);
+  smv_status st =
+      kernel_of(ctx, alg, prec, out, "smv_kernel_attributes: NULL out", &r);
   if (st != SMV_OK)
     return st;
-  if (!out)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_kernel_attributes: NULL out");
-  if ((st = block_of(ctx, alg, prec, &block)) != SMV_OK)
-    return st;
   struct smv_device_guard g;
-  if ((st = smv_device_enter(ctx, &g)) != SMV_OK)
+  if ((st = block_enter(ctx, alg, prec, &block, &g)) != SMV_OK)
     return st;
   cudaFuncAttributes fa;
   cudaError_t e = cudaFuncGetAttributes(&fa, r->kernel(prec));
@@ -477,16 +480,13 @@ extern "C" smv_status smv_kernel_occupancy_cuda(smv_context *ctx, smv_alg alg,
                                                 smv_precision prec, int block,
                                                 int *blocks_per_sm) {
   const struct smv_rung *r;
-  smv_status st = kernel_of(ctx, alg, prec, &r);
+  smv_status st = kernel_of(ctx, alg, prec, blocks_per_sm,
+                            "smv_kernel_occupancy_cuda: NULL", &r);
   if (st != SMV_OK)
     return st;
-  if (!blocks_per_sm)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_kernel_occupancy_cuda: NULL");
   *blocks_per_sm = 0;
-  if ((st = block_of(ctx, alg, prec, &block)) != SMV_OK)
-    return st;
   struct smv_device_guard g;
-  if ((st = smv_device_enter(ctx, &g)) != SMV_OK)
+  if ((st = block_enter(ctx, alg, prec, &block, &g)) != SMV_OK)
     return st;
   int n = 0;
   cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -504,11 +504,10 @@ extern "C" smv_status smv_kernel_occupancy_cuda(smv_context *ctx, smv_alg alg,
 extern "C" smv_status smv_kernel_default_block(smv_context *ctx, smv_alg alg,
                                                smv_precision prec, int *block) {
   const struct smv_rung *r;
-  smv_status st = kernel_of(ctx, alg, prec, &r);
+  smv_status st =
+      kernel_of(ctx, alg, prec, block, "smv_kernel_default_block: NULL", &r);
   if (st != SMV_OK)
     return st;
-  if (!block)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_kernel_default_block: NULL");
   *block = ctx->default_block[alg][prec];
   return SMV_OK;
 }
