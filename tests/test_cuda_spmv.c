@@ -54,7 +54,7 @@ static void ladder(smv_csr *A, const char *label, int ncases) {
 }
 
 static void gen_ladder(const char *spec, int ncases) {
-  smv_csr *A = tc_generate(spec);
+  smv_csr *A = tst_generate(spec);
   if (!A)
     return;
   ladder(A, spec, ncases);
@@ -89,20 +89,19 @@ static smv_csr *with_empty_rows(int rows, int cols, int period, int len) {
   return A;
 }
 
+/* The ladder on a matrix just made (NULL: a failure), which it frees. */
+static void ladder_free(smv_csr *A, const char *label) {
+  CHECK(A != NULL);
+  if (A) {
+    ladder(A, label, NCASES);
+    smv_csr_free(A);
+  }
+}
+
 static void test_empty_rows(void) {
   TC_NEED_DEVICE();
-  smv_csr *A = with_empty_rows(3000, 700, 3, 40);
-  CHECK(A != NULL);
-  if (A) {
-    ladder(A, "empty-rows 3000x700", NCASES);
-    smv_csr_free(A);
-  }
-  A = with_empty_rows(500, 64, 2, 1);
-  CHECK(A != NULL);
-  if (A) {
-    ladder(A, "empty-rows 500x64 len 1", NCASES);
-    smv_csr_free(A);
-  }
+  ladder_free(with_empty_rows(3000, 700, 3, 40), "empty-rows 3000x700");
+  ladder_free(with_empty_rows(500, 64, 2, 1), "empty-rows 500x64 len 1");
 }
 
 static void test_degenerate_shapes(void) {
@@ -205,7 +204,7 @@ static void test_one_per_row(void) {
   const char *specs[] = {"diag:1003,perm=rand", "diag:4096",
                          "diag:1000,cols=500"};
   for (int i = 0; i < 3; i++) {
-    smv_csr *A = tc_generate(specs[i]);
+    smv_csr *A = tst_generate(specs[i]);
     if (!A)
       continue;
     smv_matrix *dA = NULL;
@@ -305,7 +304,7 @@ static void reproducible_matrix(smv_csr *A, const char *spec, smv_alg alg) {
 }
 
 static void reproducible_on(const char *spec, smv_alg alg) {
-  smv_csr *A = tc_generate(spec);
+  smv_csr *A = tst_generate(spec);
   if (!A)
     return;
   reproducible_matrix(A, spec, alg);
@@ -336,7 +335,7 @@ static void test_adaptive_reproducible(void) {
 static void test_vector_reuse(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  smv_csr *A = tc_generate("rand:4000:20,cols=3000");
+  smv_csr *A = tst_generate("rand:4000:20,cols=3000");
   if (!A)
     return;
   smv_matrix *dA = NULL;
@@ -376,7 +375,7 @@ static void block_override_on(smv_csr *A) {
  * size replaces: block rows then run with 32 .. 1024 threads) */
 static void test_block_override(void) {
   TC_NEED_DEVICE();
-  smv_csr *A = tc_generate("plaw:3000:9");
+  smv_csr *A = tst_generate("plaw:3000:9");
   if (A)
     block_override_on(A);
   smv_csr_free(A);
