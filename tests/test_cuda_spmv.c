@@ -170,6 +170,18 @@ static smv_csr *tiers_matrix(void) {
   return with_lengths(rows, cols, len);
 }
 
+/* Whether the plan smv makes for A (f64) names `phrase` is `want`. */
+static void check_plan(smv_context *ctx, const smv_csr *A, const char *label,
+                       const char *phrase, int want) {
+  smv_matrix *dA = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  smv_matrix_plan_info info;
+  if (dA && smv_matrix_plan(dA, &info) == SMV_OK)
+    CHECKF((strstr(info.reason, phrase) != NULL) == want, "%s: plan: %s", label,
+           info.reason);
+  smv_matrix_free(dA);
+}
+
 static void test_one_round_tiers(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
@@ -180,15 +192,10 @@ static void test_one_round_tiers(void) {
   /* The plan line names the one-round plan, one lane (the 99th percentile
    * is 3 entries), 5 block rows (129 twice, 500, 2048 twice) and 59
    * chunks (40 and 128 one each; 2049: 17; 5000: 40). */
-  smv_matrix *dA = NULL;
-  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
-  smv_matrix_plan_info info;
-  if (dA && smv_matrix_plan(dA, &info) == SMV_OK) {
-    CHECKF(strstr(info.reason, "one-round, 1 lanes per row, rows over 4 "
-                               "entries to 59 warp chunks and 5 block rows"),
-           "plan: %s", info.reason);
-  }
-  smv_matrix_free(dA);
+  check_plan(ctx, A, "one-round tiers",
+             "one-round, 1 lanes per row, rows over 4 entries to 59 warp "
+             "chunks and 5 block rows",
+             1);
   ladder(A, "one-round tiers", NCASES);
   smv_csr_free(A);
 }
@@ -207,15 +214,7 @@ static void test_one_per_row(void) {
     smv_csr *A = tst_generate(specs[i]);
     if (!A)
       continue;
-    smv_matrix *dA = NULL;
-    CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
-    smv_matrix_plan_info info;
-    if (dA && smv_matrix_plan(dA, &info) == SMV_OK) {
-      const int want = i < 2;
-      CHECKF((strstr(info.reason, "one entry per row") != NULL) == want,
-             "%s: plan: %s", specs[i], info.reason);
-    }
-    smv_matrix_free(dA);
+    check_plan(ctx, A, specs[i], "one entry per row", i < 2);
     ladder(A, specs[i], NCASES);
     smv_csr_free(A);
   }

@@ -302,6 +302,27 @@ void smv_workspace_free(smv_context *ctx) {
   ctx->ws_x_bytes = ctx->ws_y_bytes = ctx->ws_stage_n = 0;
 }
 
+/* n host doubles into device buffer d: as they are, or (stage not NULL) as
+ * floats through the stage, waiting for the copy when the stage is reused
+ * next. `what` names the vector in the error. */
+static smv_status upload(smv_context *ctx, void *d, const double *h, int64_t n,
+                         float *stage, int stage_reused, const char *what) {
+  const size_t bytes = (size_t)n * (stage ? sizeof(float) : sizeof(double));
+  const void *src = h;
+  if (stage) {
+    for (int64_t i = 0; i < n; i++)
+      stage[i] = (float)h[i];
+    src = stage;
+  }
+  cudaError_t e =
+      cudaMemcpyAsync(d, src, bytes, cudaMemcpyHostToDevice, ctx->stream);
+  if (e == cudaSuccess && stage && stage_reused)
+    e = cudaStreamSynchronize(ctx->stream);
+  if (e != cudaSuccess)
+    return smv_cu_fail(ctx, e, "cudaMemcpy of %s (%zu bytes)", what, bytes);
+  return SMV_OK;
+}
+
 extern "C" smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg,
                                             double alpha, smv_matrix *dA,
                                             const double *x, double beta,
@@ -354,38 +375,12 @@ extern "C" smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg,
     }
     stage = ctx->ws_stage;
   }
-  if (need_x) {
-    const void *src = x;
-    if (f32) {
-      for (int64_t i = 0; i < cols; i++)
-        stage[i] = (float)x[i];
-      src = stage;
-    }
-    e = cudaMemcpyAsync(dx, src, (size_t)cols * esize, cudaMemcpyHostToDevice,
-                        ctx->stream);
-    if (e == cudaSuccess && f32) /* the stage is reused for y */
-      e = cudaStreamSynchronize(ctx->stream);
-    if (e != cudaSuccess) {
-      st = smv_cu_fail(ctx, e, "cudaMemcpy of x (%zu bytes)",
-                       (size_t)cols * esize);
-      goto out;
-    }
-  }
-  if (need_y) { /* beta = 0: y is write-only, never copied in */
-    const void *src = y;
-    if (f32) {
-      for (int64_t i = 0; i < rows; i++)
-        stage[i] = (float)y[i];
-      src = stage;
-    }
-    e = cudaMemcpyAsync(dy, src, (size_t)rows * esize, cudaMemcpyHostToDevice,
-                        ctx->stream);
-    if (e != cudaSuccess) {
-      st = smv_cu_fail(ctx, e, "cudaMemcpy of y (%zu bytes)",
-                       (size_t)rows * esize);
-      goto out;
-    }
-  }
+  /* x waits for its copy when f32: the stage is reused for y. beta = 0: y
+   * is write-only, never copied in. */
+  if (need_x && (st = upload(ctx, dx, x, cols, stage, 1, "x")) != SMV_OK)
+    goto out;
+  if (need_y && (st = upload(ctx, dy, y, rows, stage, 0, "y")) != SMV_OK)
+    goto out;
   if ((st = spmv_device(ctx, alg, alpha, dA, dx, beta, dy)) != SMV_OK)
     goto out;
   e = cudaMemcpyAsync(f32 ? (void *)stage : (void *)y, dy, (size_t)rows * esize,
