@@ -2,9 +2,7 @@
  * benchmark driver (cli/bench_main.c). */
 #include "bench.h"
 #include "cli.h"
-#ifdef SMV_HAVE_MPI
 #include "dist.h" /* mpirun -np N smv bench: cli/cmd_dist.c */
-#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -249,11 +247,9 @@ static int bench_options(int argc, char **argv, bench_config *cfg,
 }
 
 int cmd_bench(int argc, char **argv) {
-#ifdef SMV_HAVE_MPI
   int dist_rc;
   if (cli_dist_hook(CLI_DIST_BENCH, argc, argv, &dist_rc))
     return dist_rc;
-#endif
   /* Help wins wherever it stands, as in the other subcommands (it was once
    * taken as the value of a preceding --csv). */
   if (cli_wants_help(argc, argv)) {

@@ -195,6 +195,26 @@ static void report(int rank, smv_status st, const char *msg) {
     cli_error("rank %d: %s", rank, msg);
 }
 
+/* One product across the ranks: x (and y, where scatter_y says so)
+ * scattered from rank 0 into xl and yl, yl = alpha*A*xl + beta*yl, and yl
+ * gathered into y on rank 0. Every rank learns whether all succeeded. */
+static int dist_product(smv_dist *D, MPI_Comm comm, double alpha,
+                        const double *x, double beta, double *y, int scatter_y,
+                        double *xl, double *yl) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  smv_status st = smv_dist_scatter_vector(D, 0, 0, x, xl);
+  if (st == SMV_OK && scatter_y)
+    st = smv_dist_scatter_vector(D, 0, 1, y, yl);
+  if (st == SMV_OK)
+    st = smv_dist_spmv_host(D, alpha, xl, beta, yl);
+  if (st == SMV_OK)
+    st = smv_dist_gather_vector(D, 0, 1, yl, y);
+  if (st != SMV_OK)
+    report(rank, st, smv_dist_error(D));
+  return agree_rc(st == SMV_OK ? CLI_OK : CLI_ERR, comm);
+}
+
 /* Backend: CUDA only when every rank can open a device. */
 static smv_dist_backend pick_backend(const dargs *o, MPI_Comm comm) {
   if (o->backend >= 0)
@@ -288,16 +308,8 @@ static int dist_spmv(const dargs *o) {
     cli_error("rank %d: out of memory for the vectors", rank);
   if ((rc = agree_rc(rc, comm)) != CLI_OK)
     goto done;
-  st = smv_dist_scatter_vector(D, 0, 0, x, xl);
-  if (st == SMV_OK)
-    st = smv_dist_scatter_vector(D, 0, 1, y, yl);
-  if (st == SMV_OK)
-    st = smv_dist_spmv_host(D, o->alpha, xl, o->beta, yl);
-  if (st == SMV_OK)
-    st = smv_dist_gather_vector(D, 0, 1, yl, y);
-  if (st != SMV_OK)
-    report(rank, st, smv_dist_error(D));
-  if ((rc = agree_rc(st == SMV_OK ? CLI_OK : CLI_ERR, comm)) != CLI_OK)
+  if ((rc = dist_product(D, comm, o->alpha, x, o->beta, y, 1, xl, yl)) !=
+      CLI_OK)
     goto done;
   double t1 = MPI_Wtime();
   if (rank == 0) {
@@ -401,14 +413,7 @@ static int bench_one(const dargs *o, const char *name, const smv_csr *A,
     goto done;
   for (int32_t i = 0; i < in.local_rows; i++)
     yl[i] = NAN; /* poisoned: beta = 0 must overwrite every row */
-  st = smv_dist_scatter_vector(D, 0, 0, x, xl);
-  if (st == SMV_OK)
-    st = smv_dist_spmv_host(D, 1.0, xl, 0.0, yl);
-  if (st == SMV_OK)
-    st = smv_dist_gather_vector(D, 0, 1, yl, yg);
-  if (st != SMV_OK)
-    report(rank, st, smv_dist_error(D));
-  if ((rc = agree_rc(st == SMV_OK ? CLI_OK : CLI_ERR, comm)) != CLI_OK)
+  if ((rc = dist_product(D, comm, 1.0, x, 0.0, yg, 0, xl, yl)) != CLI_OK)
     goto done;
   if (rank == 0) {
     int64_t first = -1;

@@ -195,23 +195,26 @@ static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
       return cli_usage(cmd, "--tol: '%s' is not a number >= 0", v[O_TOL]);
     a->o.tol = d;
   }
-  if (v[O_MAXIT]) {
-    if (cli_parse_long(v[O_MAXIT], 0, 1000000000L, &l) != 0)
-      return cli_usage(cmd, "--maxit: '%s' is not an integer in 0..1e9",
-                       v[O_MAXIT]);
-    a->o.maxit = (int)l;
-  }
-  if (v[O_PROGRESS]) {
-    if (cli_parse_long(v[O_PROGRESS], 1, 1000000000L, &l) != 0)
-      return cli_usage(cmd, "--progress: '%s' is not a positive integer",
-                       v[O_PROGRESS]);
-    a->o.progress_every = (int)l;
-  }
-  if (v[O_CHECK]) {
-    if (cli_parse_long(v[O_CHECK], 1, 100000L, &l) != 0)
-      return cli_usage(cmd, "--check-every: '%s' is not an integer in 1..1e5",
-                       v[O_CHECK]);
-    a->o.check_every = (int)l;
+  /* The whole-number options, in the order their errors are checked. */
+  const struct {
+    const char *s, *name, *what;
+    long lo, hi;
+    int *to;
+  } ints[] = {
+      {v[O_MAXIT], "--maxit", "an integer in 0..1e9", 0, 1000000000L,
+       &a->o.maxit},
+      {v[O_PROGRESS], "--progress", "a positive integer", 1, 1000000000L,
+       &a->o.progress_every},
+      {v[O_CHECK], "--check-every", "an integer in 1..1e5", 1, 100000L,
+       &a->o.check_every},
+  };
+  for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) {
+    if (!ints[k].s)
+      continue;
+    if (cli_parse_long(ints[k].s, ints[k].lo, ints[k].hi, &l) != 0)
+      return cli_usage(cmd, "%s: '%s' is not %s", ints[k].name, ints[k].s,
+                       ints[k].what);
+    *ints[k].to = (int)l;
   }
   if (v[O_DAMPING]) {
     if (cli_parse_double(v[O_DAMPING], &d) != 0 || !(d >= 0.0 && d < 1.0))

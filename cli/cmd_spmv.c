@@ -1,9 +1,7 @@
 /* cmd_spmv.c — `smv spmv MATRIX ...`: y = alpha*A*x + beta*y once, on the
  * CPU or a CUDA device, with vectors as Matrix Market array files. */
 #include "cli.h"
-#ifdef SMV_HAVE_MPI
 #include "dist.h" /* mpirun -np N smv spmv: cli/cmd_dist.c */
-#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,11 +254,9 @@ static const char *no_device_reason(smv_status st) {
 }
 
 int cmd_spmv(int argc, char **argv) {
-#ifdef SMV_HAVE_MPI
   int dist_rc;
   if (cli_dist_hook(CLI_DIST_SPMV, argc, argv, &dist_rc))
     return dist_rc;
-#endif
   if (cli_wants_help(argc, argv)) {
     spmv_help(stdout);
     return CLI_OK;

@@ -1,7 +1,8 @@
 /*
  * dist.h — the CLI's hook into distributed SpMV (cli/cmd_dist.c, built
  * only when smv finds MPI). No MPI types here, so cmd_spmv.c and
- * cmd_bench.c include it with a plain compiler.
+ * cmd_bench.c include it with a plain compiler; without MPI the hook
+ * always answers 0.
  */
 #ifndef SMV_CLI_DIST_H
 #define SMV_CLI_DIST_H
@@ -14,6 +15,15 @@ typedef enum { CLI_DIST_SPMV, CLI_DIST_BENCH } cli_dist_cmd;
  * version of `cmd`, store its exit code in *rc and return 1. Otherwise
  * return 0 (after MPI_Finalize if it started MPI) and the command runs as
  * a single process. */
+#ifdef SMV_HAVE_MPI
 int cli_dist_hook(cli_dist_cmd cmd, int argc, char **argv, int *rc);
+#else
+/* Built without MPI: every command runs as a single process. */
+static inline int cli_dist_hook(cli_dist_cmd cmd, int argc, char **argv,
+                                int *rc) {
+  (void)cmd, (void)argc, (void)argv, (void)rc;
+  return 0;
+}
+#endif
 
 #endif

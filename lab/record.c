@@ -534,24 +534,17 @@ void bench_json_string(FILE *f, const char *s) {
       }
       continue;
     }
-    switch (*p) {
-    case '"':
-      fputs("\\\"", f);
-      break;
-    case '\\':
-      fputs("\\\\", f);
-      break;
-    case '\n':
-      fputs("\\n", f);
-      break;
-    case '\t':
-      fputs("\\t", f);
-      break;
-    default:
-      if (*p < 0x20)
-        fprintf(f, "\\u%04x", *p);
-      else
-        fputc(*p, f);
+    /* Quote, backslash, newline and tab take a letter escape; other control
+     * characters their number. *p is never NUL here, so strchr is safe. */
+    static const char plain[] = "\"\\\n\t", letter[] = "\"\\nt";
+    const char *hit = strchr(plain, *p);
+    if (hit) {
+      fputc('\\', f);
+      fputc(letter[hit - plain], f);
+    } else if (*p < 0x20) {
+      fprintf(f, "\\u%04x", *p);
+    } else {
+      fputc(*p, f);
     }
   }
   fputc('"', f);

@@ -130,15 +130,23 @@ unsigned bits_of(unsigned occ) {
          ((occ & OCC_LIMIT_SHARED_MEMORY) ? SMV_LIMIT_SMEM : 0u);
 }
 
+/* Ours refuses more registers per thread than the architecture allows:
+ * such a case is counted as refused, not compared. */
+bool refused(const smv_arch *a, smv_status s, int regs) {
+  if (s == SMV_ERR_ARG && regs > a->max_regs_per_thread) {
+    g_refused++;
+    return true;
+  }
+  return false;
+}
+
 void compare_one(const smv_arch *a, const cudaOccDeviceState &st,
                  const smv_occupancy_options &opt, int threads, int regs,
                  size_t smem) {
   smv_occupancy_result ours;
   smv_status s = smv_occupancy_ex(a, threads, regs, smem, &opt, &ours);
-  if (s == SMV_ERR_ARG && regs > a->max_regs_per_thread) {
-    g_refused++;
+  if (refused(a, s, regs))
     return;
-  }
   cudaOccDeviceProp p = props_of(a);
   cudaOccFuncAttributes f = attrs_of(a, regs);
   cudaOccResult r;
@@ -215,10 +223,8 @@ void compare_best(const smv_arch *a, int regs, size_t fixed, bool seed) {
   smv_occupancy_result r;
   smv_status s = smv_occupancy_best_block(
       a, regs, fixed, seed ? seed_smem : nullptr, nullptr, 0, &best, &r);
-  if (s == SMV_ERR_ARG && regs > a->max_regs_per_thread) {
-    g_refused++;
+  if (refused(a, s, regs))
     return;
-  }
   cudaOccDeviceProp p = props_of(a);
   cudaOccFuncAttributes f = attrs_of(a, regs);
   cudaOccDeviceState st;

@@ -171,16 +171,8 @@ static void check_all(const char *name, const smv_csr *A) {
       }
 }
 
-static smv_csr *gen(const char *spec) {
-  smv_csr *A = NULL;
-  smv_error err;
-  smv_status st = smv_generate(spec, &A, &err);
-  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
-  return A;
-}
-
 static void on_spec(const char *spec) {
-  smv_csr *A = gen(spec);
+  smv_csr *A = tst_generate(spec);
   if (A)
     check_all(spec, A);
   smv_csr_free(A);
@@ -224,7 +216,7 @@ static void test_tiny_and_empty_ranks(void) {
 
 /* No off-rank columns: nothing to exchange anywhere. */
 static void test_diagonal(void) {
-  smv_csr *A = gen("diag:13");
+  smv_csr *A = tst_generate("diag:13");
   if (!A)
     return;
   check_all("diag:13", A);
@@ -373,7 +365,7 @@ static void test_errors(void) {
 static void test_cuda_paths(void) {
   if (!use_cuda)
     SKIP("SMV_DIST_TEST_CUDA not set (device runs set it)");
-  smv_csr *A = gen("lap3d:12");
+  smv_csr *A = tst_generate("lap3d:12");
   if (!A)
     return;
   for (int e = 1; e <= 3; e++) {

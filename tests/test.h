@@ -102,6 +102,16 @@ static int tst_end(void) {
 }
 #define TEST_END() tst_end()
 
+/* The matrix of a generator spec, or NULL with the failure (spec and
+ * reason) recorded. */
+static inline smv_csr *tst_generate(const char *spec) {
+  smv_csr *A = NULL;
+  smv_error err;
+  smv_status st = smv_generate(spec, &A, &err);
+  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
+  return st == SMV_OK ? A : NULL;
+}
+
 /* A sorted CSR matrix of nnz entries copied from literal arrays, or NULL
  * when it cannot be made. */
 static inline smv_csr *tst_csr(smv_index rows, smv_index cols, int64_t nnz,

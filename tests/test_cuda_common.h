@@ -51,15 +51,6 @@ static inline smv_context *tc_context(void) {
   }
   return tc_ctx;
 }
-/* The matrix of a generator spec, or NULL with the failure recorded. */
-static inline smv_csr *tc_generate(const char *spec) {
-  smv_csr *A = NULL;
-  smv_error err;
-  smv_status st = smv_generate(spec, &A, &err);
-  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
-  return st == SMV_OK ? A : NULL;
-}
-
 /* The matrix of a Matrix Market file, or NULL with the failure recorded. */
 static inline smv_csr *tc_read(const char *path) {
   smv_csr *A = NULL;

@@ -185,7 +185,7 @@ static void test_matrix_validation(void) {
   smv_matrix *dA = (smv_matrix *)&dA;
   CHECK_STATUS(smv_matrix_create(ctx, NULL, SMV_F64, &dA), SMV_ERR_ARG);
   CHECK(dA == NULL);
-  smv_csr *A = tc_generate("rand:50:4,cols=30");
+  smv_csr *A = tst_generate("rand:50:4,cols=30");
   if (!A)
     return;
   CHECK_STATUS(smv_matrix_create(ctx, A, (smv_precision)7, &dA), SMV_ERR_ARG);

@@ -149,7 +149,7 @@ done0:
 }
 
 static void graph_on(const char *spec) {
-  smv_csr *A = tc_generate(spec);
+  smv_csr *A = tst_generate(spec);
   if (!A)
     return;
   check_graph(A, SMV_F64);

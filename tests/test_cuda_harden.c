@@ -31,8 +31,7 @@ static void test_upload_not_monotone(void) {
 static void test_aliasing(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  smv_csr *A = NULL;
-  CHECK_OK(smv_generate("rand:1000:5", &A, NULL));
+  smv_csr *A = tst_generate("rand:1000:5");
   if (!A)
     return;
   for (int p = 0; p < 2; p++) {
@@ -90,8 +89,7 @@ static void test_deterministic_rungs(void) {
                           SMV_ALG_VECTOR_SHFL, SMV_ALG_CUSPARSE_ALG2,
                           SMV_ALG_ADAPTIVE,    SMV_ALG_STREAM};
   for (int s = 0; s < 2; s++) {
-    smv_csr *A = NULL;
-    CHECK_OK(smv_generate(specs[s], &A, NULL));
+    smv_csr *A = tst_generate(specs[s]);
     if (!A)
       continue;
     const int64_t m = A->rows, n = A->cols;

@@ -29,7 +29,7 @@ static int is_sparse(smv_alg a) {
 /* Run check(spec, A, f32) in f64, then f32 (A float-rounded for it). */
 static void both_precisions(const char *spec,
                             void (*check)(const char *, const smv_csr *, int)) {
-  smv_csr *A = tc_generate(spec);
+  smv_csr *A = tst_generate(spec);
   if (!A)
     return;
   check(spec, A, 0);
@@ -168,7 +168,7 @@ static void test_tune(void) {
  * and power-law rows (many longer than 4 x mean) -> ALG1 in both. */
 static void auto_is(const char *spec, smv_alg want64, smv_alg want32) {
   smv_context *ctx = tc_context();
-  smv_csr *A = tc_generate(spec);
+  smv_csr *A = tst_generate(spec);
   if (!A)
     return;
   for (int f32 = 0; f32 < 2; f32++) {
@@ -195,7 +195,7 @@ static void test_plan_edges(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
   /* A matrix without entries: nothing to tune, no cuSPARSE at all. */
-  smv_csr *A = tc_generate("empty:7:5");
+  smv_csr *A = tst_generate("empty:7:5");
   smv_matrix *dA = NULL;
   smv_matrix_options o = {SMV_MATRIX_TUNE | SMV_MATRIX_CUSPARSE, 0};
   if (A)

@@ -10,7 +10,7 @@
 
 static void run_all(const char *spec) {
   smv_context *ctx = tc_context();
-  smv_csr *A = tc_generate(spec);
+  smv_csr *A = tst_generate(spec);
   if (!A)
     return;
   for (int p = 0; p < 2; p++) {

@@ -104,7 +104,7 @@ static void test_cg_bicgstab_match_cpu(void) {
   TC_NEED_DEVICE();
   const char *specs[] = {"lap2d:60", "lap3d:16"};
   for (int s = 0; s < 2; s++) {
-    smv_csr *A = gen(specs[s]);
+    smv_csr *A = tst_generate(specs[s]);
     if (!A)
       continue;
     for (int p = 0; p < 2; p++) {
@@ -133,7 +133,7 @@ static void test_cg_bicgstab_match_cpu(void) {
 static void test_device_pointers_repeat(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  smv_csr *A = gen("lap3d:20");
+  smv_csr *A = tst_generate("lap3d:20");
   if (!A)
     return;
   const int64_t n = A->rows;
@@ -186,8 +186,8 @@ out:
 static void test_edge_cases(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  smv_csr *A = gen("lap2d:30");
-  smv_csr *R = gen("rand:40:3,cols=50");
+  smv_csr *A = tst_generate("lap2d:30");
+  smv_csr *R = tst_generate("rand:40:3,cols=50");
   if (!A || !R)
     goto out0;
   const int64_t n = A->rows;
@@ -255,7 +255,7 @@ static void test_pagerank(void) {
   /* The hand-computed graph (tests/test_solve.c): 5/16, 3/8, 5/16. */
   smv_csr *H = NULL;
   CHECK_OK(smv_csr_create(3, 3, 3, &H));
-  smv_csr *G = gen("rand:5000:6,seed=11");
+  smv_csr *G = tst_generate("rand:5000:6,seed=11");
   if (!H || !G)
     goto out;
   int32_t rp[4] = {0, 1, 3, 3}, ci[3] = {1, 0, 2};

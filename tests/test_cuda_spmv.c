@@ -54,7 +54,7 @@ static void ladder(smv_csr *A, const char *label, int ncases) {
 }
 
 static void gen_ladder(const char *spec, int ncases) {
-  smv_csr *A = tc_generate(spec);
+  smv_csr *A = tst_generate(spec);
   if (!A)
     return;
   ladder(A, spec, ncases);
@@ -89,20 +89,19 @@ static smv_csr *with_empty_rows(int rows, int cols, int period, int len) {
   return A;
 }
 
+/* The ladder on a matrix just made (NULL: a failure), which it frees. */
+static void ladder_free(smv_csr *A, const char *label) {
+  CHECK(A != NULL);
+  if (A) {
+    ladder(A, label, NCASES);
+    smv_csr_free(A);
+  }
+}
+
 static void test_empty_rows(void) {
   TC_NEED_DEVICE();
-  smv_csr *A = with_empty_rows(3000, 700, 3, 40);
-  CHECK(A != NULL);
-  if (A) {
-    ladder(A, "empty-rows 3000x700", NCASES);
-    smv_csr_free(A);
-  }
-  A = with_empty_rows(500, 64, 2, 1);
-  CHECK(A != NULL);
-  if (A) {
-    ladder(A, "empty-rows 500x64 len 1", NCASES);
-    smv_csr_free(A);
-  }
+  ladder_free(with_empty_rows(3000, 700, 3, 40), "empty-rows 3000x700");
+  ladder_free(with_empty_rows(500, 64, 2, 1), "empty-rows 500x64 len 1");
 }
 
 static void test_degenerate_shapes(void) {
@@ -171,6 +170,18 @@ static smv_csr *tiers_matrix(void) {
   return with_lengths(rows, cols, len);
 }
 
+/* Whether the plan smv makes for A (f64) names `phrase` is `want`. */
+static void check_plan(smv_context *ctx, const smv_csr *A, const char *label,
+                       const char *phrase, int want) {
+  smv_matrix *dA = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  smv_matrix_plan_info info;
+  if (dA && smv_matrix_plan(dA, &info) == SMV_OK)
+    CHECKF((strstr(info.reason, phrase) != NULL) == want, "%s: plan: %s", label,
+           info.reason);
+  smv_matrix_free(dA);
+}
+
 static void test_one_round_tiers(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
@@ -181,15 +192,10 @@ static void test_one_round_tiers(void) {
   /* The plan line names the one-round plan, one lane (the 99th percentile
    * is 3 entries), 5 block rows (129 twice, 500, 2048 twice) and 59
    * chunks (40 and 128 one each; 2049: 17; 5000: 40). */
-  smv_matrix *dA = NULL;
-  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
-  smv_matrix_plan_info info;
-  if (dA && smv_matrix_plan(dA, &info) == SMV_OK) {
-    CHECKF(strstr(info.reason, "one-round, 1 lanes per row, rows over 4 "
-                               "entries to 59 warp chunks and 5 block rows"),
-           "plan: %s", info.reason);
-  }
-  smv_matrix_free(dA);
+  check_plan(ctx, A, "one-round tiers",
+             "one-round, 1 lanes per row, rows over 4 entries to 59 warp "
+             "chunks and 5 block rows",
+             1);
   ladder(A, "one-round tiers", NCASES);
   smv_csr_free(A);
 }
@@ -205,18 +211,10 @@ static void test_one_per_row(void) {
   const char *specs[] = {"diag:1003,perm=rand", "diag:4096",
                          "diag:1000,cols=500"};
   for (int i = 0; i < 3; i++) {
-    smv_csr *A = tc_generate(specs[i]);
+    smv_csr *A = tst_generate(specs[i]);
     if (!A)
       continue;
-    smv_matrix *dA = NULL;
-    CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
-    smv_matrix_plan_info info;
-    if (dA && smv_matrix_plan(dA, &info) == SMV_OK) {
-      const int want = i < 2;
-      CHECKF((strstr(info.reason, "one entry per row") != NULL) == want,
-             "%s: plan: %s", specs[i], info.reason);
-    }
-    smv_matrix_free(dA);
+    check_plan(ctx, A, specs[i], "one entry per row", i < 2);
     ladder(A, specs[i], NCASES);
     smv_csr_free(A);
   }
@@ -305,7 +303,7 @@ static void reproducible_matrix(smv_csr *A, const char *spec, smv_alg alg) {
 }
 
 static void reproducible_on(const char *spec, smv_alg alg) {
-  smv_csr *A = tc_generate(spec);
+  smv_csr *A = tst_generate(spec);
   if (!A)
     return;
   reproducible_matrix(A, spec, alg);
@@ -336,7 +334,7 @@ static void test_adaptive_reproducible(void) {
 static void test_vector_reuse(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  smv_csr *A = tc_generate("rand:4000:20,cols=3000");
+  smv_csr *A = tst_generate("rand:4000:20,cols=3000");
   if (!A)
     return;
   smv_matrix *dA = NULL;
@@ -376,7 +374,7 @@ static void block_override_on(smv_csr *A) {
  * size replaces: block rows then run with 32 .. 1024 threads) */
 static void test_block_override(void) {
   TC_NEED_DEVICE();
-  smv_csr *A = tc_generate("plaw:3000:9");
+  smv_csr *A = tst_generate("plaw:3000:9");
   if (A)
     block_override_on(A);
   smv_csr_free(A);

@@ -29,8 +29,7 @@ static const char *const shapes[] = {
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
 static smv_csr *gen(const char *spec, int f32) {
-  smv_csr *A = NULL;
-  CHECK_OK(smv_generate(spec, &A, NULL));
+  smv_csr *A = tst_generate(spec);
   if (A && f32)
     tc_round_values(A);
   return A;

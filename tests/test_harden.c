@@ -101,8 +101,7 @@ static void test_row_ptr_not_monotone_small(void) {
 /* The same in a matrix big enough for the parallel path, with the bad
  * offset in the middle and near either end (every thread's share). */
 static void test_row_ptr_not_monotone_large(void) {
-  smv_csr *A = NULL;
-  CHECK_OK(smv_generate("lap2d:300", &A, NULL)); /* 90000 rows, 449400 nnz */
+  smv_csr *A = tst_generate("lap2d:300"); /* 90000 rows, 449400 nnz */
   if (!A)
     return;
   const int64_t at[] = {1, A->rows / 3, A->rows / 2, A->rows - 1};
@@ -124,8 +123,7 @@ static void test_row_ptr_not_monotone_large(void) {
 /* Issue 9, item 3: y = A*y silently gave a wrong vector. Any overlap of x
  * (cols elements) and y (rows elements) is refused; adjacent is fine. */
 static void test_aliasing(void) {
-  smv_csr *A = NULL;
-  CHECK_OK(smv_generate("rand:100:5", &A, NULL));
+  smv_csr *A = tst_generate("rand:100:5");
   if (!A)
     return;
   double *buf = calloc(300, sizeof *buf);
@@ -256,8 +254,7 @@ static void test_deterministic_threads(void) {
 
 /* A matrix that fits one piece gives exactly the reference's bits. */
 static void test_small_matches_reference(void) {
-  smv_csr *A = NULL;
-  CHECK_OK(smv_generate("denserow:2000:5", &A, NULL));
+  smv_csr *A = tst_generate("denserow:2000:5");
   if (!A)
     return;
   double x[2000], y[2000], ref[2000];

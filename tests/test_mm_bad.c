@@ -75,9 +75,15 @@ static void test_every_file_listed(void) {
                    "has no line in EXPECT.tsv");
 }
 
+/* The path of case i's file. */
+static void bad_path(char *path, size_t n, int i) {
+  snprintf(path, n, DIR_BAD "%.200s", cases[i].file);
+}
+
+/* The read of case c (`how`: path or FILE*) failed as EXPECT.tsv says; a
+ * matrix that wrongly came back is freed. */
 static void check_error(const bad_case *c, const char *how, smv_status st,
-                        const smv_csr *A, const smv_error *err,
-                        const char *name) {
+                        smv_csr *A, const smv_error *err, const char *name) {
   CHECKF(st == c->status, "%s (%s): got %s, want %s: %s", c->file, how,
          smv_status_string(st), smv_status_string(c->status), err->message);
   CHECKF(A == NULL, "%s (%s): a matrix came back with an error", c->file, how);
@@ -101,25 +107,25 @@ static void check_error(const bad_case *c, const char *how, smv_status st,
   }
   CHECKF(strcmp(err->file, name) == 0, "%s (%s): err->file is \"%s\"", c->file,
          how, err->file);
+  if (st == SMV_OK)
+    smv_csr_free(A);
 }
 
 static void test_by_path(void) {
   for (int i = 0; i < ncases; i++) {
     char path[512];
-    snprintf(path, sizeof path, DIR_BAD "%.200s", cases[i].file);
+    bad_path(path, sizeof path, i);
     smv_csr *A = (smv_csr *)&A; /* must be overwritten with NULL */
     smv_error err;
     smv_status st = smv_mm_read(path, NULL, &A, &err);
     check_error(&cases[i], "path", st, A, &err, path);
-    if (st == SMV_OK)
-      smv_csr_free(A);
   }
 }
 
 static void test_by_stream(void) {
   for (int i = 0; i < ncases; i++) {
     char path[512];
-    snprintf(path, sizeof path, DIR_BAD "%.200s", cases[i].file);
+    bad_path(path, sizeof path, i);
     FILE *f = fopen(path, "rb");
     CHECK(f != NULL);
     if (!f)
@@ -129,8 +135,6 @@ static void test_by_stream(void) {
     smv_status st = smv_mm_read_file(f, "stream.mtx", NULL, &A, &err);
     fclose(f);
     check_error(&cases[i], "FILE*", st, A, &err, "stream.mtx");
-    if (st == SMV_OK)
-      smv_csr_free(A);
   }
 }
 
@@ -138,7 +142,7 @@ static void test_by_stream(void) {
 static void test_null_error(void) {
   for (int i = 0; i < ncases; i++) {
     char path[512];
-    snprintf(path, sizeof path, DIR_BAD "%.200s", cases[i].file);
+    bad_path(path, sizeof path, i);
     smv_csr *A = (smv_csr *)&A;
     smv_status st = smv_mm_read(path, NULL, &A, NULL);
     CHECKF(st == cases[i].status, "%s: %s", cases[i].file,

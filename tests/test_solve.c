@@ -24,7 +24,7 @@
 static smv_csr *spd_band(int n, int w) {
   char spec[64];
   snprintf(spec, sizeof spec, "band:%d:%d", n, w);
-  smv_csr *A = gen(spec);
+  smv_csr *A = tst_generate(spec);
   if (!A)
     return NULL;
   for (int64_t i = 0; i < A->rows; i++) {
@@ -96,14 +96,14 @@ static void converge_both(solver64 f, const char *name, smv_csr *A,
 static void test_cg_converges(void) {
   const char *specs[] = {"lap2d:40", "lap3d:12", "diag:50"};
   for (int s = 0; s < 3; s++)
-    converge_both(smv_cg, specs[s], gen(specs[s]), 1e-10);
+    converge_both(smv_cg, specs[s], tst_generate(specs[s]), 1e-10);
   converge_both(smv_cg, "spd band", spd_band(3000, 4), 1e-9);
 }
 
 static void test_bicgstab_converges(void) {
   const char *specs[] = {"lap2d:40", "lap3d:12"};
   for (int s = 0; s < 2; s++)
-    converge_both(smv_bicgstab, specs[s], gen(specs[s]), 1e-10);
+    converge_both(smv_bicgstab, specs[s], tst_generate(specs[s]), 1e-10);
   smv_csr *B = spd_band(3000, 4);
   converge(smv_bicgstab, "spd band", B, SMV_PRECOND_JACOBI, 1e-9);
   smv_csr_free(B);
@@ -133,7 +133,7 @@ static void test_cg_one_step(void) {
 }
 
 static void test_maxit(void) {
-  smv_csr *A = gen("lap2d:30");
+  smv_csr *A = tst_generate("lap2d:30");
   if (!A)
     return;
   double *b = rhs_ones(A), *x = malloc((size_t)A->rows * sizeof *x);
@@ -158,7 +158,7 @@ static void test_maxit(void) {
 }
 
 static void test_zero_rhs(void) {
-  smv_csr *A = gen("lap2d:10");
+  smv_csr *A = tst_generate("lap2d:10");
   if (!A)
     return;
   double *b = calloc((size_t)A->rows, sizeof *b);
@@ -186,7 +186,7 @@ static void test_zero_rhs(void) {
 
 /* A good initial guess: converged at iteration 0. */
 static void test_initial_guess(void) {
-  smv_csr *A = gen("lap2d:20");
+  smv_csr *A = tst_generate("lap2d:20");
   if (!A)
     return;
   double *b = rhs_ones(A), *x = malloc((size_t)A->rows * sizeof *x);
@@ -215,7 +215,7 @@ static void test_initial_guess(void) {
 static void test_bad_input(void) {
   smv_error err;
   double b[8] = {1, 1, 1, 1, 1, 1, 1, 1}, x[8];
-  smv_csr *R = gen("rand:4:2,cols=5");
+  smv_csr *R = tst_generate("rand:4:2,cols=5");
   if (R) {
     CHECK_STATUS(smv_cg(R, b, x, NULL, NULL, &err), SMV_ERR_DIM);
     CHECK_STR_HAS(err.message, "4 x 5");
@@ -247,7 +247,7 @@ static void test_bad_input(void) {
   CHECK_STR_HAS(err.message, "zero");
   smv_csr_free(A);
   /* Bad options and vectors. */
-  smv_csr *L = gen("lap2d:2");
+  smv_csr *L = tst_generate("lap2d:2");
   if (!L)
     return;
   smv_solve_options_init(&o);
@@ -368,7 +368,7 @@ static void dense_pagerank(const smv_csr *A, double d, const double *pers,
 
 static void test_pagerank_reference(void) {
   /* A random graph with weights, some rows emptied (dangling). */
-  smv_csr *A = gen("rand:300:4,seed=7");
+  smv_csr *A = tst_generate("rand:300:4,seed=7");
   if (!A)
     return;
   for (int64_t k = 0; k < A->nnz; k++)
@@ -414,7 +414,7 @@ static void test_pagerank_reference(void) {
 }
 
 static void test_f32(void) {
-  smv_csr *A = gen("lap2d:30");
+  smv_csr *A = tst_generate("lap2d:30");
   smv_csr *C = convdiff(30, 0.3);
   if (!A || !C)
     goto out;
@@ -459,7 +459,7 @@ static void on_progress(void *user, int it, double relres) {
 }
 
 static void test_history_progress(void) {
-  smv_csr *A = gen("lap2d:20");
+  smv_csr *A = tst_generate("lap2d:20");
   if (!A)
     return;
   double *b = rhs_ones(A), *x = malloc((size_t)A->rows * sizeof *x);
@@ -493,9 +493,9 @@ static void test_history_progress(void) {
 /* Same bits with 1 and 2 threads (and 3): a matrix with several chunks. */
 static void test_determinism(void) {
 #ifdef _OPENMP
-  smv_csr *A = gen("lap3d:24"); /* 13824 rows: 7 chunks */
+  smv_csr *A = tst_generate("lap3d:24"); /* 13824 rows: 7 chunks */
   smv_csr *C = convdiff(90, 0.3);
-  smv_csr *G = gen("rand:20000:5,seed=3");
+  smv_csr *G = tst_generate("rand:20000:5,seed=3");
   if (!A || !C || !G)
     goto out;
   for (int64_t k = 0; k < G->nnz; k++) /* weights >= 0, a few dangling */
@@ -557,7 +557,7 @@ static void test_no_device_path(void) {
   const smv_status want = SMV_ERR_NO_DEVICE;
 #endif
   double r[4] = {1, 1, 1, 1};
-  smv_csr *A = gen("lap2d:2");
+  smv_csr *A = tst_generate("lap2d:2");
   smv_solve_result res;
   res.iterations = 7;
   CHECK_STATUS(smv_pagerank_cuda(NULL, A, SMV_F64, r, NULL, &res), want);

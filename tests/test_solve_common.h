@@ -23,20 +23,12 @@ static inline smv_solve_options pagerank_half(void) {
   return o;
 }
 
-static inline smv_csr *gen(const char *spec) {
-  smv_csr *A = NULL;
-  smv_error err;
-  smv_status st = smv_generate(spec, &A, &err);
-  CHECKF(st == SMV_OK, "%s: %s", spec, err.message);
-  return A;
-}
-
 /* lap2d:N with an upwind convection term: east neighbour -1-c, west -1+c
  * (a nonsymmetric, diagonally dominant M-matrix). */
 static inline smv_csr *convdiff(int n, double c) {
   char spec[64];
   snprintf(spec, sizeof spec, "lap2d:%d", n);
-  smv_csr *A = gen(spec);
+  smv_csr *A = tst_generate(spec);
   for (int64_t i = 0; A && i < A->rows; i++)
     for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
       if (A->col_idx[k] == i + 1)

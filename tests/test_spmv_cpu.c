@@ -213,8 +213,7 @@ static void test_degenerate_shapes(void) {
                          "empty:4:0",    "diag:1",    "band:9:2,cols=3",
                          "diag:6,cols=4"};
   for (int s = 0; s < 7; s++) {
-    smv_csr *A = NULL;
-    CHECK_OK(smv_generate(specs[s], &A, NULL));
+    smv_csr *A = tst_generate(specs[s]);
     if (A)
       check_matrix(A, specs[s]);
     smv_csr_free(A);
@@ -230,8 +229,7 @@ static void test_parallel_vs_ref(void) {
                          "rand:50000:5,cols=7000", "band:30000:3,cols=20000",
                          "lap2d:150"};
   for (int s = 0; s < 5; s++) {
-    smv_csr *A = NULL;
-    CHECK_OK(smv_generate(specs[s], &A, NULL));
+    smv_csr *A = tst_generate(specs[s]);
     if (!A)
       continue;
     int64_t R = A->rows, C = A->cols;
@@ -279,8 +277,7 @@ static void test_parallel_vs_ref(void) {
 
 /* beta = 0 must overwrite y: NaN and Inf already there never leak. */
 static void test_beta_zero_poison(void) {
-  smv_csr *A = NULL;
-  CHECK_OK(smv_generate("plaw:70000:4", &A, NULL)); /* parallel path too */
+  smv_csr *A = tst_generate("plaw:70000:4"); /* parallel path too */
   if (!A)
     return;
   int64_t R = A->rows;
@@ -332,8 +329,7 @@ static void test_beta_zero_poison(void) {
 /* alpha = 0 gives beta*y without reading A or x: NaN in x (and in A's
  * values) never leaks. */
 static void test_alpha_zero_nan(void) {
-  smv_csr *A = NULL;
-  CHECK_OK(smv_generate("rand:80000:3", &A, NULL));
+  smv_csr *A = tst_generate("rand:80000:3");
   if (!A)
     return;
   int64_t R = A->rows;
@@ -404,8 +400,7 @@ static void test_ref_abs(void) {
 }
 
 static void test_bad_args(void) {
-  smv_csr *A = NULL;
-  CHECK_OK(smv_generate("rand:10:3", &A, NULL));
+  smv_csr *A = tst_generate("rand:10:3");
   if (!A)
     return;
   double x[10] = {0}, y[10] = {0};
@@ -422,8 +417,7 @@ static void test_bad_args(void) {
   CHECK_STATUS(smv_spmv_cpu_f32(A, 1, xf, 0, NULL), SMV_ERR_ARG);
   CHECK_STATUS(smv_spmv_ref_abs(NULL, x, y), SMV_ERR_ARG);
   /* NULL vectors are fine where their length is zero. */
-  smv_csr *E = NULL;
-  CHECK_OK(smv_generate("empty:0:0", &E, NULL));
+  smv_csr *E = tst_generate("empty:0:0");
   CHECK_OK(smv_spmv_ref(E, 1, NULL, 0, NULL));
   CHECK_OK(smv_spmv_cpu(E, 1, NULL, 0, NULL));
   CHECK_OK(smv_spmv_cpu_f32(E, 1, NULL, 0, NULL));

@@ -135,8 +135,7 @@ static void test_spmm(void) {
   const int ks[] = {1, 2, 3, 4, 7, 16, 33, 64, 70};
   const double ab[][2] = {{1, 0}, {-0.5, 2}, {0, 1.5}};
   for (size_t s = 0; s < NSHAPES; s++) {
-    smv_csr *A = NULL;
-    CHECK_OK(smv_generate(shapes[s], &A, NULL));
+    smv_csr *A = tst_generate(shapes[s]);
     if (!A)
       continue;
     for (int lay = 0; lay < 2; lay++)
@@ -184,8 +183,7 @@ static void test_spmm(void) {
 }
 
 static void test_spmm_bad(void) {
-  smv_csr *A = NULL;
-  CHECK_OK(smv_generate("rand:30:4,cols=20", &A, NULL));
+  smv_csr *A = tst_generate("rand:30:4,cols=20");
   double X[20 * 4], Y[30 * 4];
   tc_fill(X, 80), tc_fill(Y, 120);
   CHECK_STATUS(smv_spmm_cpu(A, 1, X, 3, 0, Y, 4, 4, SMV_LAYOUT_ROW_MAJOR),

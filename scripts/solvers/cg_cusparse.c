@@ -35,33 +35,29 @@
 
 #include "timing.h"
 
+/* Exit with file, line, the call as written and its error text unless the
+ * call (of status type T) returned `ok`. */
+#define CK_STATUS(T, ok, text, what, call)                                     \
+  do {                                                                         \
+    T s_ = (call);                                                             \
+    if (s_ != (ok)) {                                                          \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, what, text(s_));  \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+/* cuBLAS errors print as their status number. */
+static const char *cublas_text(cublasStatus_t s) {
+  static char buf[32];
+  snprintf(buf, sizeof buf, "cuBLAS status %d", (int)s);
+  return buf;
+}
 #define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
-              cudaGetErrorString(e_));                                         \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+  CK_STATUS(cudaError_t, cudaSuccess, cudaGetErrorString, #call, call)
 #define CKS(call)                                                              \
-  do {                                                                         \
-    cusparseStatus_t s_ = (call);                                              \
-    if (s_ != CUSPARSE_STATUS_SUCCESS) {                                       \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
-              cusparseGetErrorString(s_));                                     \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+  CK_STATUS(cusparseStatus_t, CUSPARSE_STATUS_SUCCESS, cusparseGetErrorString, \
+            #call, call)
 #define CKB(call)                                                              \
-  do {                                                                         \
-    cublasStatus_t s_ = (call);                                                \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                         \
-      fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__,     \
-              #call, (int)s_);                                                 \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+  CK_STATUS(cublasStatus_t, CUBLAS_STATUS_SUCCESS, cublas_text, #call, call)
 
 struct cg {
   int n;

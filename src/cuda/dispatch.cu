@@ -296,14 +296,33 @@ static smv_status ws_device(smv_context *ctx, void **p, size_t *cap,
 }
 
 void smv_workspace_free(smv_context *ctx) {
-  if (ctx->ws_x)
-    cudaFree(ctx->ws_x);
-  if (ctx->ws_y)
-    cudaFree(ctx->ws_y);
+  cudaFree(ctx->ws_x); /* cudaFree(NULL) does nothing */
+  cudaFree(ctx->ws_y);
   free(ctx->ws_stage);
   ctx->ws_x = ctx->ws_y = NULL;
   ctx->ws_stage = NULL;
   ctx->ws_x_bytes = ctx->ws_y_bytes = ctx->ws_stage_n = 0;
+}
+
+/* n host doubles into device buffer d: as they are, or (stage not NULL) as
+ * floats through the stage, waiting for the copy when the stage is reused
+ * next. `what` names the vector in the error. */
+static smv_status upload(smv_context *ctx, void *d, const double *h, int64_t n,
+                         float *stage, int stage_reused, const char *what) {
+  const size_t bytes = (size_t)n * (stage ? sizeof(float) : sizeof(double));
+  const void *src = h;
+  if (stage) {
+    for (int64_t i = 0; i < n; i++)
+      stage[i] = (float)h[i];
+    src = stage;
+  }
+  cudaError_t e =
+      cudaMemcpyAsync(d, src, bytes, cudaMemcpyHostToDevice, ctx->stream);
+  if (e == cudaSuccess && stage && stage_reused)
+    e = cudaStreamSynchronize(ctx->stream);
+  if (e != cudaSuccess)
+    return smv_cu_fail(ctx, e, "cudaMemcpy of %s (%zu bytes)", what, bytes);
+  return SMV_OK;
 }
 
 extern "C" smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg,
@@ -358,38 +377,12 @@ extern "C" smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg,
     }
     stage = ctx->ws_stage;
   }
-  if (need_x) {
-    const void *src = x;
-    if (f32) {
-      for (int64_t i = 0; i < cols; i++)
-        stage[i] = (float)x[i];
-      src = stage;
-    }
-    e = cudaMemcpyAsync(dx, src, (size_t)cols * esize, cudaMemcpyHostToDevice,
-                        ctx->stream);
-    if (e == cudaSuccess && f32) /* the stage is reused for y */
-      e = cudaStreamSynchronize(ctx->stream);
-    if (e != cudaSuccess) {
-      st = smv_cu_fail(ctx, e, "cudaMemcpy of x (%zu bytes)",
-                       (size_t)cols * esize);
-      goto out;
-    }
-  }
-  if (need_y) { /* beta = 0: y is write-only, never copied in */
-    const void *src = y;
-    if (f32) {
-      for (int64_t i = 0; i < rows; i++)
-        stage[i] = (float)y[i];
-      src = stage;
-    }
-    e = cudaMemcpyAsync(dy, src, (size_t)rows * esize, cudaMemcpyHostToDevice,
-                        ctx->stream);
-    if (e != cudaSuccess) {
-      st = smv_cu_fail(ctx, e, "cudaMemcpy of y (%zu bytes)",
-                       (size_t)rows * esize);
-      goto out;
-    }
-  }
+  /* x waits for its copy when f32: the stage is reused for y. beta = 0: y
+   * is write-only, never copied in. */
+  if (need_x && (st = upload(ctx, dx, x, cols, stage, 1, "x")) != SMV_OK)
+    goto out;
+  if (need_y && (st = upload(ctx, dy, y, rows, stage, 0, "y")) != SMV_OK)
+    goto out;
   if ((st = spmv_device(ctx, alg, alpha, dA, dx, beta, dy)) != SMV_OK)
     goto out;
   e = cudaMemcpyAsync(f32 ? (void *)stage : (void *)y, dy, (size_t)rows * esize,
@@ -420,7 +413,11 @@ extern "C" smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
 /* ---- kernel introspection -------------------------------------------------
  */
 
+/* The checks every introspection call opens with: a context, a precision,
+ * a rung with a kernel of smv's own, then the caller's output pointer `out`
+ * (NULL: `null_msg`). */
 static smv_status kernel_of(smv_context *ctx, smv_alg alg, smv_precision prec,
+                            const void *out, const char *null_msg,
                             const struct smv_rung **r) {
   if (!ctx)
     return SMV_ERR_ARG;
@@ -431,32 +428,33 @@ static smv_status kernel_of(smv_context *ctx, smv_alg alg, smv_precision prec,
     return smv_ctx_set(ctx, SMV_ERR_NOT_FOUND,
                        "alg %d (%s) has no kernel of smv's own", (int)alg,
                        smv_alg_name(alg) ? smv_alg_name(alg) : "unknown");
+  if (!out)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "%s", null_msg);
   return SMV_OK;
 }
 
-static smv_status block_of(smv_context *ctx, smv_alg alg, smv_precision prec,
-                           int *block) {
+/* Resolves block 0 to the rung's default, checks it, and enters the
+ * context's device (the caller leaves `g`). */
+static smv_status block_enter(smv_context *ctx, smv_alg alg, smv_precision prec,
+                              int *block, struct smv_device_guard *g) {
   if (*block == 0)
     *block = ctx->default_block[alg][prec];
   if (*block < 1 || *block > 1024)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "block size %d outside 1..1024",
                        *block);
-  return SMV_OK;
+  return smv_device_enter(ctx, g);
 }
 
 extern "C" smv_status smv_kernel_attributes(smv_context *ctx, smv_alg alg,
                                             smv_precision prec, int block,
                                             smv_kernel_attrs *out) {
   const struct smv_rung *r;
-  smv_status st = kernel_of(ctx, alg, prec, &r);
+  smv_status st =
+      kernel_of(ctx, alg, prec, out, "smv_kernel_attributes: NULL out", &r);
   if (st != SMV_OK)
     return st;
-  if (!out)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_kernel_attributes: NULL out");
-  if ((st = block_of(ctx, alg, prec, &block)) != SMV_OK)
-    return st;
   struct smv_device_guard g;
-  if ((st = smv_device_enter(ctx, &g)) != SMV_OK)
+  if ((st = block_enter(ctx, alg, prec, &block, &g)) != SMV_OK)
     return st;
   cudaFuncAttributes fa;
   cudaError_t e = cudaFuncGetAttributes(&fa, r->kernel(prec));
@@ -479,16 +477,13 @@ extern "C" smv_status smv_kernel_occupancy_cuda(smv_context *ctx, smv_alg alg,
                                                 smv_precision prec, int block,
                                                 int *blocks_per_sm) {
   const struct smv_rung *r;
-  smv_status st = kernel_of(ctx, alg, prec, &r);
+  smv_status st = kernel_of(ctx, alg, prec, blocks_per_sm,
+                            "smv_kernel_occupancy_cuda: NULL", &r);
   if (st != SMV_OK)
     return st;
-  if (!blocks_per_sm)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_kernel_occupancy_cuda: NULL");
   *blocks_per_sm = 0;
-  if ((st = block_of(ctx, alg, prec, &block)) != SMV_OK)
-    return st;
   struct smv_device_guard g;
-  if ((st = smv_device_enter(ctx, &g)) != SMV_OK)
+  if ((st = block_enter(ctx, alg, prec, &block, &g)) != SMV_OK)
     return st;
   int n = 0;
   cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -506,11 +501,10 @@ extern "C" smv_status smv_kernel_occupancy_cuda(smv_context *ctx, smv_alg alg,
 extern "C" smv_status smv_kernel_default_block(smv_context *ctx, smv_alg alg,
                                                smv_precision prec, int *block) {
   const struct smv_rung *r;
-  smv_status st = kernel_of(ctx, alg, prec, &r);
+  smv_status st =
+      kernel_of(ctx, alg, prec, block, "smv_kernel_default_block: NULL", &r);
   if (st != SMV_OK)
     return st;
-  if (!block)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_kernel_default_block: NULL");
   *block = ctx->default_block[alg][prec];
   return SMV_OK;
 }

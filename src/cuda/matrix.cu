@@ -107,16 +107,11 @@ static void release(smv_matrix *m) {
   smv_matrix_free(m->transpose); /* A^T, if it was built (transpose.cu) */
   smv_spmm_release(m);
   smv_sparse_release(m);
-  if (m->row_ptr)
-    cudaFree(m->row_ptr);
-  if (m->col_idx)
-    cudaFree(m->col_idx);
-  if (m->values)
-    cudaFree(m->values);
-  if (m->long_alloc)
-    cudaFree(m->long_alloc);
-  if (m->stream_tiles)
-    cudaFree(m->stream_tiles);
+  cudaFree(m->row_ptr); /* cudaFree(NULL) does nothing */
+  cudaFree(m->col_idx);
+  cudaFree(m->values);
+  cudaFree(m->long_alloc);
+  cudaFree(m->stream_tiles);
   free(m);
 }
 

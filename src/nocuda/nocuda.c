@@ -82,16 +82,16 @@ smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha, smv_matrix *dA,
   (void)ctx, (void)alg, (void)alpha, (void)dA, (void)x, (void)beta, (void)y;
   return SMV_ERR_NO_DEVICE;
 }
+/* The other SpMV and SpMM forms answer as smv_spmv and smv_spmm do. */
 smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg, double alpha,
                                  smv_matrix *dA, const double *x, double beta,
                                  double *y) {
-  (void)ctx, (void)alg, (void)alpha, (void)dA, (void)x, (void)beta, (void)y;
-  return SMV_ERR_NO_DEVICE;
+  return smv_spmv(ctx, alg, alpha, dA, x, beta, y);
 }
 smv_status smv_spmv_host(smv_context *ctx, smv_alg alg, double alpha,
                          smv_matrix *dA, const double *x, double beta,
                          double *y) {
-  return smv_spmv_host_vectors(ctx, alg, alpha, dA, x, beta, y);
+  return smv_spmv(ctx, alg, alpha, dA, x, beta, y);
 }
 smv_status smv_device_malloc(smv_context *ctx, size_t bytes, void **p) {
   (void)ctx, (void)bytes;
@@ -144,14 +144,12 @@ smv_status smv_matrix_prepare_transpose(smv_context *ctx, smv_matrix *dA) {
 }
 smv_status smv_spmv_t(smv_context *ctx, smv_alg alg, double alpha,
                       smv_matrix *dA, const void *x, double beta, void *y) {
-  (void)ctx, (void)alg, (void)alpha, (void)dA, (void)x, (void)beta, (void)y;
-  return SMV_ERR_NO_DEVICE;
+  return smv_spmv(ctx, alg, alpha, dA, x, beta, y);
 }
 smv_status smv_spmv_t_host(smv_context *ctx, smv_alg alg, double alpha,
                            smv_matrix *dA, const double *x, double beta,
                            double *y) {
-  (void)ctx, (void)alg, (void)alpha, (void)dA, (void)x, (void)beta, (void)y;
-  return SMV_ERR_NO_DEVICE;
+  return smv_spmv(ctx, alg, alpha, dA, x, beta, y);
 }
 smv_status smv_spmm(smv_context *ctx, smv_spmm_alg alg, double alpha,
                     smv_matrix *dA, const void *X, int64_t ldx, double beta,
@@ -164,7 +162,5 @@ smv_status smv_spmm_host(smv_context *ctx, smv_spmm_alg alg, double alpha,
                          smv_matrix *dA, const double *X, int64_t ldx,
                          double beta, double *Y, int64_t ldy, int k,
                          smv_layout layout) {
-  (void)ctx, (void)alg, (void)alpha, (void)dA, (void)X, (void)ldx;
-  (void)beta, (void)Y, (void)ldy, (void)k, (void)layout;
-  return SMV_ERR_NO_DEVICE;
+  return smv_spmm(ctx, alg, alpha, dA, X, ldx, beta, Y, ldy, k, layout);
 }
