@@ -448,7 +448,7 @@ static smv_status block_enter(smv_context *ctx, smv_alg alg, smv_precision prec,
 extern "C" smv_status smv_kernel_attributes(smv_context *ctx, smv_alg alg,
                                             smv_precision prec, int block,
                                             smv_kernel_attrs *out) {
-  const struct smv_rung *r;
+  const struct smv_rung *r = NULL;
   smv_status st =
       kernel_of(ctx, alg, prec, out, "smv_kernel_attributes: NULL out", &r);
   if (st != SMV_OK)
@@ -476,7 +476,7 @@ extern "C" smv_status smv_kernel_attributes(smv_context *ctx, smv_alg alg,
 extern "C" smv_status smv_kernel_occupancy_cuda(smv_context *ctx, smv_alg alg,
                                                 smv_precision prec, int block,
                                                 int *blocks_per_sm) {
-  const struct smv_rung *r;
+  const struct smv_rung *r = NULL;
   smv_status st = kernel_of(ctx, alg, prec, blocks_per_sm,
                             "smv_kernel_occupancy_cuda: NULL", &r);
   if (st != SMV_OK)
@@ -500,7 +500,7 @@ extern "C" smv_status smv_kernel_occupancy_cuda(smv_context *ctx, smv_alg alg,
 
 extern "C" smv_status smv_kernel_default_block(smv_context *ctx, smv_alg alg,
                                                smv_precision prec, int *block) {
-  const struct smv_rung *r;
+  const struct smv_rung *r = NULL;
   smv_status st =
       kernel_of(ctx, alg, prec, block, "smv_kernel_default_block: NULL", &r);
   if (st != SMV_OK)
