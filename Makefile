@@ -184,7 +184,8 @@ EXPERIMENT_BIN := $(EXPERIMENT_SRC:bench/experiments/%.cu=$(BUILD)/experiments/%
 experiments: $(EXPERIMENT_BIN)
 $(BUILD)/experiments/%: bench/experiments/%.cu $(BUILD)/libsmv.a
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -Iinclude $< $(BUILD)/libsmv.a -Xcompiler -fopenmp $(LDLIBS) -o $@
+	$(NVCC) $(NVCCFLAGS) -Iinclude $< $(BUILD)/libsmv.a -Xcompiler -fopenmp \
+	  -L$(CUDA_HOME)/lib64 -Xlinker -rpath=$(CUDA_HOME)/lib64 -lcusparse -lz -lm -o $@
 
 # Fuzzing the Matrix Market reader with libFuzzer (clang). FUZZ_TIME in seconds.
 FUZZ_TIME ?= 60
