@@ -276,6 +276,15 @@ static void unbuild(Dev &d) {
 template <typename T, int L, int U>
 static void launchL(const Plan &p, const Dev &d, const int *rp, const int *ci,
                     const T *va, const T *x, T *y, cudaStream_t s) {
+  /* R9X_CARVEOUT=N: the kernel's preferred shared-memory carveout (% of
+   * the unified L1/shared space; 0 = as much L1 as possible). */
+  static bool carved = false;
+  if (!carved && getenv("R9X_CARVEOUT")) {
+    CK(cudaFuncSetAttribute(kvar<T, L, U>,
+                            cudaFuncAttributePreferredSharedMemoryCarveout,
+                            atoi(getenv("R9X_CARVEOUT"))));
+    carved = true;
+  }
   unsigned cb = d.nchunks ? (unsigned)((d.nchunks * 32 + p.B - 1) / p.B) : 0;
   long rb = ((long)ROWS * L + p.B - 1) / p.B;
   kvar<T, L, U><<<d.nbrows + cb + rb, p.B, 0, s>>>(
