@@ -6,8 +6,10 @@
  * rows per thread with 16-byte loads; beside a 16-byte copy. It is what
  * rung 9's one-entry-per-row kernel (issue 8) was built from: scalar
  * streams stop near 80% of the copy bandwidth. n = 12M elements; CUDA
- * events, median of 30 after 3 warm-ups; the buffers hold zeros (only
- * bandwidth is measured, nothing is verified).
+ * events, median of 30 after 3 warm-ups. Values are small dyadic
+ * fractions, so every product is exact: y is poisoned (NaN) before each
+ * variant and every element checked after its timed runs; a mismatch
+ * prints FAIL and the exit status is 1.
  *
  *   build/experiments/five_streams
  */
@@ -99,6 +101,28 @@ template <typename F> float timeit(F f) {
   return t[15];
 }
 
+/* Poison y (NaN), time f, then check every y[i] == v[i] (* x[i] when
+ * `product`); a mismatch or a CUDA error prints FAIL and sets *failed. */
+template <typename T, typename F>
+static float run_checked(T *y, const std::vector<T> &hv,
+                         const std::vector<T> &hx, bool product, long n,
+                         int *failed, F f) {
+  std::vector<T> hy(n);
+  cudaError_t e = cudaMemset(y, 0xff, n * sizeof(T));
+  const float ms = e == cudaSuccess ? timeit(f) : 0.0f;
+  if (e == cudaSuccess)
+    e = cudaMemcpy(hy.data(), y, n * sizeof(T), cudaMemcpyDeviceToHost);
+  long bad = 0;
+  for (long i = 0; e == cudaSuccess && i < n; i++)
+    bad += !(hy[i] == (product ? hv[i] * hx[i] : hv[i]));
+  if (e != cudaSuccess || bad) {
+    printf("FAIL: %s, %ld of %ld elements wrong\n", cudaGetErrorString(e), bad,
+           n);
+    *failed = 1;
+  }
+  return ms;
+}
+
 int main() {
   const long n = 12000000;
   cudaDeviceProp p;
@@ -120,42 +144,56 @@ int main() {
     h[i] = (int)i;
   CK(cudaMemcpy(rp, h.data(), (n + 1) * 4, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(c, h.data(), n * 4, cudaMemcpyHostToDevice));
-  CK(cudaMemset(vf, 0, n * 4));
-  CK(cudaMemset(xf, 0, n * 4));
-  CK(cudaMemset(vd, 0, n * 8));
-  CK(cudaMemset(xd, 0, n * 8));
+  std::vector<float> hvf(n), hxf(n);
+  std::vector<double> hvd(n), hxd(n);
+  for (long i = 0; i < n; i++) {
+    hvd[i] = hvf[i] = 1.0f + 0.25f * (float)(i % 7);
+    hxd[i] = hxf[i] = 0.5f + 0.125f * (float)(i % 5);
+  }
+  CK(cudaMemcpy(vf, hvf.data(), n * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(xf, hxf.data(), n * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(vd, hvd.data(), n * 8, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(xd, hxd.data(), n * 8, cudaMemcpyHostToDevice));
+  int failed = 0;
   int B = 256;
   unsigned g = (unsigned)((n + B - 1) / B);
   float t;
-  t = timeit([&] {
+  t = run_checked(yd, hvd, hxd, false, n, &failed, [&] {
     copy4<<<132 * 16, 256>>>(n * 2 / 4, (const float4 *)vd, (float4 *)yd);
   });
   double copybw = 2.0 * n * 8 / t / 1e6;
   printf("copy float4 (2 x 96 MB): %.1f us %.0f GB/s\n", t * 1e3, copybw);
-  t = timeit([&] { copy1<float><<<g, B>>>(n, vf, yf); });
+  t = run_checked(yf, hvf, hxf, false, n, &failed,
+                  [&] { copy1<float><<<g, B>>>(n, vf, yf); });
   printf("copy f32 scalar: %.1f us %.0f GB/s\n", t * 1e3,
          2.0 * n * 4 / t / 1e6);
-  t = timeit([&] { copy1<double><<<g, B>>>(n, vd, yd); });
+  t = run_checked(yd, hvd, hxd, false, n, &failed,
+                  [&] { copy1<double><<<g, B>>>(n, vd, yd); });
   printf("copy f64 scalar: %.1f us %.0f GB/s\n", t * 1e3,
          2.0 * n * 8 / t / 1e6);
   for (int BB : {128, 256, 512}) {
     unsigned gg = (unsigned)((n + BB - 1) / BB);
-    t = timeit([&] { diag1<float><<<gg, BB>>>(n, rp, c, vf, xf, yf); });
+    t = run_checked(yf, hvf, hxf, true, n, &failed,
+                    [&] { diag1<float><<<gg, BB>>>(n, rp, c, vf, xf, yf); });
     printf("diag f32 5 streams B=%d: %.1f us %.0f GB/s %.1f%% of copy\n", BB,
            t * 1e3, 20.0 * n / t / 1e6, 100 * 20.0 * n / t / 1e6 / copybw);
-    t = timeit([&] { diag1<double><<<gg, BB>>>(n, rp, c, vd, xd, yd); });
+    t = run_checked(yd, hvd, hxd, true, n, &failed,
+                    [&] { diag1<double><<<gg, BB>>>(n, rp, c, vd, xd, yd); });
     printf("diag f64 5 streams B=%d: %.1f us %.0f GB/s %.1f%% of copy\n", BB,
            t * 1e3, 32.0 * n / t / 1e6, 100 * 32.0 * n / t / 1e6 / copybw);
-    t = timeit([&] { diag_norp<float><<<gg, BB>>>(n, c, vf, xf, yf); });
+    t = run_checked(yf, hvf, hxf, true, n, &failed,
+                    [&] { diag_norp<float><<<gg, BB>>>(n, c, vf, xf, yf); });
     printf(
         "diag f32 4 streams (no rp) B=%d: %.1f us %.0f GB/s %.1f%% of copy\n",
         BB, t * 1e3, 16.0 * n / t / 1e6, 100 * 16.0 * n / t / 1e6 / copybw);
     unsigned g4 = (unsigned)((n / 4 + BB - 1) / BB);
-    t = timeit([&] { diag4f<<<g4, BB>>>(n, rp, c, vf, xf, yf); });
+    t = run_checked(yf, hvf, hxf, true, n, &failed,
+                    [&] { diag4f<<<g4, BB>>>(n, rp, c, vf, xf, yf); });
     printf(
         "diag f32 5 streams x4 vector B=%d: %.1f us %.0f GB/s %.1f%% of copy\n",
         BB, t * 1e3, 20.0 * n / t / 1e6, 100 * 20.0 * n / t / 1e6 / copybw);
   }
   CK(cudaGetLastError());
-  return 0;
+  printf("%s\n", failed ? "FAIL" : "all results verified");
+  return failed;
 }

@@ -498,6 +498,31 @@ static int choose_lanes(const smv_context *ctx, const smv_matrix *m) {
   return pow2_floor(s->row_mean / 2.0);
 }
 
+/* The long-row tiers, in one place: a row longer than the threshold is
+ * summed by a whole block when it is longer than one warp round
+ * (SMV_CHUNK) and at most bmax long (bmax = 0: never, the default plan),
+ * else in chunks of SMV_CHUNK by warps. */
+static bool is_block_row(int64_t len, int64_t bmax) {
+  return len > SMV_CHUNK && len <= bmax;
+}
+
+/* Block rows and warp chunks of A's rows longer than thr. */
+static void count_long_rows(const smv_csr *A, int64_t thr, int64_t bmax,
+                            int64_t *nblock_rows, int64_t *nchunks) {
+  int64_t nb = 0, n = 0;
+  for (int64_t i = 0; i < A->rows; i++) {
+    const int64_t len = (int64_t)A->row_ptr[i + 1] - A->row_ptr[i];
+    if (len <= thr)
+      continue;
+    if (is_block_row(len, bmax))
+      nb++;
+    else
+      n += (len + SMV_CHUNK - 1) / SMV_CHUNK;
+  }
+  *nblock_rows = nb;
+  *nchunks = n;
+}
+
 /* Rows longer than the threshold go to the chunk warps.
  *
  * Default 16 L (four rounds of a group): the longest row the row blocks
@@ -528,13 +553,11 @@ static int64_t plan_threshold(const smv_context *ctx, const smv_matrix *m,
   const int64_t L = m->lanes;
   const int64_t budget = (int64_t)ctx->prop.multiProcessorCount *
                          ctx->prop.maxThreadsPerMultiProcessor / 4;
-  int64_t threads = A->rows * L;
-  for (int64_t i = 0; i < A->rows && threads <= budget; i++) {
-    const int64_t len = (int64_t)A->row_ptr[i + 1] - A->row_ptr[i];
-    if (len > 4 * L)
-      threads += 32 * ((len + SMV_CHUNK - 1) / SMV_CHUNK);
-  }
-  return threads <= budget ? 4 * L : 16 * L;
+  if (A->rows * L > budget) /* no pass over the rows of a large matrix */
+    return 16 * L;
+  int64_t nb, n;
+  count_long_rows(A, 4 * L, 0, &nb, &n);
+  return A->rows * L + 32 * n <= budget ? 4 * L : 16 * L;
 }
 
 /* ---- the one-round plan (small matrices) ---------------------------------
@@ -600,16 +623,9 @@ static int plan_one_round(const smv_context *ctx, smv_matrix *m,
    * 16, 54% over 64: two rounds, 3.5 against 4.2 us in a graph). */
   for (int rounds = 1; rounds <= 2; rounds++) {
     const int64_t thr = 4 * L * rounds;
-    int64_t extra = 0;
-    for (int64_t i = 0; i < A->rows; i++) {
-      const int64_t len = (int64_t)A->row_ptr[i + 1] - A->row_ptr[i];
-      if (len <= thr)
-        continue;
-      extra += len > SMV_CHUNK && len <= SMV_BLOCK_ROW_MAX
-                   ? SMV_ONE_ROUND_BLOCK
-                   : 32 * ((len + SMV_CHUNK - 1) / SMV_CHUNK);
-    }
-    if (extra <= A->rows * L) {
+    int64_t nb, n;
+    count_long_rows(A, thr, SMV_BLOCK_ROW_MAX, &nb, &n);
+    if (nb * SMV_ONE_ROUND_BLOCK + 32 * n <= A->rows * L) {
       m->lanes = L;
       m->long_threshold = thr;
       m->block = SMV_ONE_ROUND_BLOCK;
@@ -640,16 +656,8 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
    * and the row is longer than one warp round (128) and at most
    * block_row_max long, else chunks of SMV_CHUNK for warps. */
   const int64_t thr = m->long_threshold, bmax = m->block_row_max;
-  int64_t nb = 0, n = 0;
-  for (int64_t i = 0; i < A->rows; i++) {
-    const int64_t len = (int64_t)A->row_ptr[i + 1] - A->row_ptr[i];
-    if (len <= thr)
-      continue;
-    if (len > SMV_CHUNK && len <= bmax)
-      nb++;
-    else
-      n += (len + SMV_CHUNK - 1) / SMV_CHUNK;
-  }
+  int64_t nb, n;
+  count_long_rows(A, thr, bmax, &nb, &n);
   /* One allocation: nb block rows {row, begin, end, 0} (16 bytes each),
    * n chunks {row, first entry, row begin, row end} (16 bytes each: the
    * kernel reads no row offsets for them), n partial sums (8 bytes each,
@@ -672,7 +680,7 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
     const int64_t beg = A->row_ptr[i], end = A->row_ptr[i + 1];
     if (end - beg <= thr)
       continue;
-    if (end - beg > SMV_CHUNK && end - beg <= bmax)
+    if (is_block_row(end - beg, bmax))
       hb[b++] = make_int4((int)i, (int)beg, (int)end, 0);
     else
       for (int64_t k = beg; k < end; k += SMV_CHUNK)
@@ -722,12 +730,13 @@ void smv_adaptive_describe(const smv_matrix *m, char *buf, size_t n) {
     snprintf(buf, n, "rung 9 plan: one entry per row, four rows per thread");
     return;
   }
+  char block[24] = "the context's";
+  if (m->block)
+    snprintf(block, sizeof block, "%d", m->block);
   snprintf(buf, n,
            "rung 9 plan: %s, %d lanes per row, rows over %lld entries to "
            "%lld warp chunks and %lld block rows, block %s",
            m->block_row_max ? "one-round" : "default", m->lanes,
            (long long)m->long_threshold, (long long)m->nchunks,
-           (long long)m->nblock_rows,
-           m->block ? (m->block == SMV_ONE_ROUND_BLOCK ? "256" : "plan")
-                    : "the context's");
+           (long long)m->nblock_rows, block);
 }
