@@ -5,7 +5,7 @@
  * one row per thread with scalar loads, without the offsets, and four
  * rows per thread with 16-byte loads; beside a 16-byte copy. It is what
  * rung 9's one-entry-per-row kernel (issue 8) was built from: scalar
- * streams stop near 80% of the copy bandwidth. n = 12M elements; CUDA
+ * streams stop near 80% of the bench's copy bandwidth. n = 12M elements; CUDA
  * events, median of 30 after 3 warm-ups. Values are small dyadic
  * fractions, so every product is exact: y is poisoned (NaN) before each
  * variant and every element checked after its timed runs; a mismatch

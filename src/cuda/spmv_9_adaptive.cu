@@ -304,9 +304,11 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
  * prolongators, permutations and diagonal scalings have this shape. Why:
  * with one 4-byte element per row and stream, rung 9's row groups (L = 1)
  * reached 79.8% of the copy bandwidth on band:12000000:0 in f32 (suite.md),
- * and a plain kernel with the same five 4-byte streams 80% (.dev-exp
- * streams, H100, 2026-11-24: 2415 GB/s), where four rows per thread with
- * 16-byte loads moved 2866 GB/s (95%): the scalar form issues four times
+ * and a plain kernel with the same five 4-byte streams 81%
+ * (bench/experiments/five_streams.cu, H100, 2026-11-24, commit 5d14250,
+ * every element verified: 2444 GB/s at its best block size), where four
+ * rows per thread with 16-byte loads moved 2871 GB/s (95% of the bench's
+ * 3008 GB/s copy): the scalar form issues four times
  * the memory instructions per byte. */
 template <typename T> struct smv_vec4;
 template <> struct smv_vec4<float> {
