@@ -385,7 +385,9 @@ typedef enum {
                                 split in chunks (past the seed)           */
   SMV_ALG_STREAM = 10,       /* rows packed in fixed-size tiles staged in
                                 shared memory (CSR-stream)                */
-  SMV_ALG_COUNT = 11
+  SMV_ALG_MERGE = 11,        /* rung 10's tiles summed along the merge path
+                                (rows + entries cut evenly per thread)    */
+  SMV_ALG_COUNT = 12
 } smv_alg;
 
 /* "auto", "scalar", "vector", "vector-tex", ... ; NULL if out of range. */

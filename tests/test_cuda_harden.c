@@ -78,16 +78,16 @@ static void test_aliasing(void) {
   smv_csr_free(A);
 }
 
-/* Rungs 1-5, 8 (cuSPARSE ALG2) and 9: three calls on the same x and y0,
+/* Rungs 1-5, 8 (cuSPARSE ALG2), 9, 10 and 11: three calls on the same x and y0,
  * identical bits. Rung 6 (atomics) and 7 (ALG1) promise no such thing. */
 static void test_deterministic_rungs(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
   const char *specs[] = {"plaw:20000:8", "denserow:2000:4,cols=100000"};
-  const smv_alg algs[] = {SMV_ALG_SCALAR,      SMV_ALG_VECTOR,
-                          SMV_ALG_VECTOR_TEX,  SMV_ALG_VECTOR_LDG,
-                          SMV_ALG_VECTOR_SHFL, SMV_ALG_CUSPARSE_ALG2,
-                          SMV_ALG_ADAPTIVE,    SMV_ALG_STREAM};
+  const smv_alg algs[] = {
+      SMV_ALG_SCALAR,     SMV_ALG_VECTOR,      SMV_ALG_VECTOR_TEX,
+      SMV_ALG_VECTOR_LDG, SMV_ALG_VECTOR_SHFL, SMV_ALG_CUSPARSE_ALG2,
+      SMV_ALG_ADAPTIVE,   SMV_ALG_STREAM,      SMV_ALG_MERGE};
   for (int s = 0; s < 2; s++) {
     smv_csr *A = tst_generate(specs[s]);
     if (!A)
@@ -104,7 +104,7 @@ static void test_deterministic_rungs(void) {
       CHECK_OK(smv_matrix_create(ctx, A, p ? SMV_F32 : SMV_F64, &dA));
       tc_fill(x, n);
       tc_fill(y0, m);
-      for (int a = 0; dA && a < 7; a++) {
+      for (int a = 0; dA && a < (int)(sizeof algs / sizeof algs[0]); a++) {
         int64_t differ = 0;
         for (int rep = 0; rep < 3; rep++) {
           double *out = rep == 0 ? y1 : y;

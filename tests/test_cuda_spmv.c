@@ -3,7 +3,7 @@
  * on generated matrices of every awkward kind, against the serial
  * reference (bound in test_cuda_common.h). SKIPs without a device.
  *
- * Rungs 9 and 10 are also checked for bit-identical results across
+ * Rungs 9, 10 and 11 are also checked for bit-identical results across
  * repeated calls (test_adaptive_reproducible).
  *
  * Alpha/beta cases: (1, 0) with y poisoned by NaN; (-1.75, 0.5); (0, -2)
@@ -220,6 +220,36 @@ static void test_one_per_row(void) {
   }
 }
 
+/* Rung 11's tiles: at this size (rows + entries about 170k) a tile is 256
+ * work items (rows + entries) and at most 128 rows. Rows of 255 entries
+ * fill a tile with their own end, 256 and 257 are one and two pieces,
+ * 1000 four; runs of 300 empty rows are longer than a tile's 128 rows; the
+ * last row is empty; other rows have 0..40 entries at random (so the
+ * shares of a tile's threads start and end anywhere in a row). */
+static smv_csr *merge_tiles_matrix(void) {
+  enum { rows = 8000, cols = 3000 };
+  static int len[rows];
+  for (int i = 0; i < rows; i++)
+    len[i] = (int)(tc_next() % 41);
+  for (int i = 1000; i < 1300; i++)
+    len[i] = len[i + 4000] = 0;
+  const int special[][2] = {{0, 255},    {10, 256},    {11, 257},   {2000, 255},
+                            {2001, 255}, {3000, 1000}, {7998, 511}, {7999, 0}};
+  for (int s = 0; s < (int)(sizeof special / sizeof special[0]); s++)
+    len[special[s][0]] = special[s][1];
+  return with_lengths(rows, cols, len);
+}
+
+static void test_merge_tiles(void) {
+  TC_NEED_DEVICE();
+  smv_csr *A = merge_tiles_matrix();
+  CHECK(A != NULL);
+  if (!A)
+    return;
+  ladder(A, "merge tiles", NCASES);
+  smv_csr_free(A);
+}
+
 static void test_long_row(void) {
   TC_NEED_DEVICE();
   /* One row of 150000 entries among rows of 4. */
@@ -312,9 +342,10 @@ static void reproducible_on(const char *spec, smv_alg alg) {
 
 static void test_adaptive_reproducible(void) {
   TC_NEED_DEVICE();
-  /* Rung 9 (chunks of 128) and rung 10 (pieces of one tile, 256-4096). */
-  const smv_alg algs[] = {SMV_ALG_ADAPTIVE, SMV_ALG_STREAM};
-  for (int a = 0; a < 2; a++) {
+  /* Rung 9 (chunks of 128), rungs 10 and 11 (pieces of one tile,
+   * 256-4096). */
+  const smv_alg algs[] = {SMV_ALG_ADAPTIVE, SMV_ALG_STREAM, SMV_ALG_MERGE};
+  for (int a = 0; a < 3; a++) {
     reproducible_on("denserow:300:3,cols=2500", algs[a]);    /* 20 chunks */
     reproducible_on("denserow:1000:4,cols=150000", algs[a]); /* 1172 */
     reproducible_on("plaw:20000:8", algs[a]);   /* many multi-chunk rows */
@@ -325,6 +356,13 @@ static void test_adaptive_reproducible(void) {
   CHECK(A != NULL);
   if (A) {
     reproducible_matrix(A, "one-round tiers", SMV_ALG_ADAPTIVE);
+    smv_csr_free(A);
+  }
+  /* Rung 11's scan between threads, at every block size's share. */
+  A = merge_tiles_matrix();
+  CHECK(A != NULL);
+  if (A) {
+    reproducible_matrix(A, "merge tiles", SMV_ALG_MERGE);
     smv_csr_free(A);
   }
 }
@@ -383,6 +421,12 @@ static void test_block_override(void) {
   if (A)
     block_override_on(A);
   smv_csr_free(A);
+  /* (rung 11: shares of 1..8 items per thread at 1024..32 threads) */
+  A = merge_tiles_matrix();
+  CHECK(A != NULL);
+  if (A)
+    block_override_on(A);
+  smv_csr_free(A);
 }
 
 int main(void) {
@@ -390,6 +434,7 @@ int main(void) {
   RUN(test_small_kinds);
   RUN(test_empty_rows);
   RUN(test_rectangular);
+  RUN(test_merge_tiles);
   RUN(test_long_row);
   RUN(test_one_round_tiers);
   RUN(test_one_per_row);

@@ -25,6 +25,10 @@
  * 10 stream: rows in fixed-size tiles staged in shared memory, 16-byte
  *   loads, 1-32 threads per row / no lane waste at any row length, f32
  *   past the L2 / small matrices (staging and barriers), 5-7 per row f32
+ * 11 merge: rung 10's tiles summed along the merge path (each thread an
+ *   equal share of row ends + entries, segmented scan between threads) /
+ *   power-law rows in one tile cost the same as even ones, no tile ended
+ *   early / search and scan per tile; measured: see spmv_11_merge.cu
  * 0 auto: smv_auto_choose below, once per matrix at upload
  *
  * Block sizes: every rung with a kernel gets the block size with the
@@ -130,13 +134,11 @@ smv_status smv_blocks_init(smv_context *ctx) {
  *   inside the L2: rung 9 (adaptive);
  *   past it, scattered columns (col_spread > 0.05): rung 9 when there are
  *   8 or more entries per row, x itself outgrows the L2 (cols * V > L2)
- *   and the rows are even (longest <= 4 x mean); in f32 with x inside the
- *   L2 and at most one row in 10^4 longer than 4 x mean, rung 10 (its
- *   tiles split a dense row, and its 16-byte loads help f32: denserow
- *   1.07x, lap3d:160,perm=rand 1.03x, rand 1.00x the faster cuSPARSE in
- *   suite.md at 64e334e, where power-law rows (plaw, rmat: 1.5% and more
- *   long rows) lost 2-17%); else cuSPARSE ALG1 (short scattered rows too:
- *   one thread per row gathers badly there, lap3d:160,perm=rand f64);
+ *   and the rows are even (longest <= 4 x mean); with x inside the L2 and
+ *   at most one row in 10^4 longer than 4 x mean, rung 10 (its tiles
+ *   split a dense row, its 16-byte loads help f32, and its gathers in
+ *   entry order help f64: see suite.md, where power-law rows (plaw, rmat:
+ *   1.5% and more long rows) still lose to ALG1); else cuSPARSE ALG1;
  *   past it, fewer than 8 entries per row: rung 9 (one thread per row);
  *   past it, 8 to 96 entries per row: rung 10 (stream);
  *   past it, longer rows: rung 9.
@@ -159,7 +161,7 @@ smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m) {
     const int even = (double)s->row_max <= 4.0 * s->row_mean;
     if (s->row_mean >= 8.0 && x_past_l2 && even)
       return SMV_ALG_ADAPTIVE;
-    if (m->prec == SMV_F32 && !x_past_l2 && s->long_rows * 10000 <= s->rows)
+    if (!x_past_l2 && s->long_rows * 10000 <= s->rows)
       return SMV_ALG_STREAM;
     return SMV_ALG_CUSPARSE_ALG1;
   }

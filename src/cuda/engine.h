@@ -102,6 +102,33 @@ struct smv_sparse_state {
   size_t buffer_bytes[2];
 };
 
+/* A tile list (rungs 10 and 11, built by smv_tiles_build in tiles.cu):
+ * the rows cut into tiles of whole rows of at most `tile` work items each
+ * (entries for rung 10, rows + entries for rung 11), and rows too long for
+ * one tile cut into pieces of `tile` entries. `list` (device) holds
+ * ntiles + 1 entries of {first row, -1} for a tile of whole rows, {row,
+ * first entry} for a piece, ending with {rows, -1}; with pieces the same
+ * allocation holds `partials` (8 bytes per tile) and `counts` (4 bytes per
+ * tile; 0 between calls). Only `list` is freed.
+ * load: how the entries are loaded (below). */
+enum smv_tile_load {
+  SMV_TILE_RO = 0,   /* read-only path (__ldg): a matrix inside the L2      */
+  SMV_TILE_EF = 1,   /* past the L2: the stream (indices, values: read once)
+                        ld.global.cs, evict-first, so x stays in the L2     */
+  SMV_TILE_EF_TG = 2 /* the same, gathers of x in entry order across the
+                        warp (tile_common.h's stage_tg): scattered columns
+                        past the L2                                       */
+};
+struct smv_tiles {
+  int tile;
+  int load; /* enum smv_tile_load */
+  int64_t ntiles;
+  size_t bytes; /* the one allocation at list */
+  int2 *list;
+  void *partials;
+  unsigned *counts;
+};
+
 struct smv_matrix {
   int device;
   smv_precision prec;
@@ -159,20 +186,9 @@ struct smv_matrix {
   size_t spmm_buffer_bytes;
   cusparseSpMatDescr_t spmm_mat; /* created on first use */
   int64_t spmm_key[5]; /* alg, k, layout, ldx, ldy last preprocessed */
-  /* Stream rung (10, spmv_10_stream.cu): the rows cut into tiles of at
-   * most stream_tile entries; stream_tiles lists them (device,
-   * stream_ntiles + 1 entries of {first row, -1} or, for a piece of a row
-   * longer than a tile, {row, first entry}). With such rows the same
-   * allocation holds stream_partials (8 bytes per tile) and stream_counts
-   * (4 bytes per tile; 0 between calls). Only stream_tiles is freed.
-   * stream_ef: matrix past the L2, stream loaded evict-first. */
-  int stream_tile;
-  int stream_ef;
-  int64_t stream_ntiles;
-  size_t stream_bytes; /* the one allocation at stream_tiles */
-  int2 *stream_tiles;
-  void *stream_partials;
-  unsigned *stream_counts;
+  /* Tile lists of rungs 10 (stream) and 11 (merge): see struct smv_tiles.
+   */
+  struct smv_tiles stream, merge;
 };
 
 /* Everything one launch needs. Sizes are 64-bit so nothing overflows in
@@ -280,6 +296,27 @@ void smv_adaptive_describe(const smv_matrix *m, char *buf, size_t n);
 /* Stream rung's analysis (spmv_10_stream.cu), once at upload: choose the
  * tile size, cut the rows into tiles, upload the list. */
 smv_status smv_stream_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A);
+/* Merge rung's analysis (spmv_11_merge.cu), the same for its tiles. */
+smv_status smv_merge_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A);
+
+/* Cut A's rows into a tile list (tiles.cu). end(A, start, tile) gives the
+ * row after the last of the tile of whole rows that starts at `start`, or
+ * `start` itself when that row is too long for one tile (it is then cut
+ * into pieces of `tile` entries). `who` names the rung in error messages.
+ * Fills out->ntiles, bytes, list, partials, counts (out->tile and load
+ * are the caller's); on error nothing is left allocated. */
+typedef int64_t (*smv_tile_end_fn)(const smv_csr *A, int64_t start,
+                                   int64_t tile);
+smv_status smv_tiles_build(smv_context *ctx, const smv_csr *A, int64_t tile,
+                           smv_tile_end_fn end, const char *who,
+                           struct smv_tiles *out);
+/* The tile size for a matrix (tiles.cu): `top` for large matrices, halved
+ * (down to 256) until `work` (nnz for rung 10, rows + nnz for rung 11)
+ * gives every SM four tiles. */
+int smv_tile_size(const smv_context *ctx, int64_t work, int top);
+/* The load mode for a matrix (tiles.cu): evict-first past the L2, with
+ * the gathers in entry order when its columns are scattered. */
+int smv_tile_load(const smv_context *ctx, const smv_matrix *m);
 
 /* y = beta*y (beta = 0 writes zeros, never reads y): scale.cu. */
 cudaError_t smv_launch_scale(smv_precision prec, int64_t n, double beta,

@@ -16,7 +16,7 @@
  * buffers prepared (sizes from cusparseSpMV_bufferSize) and 28 bytes per
  * 128-entry chunk of the adaptive rung's long rows (the chunk, its partial
  * sum and a counter) and 16 per block row of its one-round plan, 8 bytes per
- * tile of the stream rung (20 with rows longer than a tile).
+ * tile of the stream and merge rungs (20 with rows longer than a tile).
  * smv_matrix_device_bytes adds these up: a rung whose set-up allocates device
  * memory adds its bytes there. f32 values are rounded on the host in chunks of
  * 1 Mi entries (4 MiB of host staging), never a full copy of the matrix.
@@ -111,7 +111,8 @@ static void release(smv_matrix *m) {
   cudaFree(m->col_idx);
   cudaFree(m->values);
   cudaFree(m->long_alloc);
-  cudaFree(m->stream_tiles);
+  cudaFree(m->stream.list);
+  cudaFree(m->merge.list);
   free(m);
 }
 
@@ -209,6 +210,8 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
     st = smv_adaptive_setup(ctx, m, A);
   if (st == SMV_OK)
     st = smv_stream_setup(ctx, m, A);
+  if (st == SMV_OK)
+    st = smv_merge_setup(ctx, m, A);
   m->plan.prep_ms = smv_now_ms() - t;
   if (st == SMV_OK && m->auto_alg == SMV_ALG_ADAPTIVE) {
     const size_t used = strlen(m->plan.reason);
@@ -270,7 +273,8 @@ extern "C" size_t smv_matrix_device_bytes(const smv_matrix *m) {
   const size_t esize = m->prec == SMV_F64 ? sizeof(double) : sizeof(float);
   size_t b = ((size_t)m->st.rows + 1) * 4 + (size_t)m->st.nnz * (4 + esize);
   b += m->chunk_bytes;  /* rung 9's chunk list, partials and counters */
-  b += m->stream_bytes; /* rung 10's tile list, partials and counters */
+  b += m->stream.bytes; /* rung 10's tile list, partials and counters */
+  b += m->merge.bytes;  /* rung 11's */
   for (int i = 0; i < 2; i++)
     b += m->sp.buffer_bytes[i];
   return b;

@@ -1,0 +1,289 @@
+/*
+ * tile_common.h — the tile machinery rungs 10 (stream) and 11 (merge)
+ * share (C++ templates, src/cuda only): 16-byte loads of a tile's entries,
+ * the staging of its products in shared memory, block sums, and the pieces
+ * of a row longer than a tile (partials added by the last block to finish).
+ *
+ * A tile list (struct smv_tiles, built by smv_tiles_build in tiles.cu) has
+ * ntiles + 1 entries of int2: {first row, -1} for a tile of whole rows (its
+ * rows run up to the next entry's row), {row, first entry} for a piece of
+ * a row too long for one tile; it ends with {rows, -1}.
+ */
+#ifndef SMV_CUDA_TILE_COMMON_H
+#define SMV_CUDA_TILE_COMMON_H
+
+#include "kernel_common.h"
+
+#include <type_traits>
+
+/* ---- loads ------------------------------------------------------------------
+ * How a tile's entries are loaded: enum smv_tile_load (engine.h). */
+/* Four consecutive entries k = 4q .. 4q+3 (16-byte aligned: the arrays come
+ * from cudaMalloc). */
+template <bool EF> __device__ __forceinline__ int4 ld_col4(const int32_t *p) {
+  if constexpr (EF)
+    return __ldcs((const int4 *)p);
+  else
+    return __ldg((const int4 *)p);
+}
+template <bool EF>
+__device__ __forceinline__ void ld_val4(const double *p, double v[4]) {
+  double2 a, b;
+  if constexpr (EF) {
+    a = __ldcs((const double2 *)p);
+    b = __ldcs((const double2 *)p + 1);
+  } else {
+    a = __ldg((const double2 *)p);
+    b = __ldg((const double2 *)p + 1);
+  }
+  v[0] = a.x, v[1] = a.y, v[2] = b.x, v[3] = b.y;
+}
+template <bool EF>
+__device__ __forceinline__ void ld_val4(const float *p, float v[4]) {
+  float4 a;
+  if constexpr (EF)
+    a = __ldcs((const float4 *)p);
+  else
+    a = __ldg((const float4 *)p);
+  v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+}
+
+/* Quad q of the tile (entries 4q..4q+3, all inside it) -> its columns and
+ * values, when p. */
+template <typename T, bool EF>
+__device__ __forceinline__ void
+quad_load(unsigned q, bool p, const int32_t *__restrict__ col,
+          const T *__restrict__ val, int c[4], T v[4]) {
+  if (p) {
+    const int4 c4 = ld_col4<EF>(&col[4 * q]);
+    c[0] = c4.x, c[1] = c4.y, c[2] = c4.z, c[3] = c4.w;
+    ld_val4<EF>(&val[4 * q], v);
+  }
+}
+
+/* Columns of entries 4 w0 + 32 j + lane, j = 0..3, from the quads the
+ * warp's lanes hold (lane l holds quad w0 + l, entries 4 w0 + 4 l ..
+ * 4 w0 + 4 l + 3, in c[0..3]): lane l takes element l % 4 of lane
+ * 8 j + l / 4 (16 shuffles). */
+__device__ __forceinline__ void transpose_cols(const int c[4], int out[4]) {
+  const unsigned lane = threadIdx.x & 31u, e = lane & 3u;
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    const int src = 8 * j + (int)(lane >> 2);
+    const int a0 = __shfl_sync(SMV_FULL_MASK, c[0], src);
+    const int a1 = __shfl_sync(SMV_FULL_MASK, c[1], src);
+    const int a2 = __shfl_sync(SMV_FULL_MASK, c[2], src);
+    const int a3 = __shfl_sync(SMV_FULL_MASK, c[3], src);
+    out[j] = e == 0 ? a0 : e == 1 ? a1 : e == 2 ? a2 : a3;
+  }
+}
+
+/* Full quads [qa, qb) with the gathers in entry order: after the 16-byte
+ * loads, lane l gathers x for entries 4 w0 + 32 j + l (j = 0..3), so one
+ * gather instruction reads 32 consecutive entries' columns. Where a row's
+ * columns lie close together (the sorted columns of a power-law graph's
+ * hot vertices) several lanes fall in one 128-byte line and share one L2
+ * request; the L2's tag lookups are what limits these matrices (H100,
+ * rmat:22:16 f32: lts__t_tag_requests at 81-96% of peak, cuSPARSE ALG1
+ * 11% fewer requests than rung 10's quad-order gathers). The values go to
+ * sm at their entries' places; the products are made there once the
+ * gathers are in (one quad per thread per round: 32 registers). Whole
+ * warps iterate (blockDim is a multiple of 32). */
+template <typename T>
+__device__ __forceinline__ void
+stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
+         const T *__restrict__ val, const T *__restrict__ x, T *sm) {
+  const unsigned t = threadIdx.x, B = blockDim.x, lane = t & 31u;
+  for (unsigned w0 = qa + (t & ~31u); w0 < qb; w0 += B) {
+    const unsigned q = w0 + lane;
+    const bool p = q < qb;
+    int c[4] = {0, 0, 0, 0};
+    T v[4];
+    quad_load<T, true>(q, p, col, val, c, v);
+    int g[4];
+    transpose_cols(c, g);
+    T xg[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++) /* entry 4 w0 + 32 j + lane: quad w0 + 8 j + lane / 4 */
+      xg[j] = w0 + 8 * j + (lane >> 2) < qb ? __ldg(&x[g[j]]) : T(0);
+    if (p) {
+      const unsigned s = 4 * q - k0;
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        sm[s + j] = v[j];
+    }
+    __syncwarp(); /* the warp's values are in sm */
+    const unsigned b = 4 * w0 - k0;
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      if (w0 + 8 * j + (lane >> 2) < qb)
+        sm[b + 32 * j + lane] *= xg[j];
+    __syncwarp(); /* before the next round's stores */
+  }
+}
+
+/* Stage the products of entries [k0, k1) (k1 - k0 <= the tile) into sm. */
+template <typename T, int LD>
+__device__ __forceinline__ void
+stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
+      const T *__restrict__ val, const T *__restrict__ x, T *sm) {
+  constexpr bool EF = LD != SMV_TILE_RO;
+  const unsigned t = threadIdx.x, B = blockDim.x;
+  const unsigned qa = (k0 + 3) >> 2, qb = k1 >> 2; /* full quads [qa, qb) */
+  if constexpr (LD == SMV_TILE_EF_TG) {
+    stage_tg<T>(qa, qb, k0, col, val, x, sm);
+  } else {
+    /* Rounds of two quads per thread, both loaded before either's
+     * gathers (up to 8 gathers in flight per thread). */
+    for (unsigned q = qa + t; q < qb; q += 2 * B) {
+      const bool p1 = q + B < qb;
+      int c0[4] = {0, 0, 0, 0}, c1[4] = {0, 0, 0, 0};
+      T v0[4], v1[4] = {T(0), T(0), T(0), T(0)};
+      quad_load<T, EF>(q, true, col, val, c0, v0);
+      quad_load<T, EF>(q + B, p1, col, val, c1, v1);
+      T x0[4], x1[4];
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        x0[j] = __ldg(&x[c0[j]]);
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        x1[j] = p1 ? __ldg(&x[c1[j]]) : T(0);
+      const unsigned s0 = 4 * q - k0, s1 = 4 * (q + B) - k0;
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        sm[s0 + j] = v0[j] * x0[j];
+      if (p1) {
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+          sm[s1 + j] = v1[j] * x1[j];
+      }
+    }
+  }
+  /* Head [k0, min(4 qa, k1)) and tail [4 max(qa, qb), k1): < 4 each. */
+  if (t < 8) {
+    const unsigned head_end = 4 * qa < k1 ? 4 * qa : k1;
+    const unsigned tail = 4 * (qa > qb ? qa : qb);
+    const unsigned k = t < 4 ? k0 + t : tail + (t - 4);
+    const bool ok = t < 4 ? k < head_end : k < k1;
+    if (ok)
+      sm[k - k0] = __ldg(&val[k]) * __ldg(&x[__ldg(&col[k])]);
+  }
+}
+
+/* Sum of every thread's s over the block, in a fixed order (a function
+ * of blockDim only); the result is valid in thread 0. red: 32 slots of
+ * shared memory, free on entry (a barrier since its last reader). */
+template <typename T> __device__ __forceinline__ T block_reduce(T s, T *red) {
+  const unsigned t = threadIdx.x;
+  for (int off = 16; off > 0; off >>= 1)
+    s += __shfl_xor_sync(SMV_FULL_MASK, s, off);
+  if ((t & 31u) == 0)
+    red[t >> 5] = s;
+  __syncthreads();
+  T total = T(0);
+  if (t < 32) {
+    total = t < (blockDim.x >> 5) ? red[t] : T(0);
+    for (int off = 16; off > 0; off >>= 1)
+      total += __shfl_xor_sync(SMV_FULL_MASK, total, off);
+  }
+  return total;
+}
+
+/* Sum of sm[0..n) over the block (valid in thread 0). */
+template <typename T>
+__device__ __forceinline__ T block_sum(const T *sm, unsigned n, T *red) {
+  T s = T(0);
+  for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
+    s += sm[i];
+  return block_reduce(s, red);
+}
+
+/* Everything a tile kernel reads and writes besides its own list. */
+template <typename T> struct tile_args {
+  const int32_t *__restrict__ row_ptr;
+  const int32_t *__restrict__ col;
+  const T *__restrict__ val;
+  const T *__restrict__ x;
+  T alpha, beta;
+  T *__restrict__ y;
+  T *partial;      /* one per tile, only with pieces */
+  unsigned *count; /* one per tile, 0 between calls, only with pieces */
+};
+
+/* Tile b = {row r0, first entry k0}: a piece of TILE entries of a row too
+ * long for one tile. The block stages and sums it and stores the sum in
+ * partial[b]; the row's pieces count themselves in on the counter of its
+ * first piece b0, and the block that arrives last adds the partials in
+ * piece order and writes y. Ends on a barrier (shared memory is free). */
+template <typename T, int TILE, int LD>
+__device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
+                                           const tile_args<T> &a, T *sm,
+                                           T *red, unsigned *last_s) {
+  const unsigned t = threadIdx.x, B = blockDim.x;
+  const unsigned rb = (unsigned)__ldg(&a.row_ptr[r0]);
+  const unsigned re = (unsigned)__ldg(&a.row_ptr[r0 + 1]);
+  const unsigned k1 = re - k0 < (unsigned)TILE ? re : k0 + TILE;
+  stage<T, LD>(k0, k1, a.col, a.val, a.x, sm);
+  __syncthreads();
+  const T s = block_sum(sm, k1 - k0, red);
+  const unsigned n = (re - rb + TILE - 1) / TILE;
+  const int64_t b0 = b - (int64_t)((k0 - rb) / TILE);
+  if (t == 0) {
+    a.partial[b] = s;
+    __threadfence(); /* partial visible before we are counted */
+    *last_s = atomicAdd(&a.count[b0], 1u) == n - 1;
+  }
+  __syncthreads();
+  if (*last_s) { /* block-uniform */
+    __threadfence();
+    T s2 = T(0);
+    for (unsigned i = t; i < n; i += B)
+      s2 += __ldcg(&a.partial[b0 + i]);
+    const T tot = block_reduce(s2, red);
+    if (t == 0) {
+      a.y[r0] = smv_combine(a.alpha, tot, a.beta, &a.y[r0]);
+      a.count[b0] = 0; /* ready for the next call (stream order) */
+    }
+  }
+  __syncthreads(); /* sm, red and last_s are reused by the next tile */
+}
+
+/* f(tile, ld) with the list's tile size and load mode as
+ * std::integral_constant values, so that a rung's launch instantiates its
+ * kernel for the sizes smv_tile_size gives (256..4096) and the three load
+ * modes, and picks one at run time. */
+template <int LD, typename F>
+static cudaError_t tile_sizes(int tile, F f) {
+  using std::integral_constant;
+  switch (tile) {
+  case 256:
+    return f(integral_constant<int, 256>{}, integral_constant<int, LD>{});
+  case 512:
+    return f(integral_constant<int, 512>{}, integral_constant<int, LD>{});
+  case 1024:
+    return f(integral_constant<int, 1024>{}, integral_constant<int, LD>{});
+  case 2048:
+    return f(integral_constant<int, 2048>{}, integral_constant<int, LD>{});
+  default:
+    return f(integral_constant<int, 4096>{}, integral_constant<int, LD>{});
+  }
+}
+template <typename F>
+static cudaError_t tile_dispatch(const struct smv_tiles *tl, F f) {
+  switch (tl->load) {
+  case SMV_TILE_EF:
+    return tile_sizes<SMV_TILE_EF>(tl->tile, f);
+  case SMV_TILE_EF_TG:
+    return tile_sizes<SMV_TILE_EF_TG>(tl->tile, f);
+  default:
+    return tile_sizes<SMV_TILE_RO>(tl->tile, f);
+  }
+}
+
+/* Grid for a tile list: one block per tile, capped at gridDim.x's limit
+ * (the kernels loop over tiles). */
+static inline unsigned tile_grid(int64_t ntiles) {
+  return (unsigned)(ntiles < (int64_t)INT32_MAX ? ntiles : (int64_t)INT32_MAX);
+}
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * tiles.cu — the tile lists of rungs 10 (stream) and 11 (merge), built
+ * once at upload: the rows cut into tiles of whole rows (each rung's own
+ * rule decides where a tile ends) and rows too long for a tile cut into
+ * pieces of `tile` entries. Format in engine.h (struct smv_tiles).
+ */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Small matrices: the largest tile that still gives every SM four tiles
+ * (a matrix of 100k entries on 132 SMs: 256-entry tiles, one entry per
+ * thread), since there the time is the longest chain of dependent loads,
+ * not bandwidth. */
+int smv_tile_size(const smv_context *ctx, int64_t work, int top) {
+  const int64_t want = (int64_t)ctx->prop.multiProcessorCount * 4;
+  int tile = top;
+  while (tile > 256 && work / tile < want)
+    tile /= 2;
+  return tile;
+}
+
+/* Measured (H100, 2026-11-25, rung 10, L2-warm, against ALG1 in the same
+ * run): the entry-order gathers took rmat:22:16 from 0.88x to 0.94x in
+ * f32 and 0.75x to 0.92x in f64, plaw:4000000:16 f64 0.72x to 0.99x,
+ * lap3d:160,perm=rand f64 0.78x to 1.03x, denserow:4000000:8 f64 0.81x to
+ * 1.06x (those f64 figures with a build whose quad-order path spilled);
+ * f32 elsewhere within 1%, and band:8000000:8 (local columns) 1% slower:
+ * hence only for scattered columns (raw: bench/results/h100-80gb-hbm3/
+ * raw/rung11/). */
+int smv_tile_load(const smv_context *ctx, const smv_matrix *m) {
+  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
+  if ((double)m->st.nnz * (vbytes + 4.0) <= (double)ctx->prop.l2CacheSize)
+    return SMV_TILE_RO;
+  return m->st.col_spread > 0.05 ? SMV_TILE_EF_TG : SMV_TILE_EF;
+}
+
+/* Write the list (n entries counted by the first pass) into h, or only
+ * count when h is NULL; returns the number of entries (without the final
+ * {rows, -1}) and sets *pieces when any row was cut. */
+static int64_t walk(const smv_csr *A, int64_t tile, smv_tile_end_fn end,
+                    int2 *h, int *pieces) {
+  int64_t n = 0, i = 0;
+  while (i < A->rows) {
+    const int64_t next = end(A, i, tile);
+    if (next > i) { /* a tile of whole rows [i, next) */
+      if (h)
+        h[n] = make_int2((int)i, -1);
+      n++;
+      i = next;
+      continue;
+    }
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k += tile) {
+      if (h)
+        h[n] = make_int2((int)i, (int)k);
+      n++;
+      *pieces = 1;
+    }
+    i++;
+  }
+  if (h)
+    h[n] = make_int2((int)A->rows, -1);
+  return n;
+}
+
+smv_status smv_tiles_build(smv_context *ctx, const smv_csr *A, int64_t tile,
+                           smv_tile_end_fn end, const char *who,
+                           struct smv_tiles *out) {
+  out->ntiles = 0;
+  out->bytes = 0;
+  out->list = NULL;
+  out->partials = NULL;
+  out->counts = NULL;
+  if (A->rows == 0 || A->nnz == 0)
+    return SMV_OK; /* the dispatcher never launches a kernel then */
+  int pieces = 0;
+  const int64_t nt = walk(A, tile, end, NULL, &pieces);
+  const size_t list = (size_t)(nt + 1) * sizeof(int2);
+  int2 *h = (int2 *)malloc(list);
+  if (!h)
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM,
+                       "malloc of %zu bytes (%s tiles): out of memory", list,
+                       who);
+  (void)walk(A, tile, end, h, &pieces);
+  /* One allocation: the list, then, only with pieces, nt partials (8
+   * bytes) and nt counters (4 bytes), indexed by tile (only a long row's
+   * first piece's counter is used). */
+  const size_t bytes = list + (pieces ? (size_t)nt * 12 : 0);
+  void *d = NULL;
+  cudaError_t e = cudaMalloc(&d, bytes);
+  if (e != cudaSuccess) {
+    free(h);
+    return smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (%s tiles)", bytes,
+                       who);
+  }
+  const char *what = "cudaMemcpy of the tile list";
+  e = cudaMemcpyAsync(d, h, list, cudaMemcpyHostToDevice, ctx->stream);
+  unsigned *counts = NULL;
+  if (pieces) {
+    counts = (unsigned *)((char *)d + list + (size_t)nt * 8);
+    if (e == cudaSuccess) {
+      what = "cudaMemset of the tile counters";
+      e = cudaMemsetAsync(counts, 0, (size_t)nt * 4, ctx->stream);
+    }
+  }
+  if (e == cudaSuccess) {
+    what = "cudaStreamSynchronize after the tile set-up";
+    e = cudaStreamSynchronize(ctx->stream);
+  }
+  free(h);
+  if (e != cudaSuccess) {
+    cudaFree(d);
+    return smv_cu_fail(ctx, e, "%s (%s, %zu bytes)", what, who, bytes);
+  }
+  out->list = (int2 *)d;
+  out->partials = pieces ? (char *)d + list : NULL;
+  out->counts = counts;
+  out->ntiles = nt;
+  out->bytes = bytes;
+  return SMV_OK;
+}
