@@ -175,9 +175,16 @@ static void auto_is(const char *spec, smv_alg want64, smv_alg want32) {
     smv_matrix *dA = NULL;
     CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
     smv_matrix_plan_info p;
-    if (dA && smv_matrix_plan(dA, &p) == SMV_OK)
+    if (dA && smv_matrix_plan(dA, &p) == SMV_OK) {
       CHECKF(p.alg == (f32 ? want32 : want64), "%s %s: AUTO %s: %s", spec,
              f32 ? "f32" : "f64", smv_alg_name(p.alg), p.reason);
+      /* Rung 10's plan line: scattered columns past the L2 gather in
+       * entry order. */
+      if (p.alg == SMV_ALG_STREAM)
+        CHECKF(strstr(p.reason, "rung 10 plan: ") &&
+                   strstr(p.reason, "gathers in entry order"),
+               "%s: plan: %s", spec, p.reason);
+    }
     smv_matrix_free(dA);
   }
   smv_csr_free(A);

@@ -28,7 +28,8 @@
  * 11 merge: rung 10's tiles summed along the merge path (each thread an
  *   equal share of row ends + entries, segmented scan between threads) /
  *   power-law rows in one tile cost the same as even ones, no tile ended
- *   early / search and scan per tile; measured: see spmv_11_merge.cu
+ *   early / LOSS: level with rung 10 in f32 on scattered columns, 3-16%
+ *   behind in f64 and on local columns (the reduction was never the limit)
  * 0 auto: smv_auto_choose below, once per matrix at upload
  *
  * Block sizes: every rung with a kernel gets the block size with the

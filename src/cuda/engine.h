@@ -314,6 +314,9 @@ smv_status smv_tiles_build(smv_context *ctx, const smv_csr *A, int64_t tile,
  * (down to 256) until `work` (nnz for rung 10, rows + nnz for rung 11)
  * gives every SM four tiles. */
 int smv_tile_size(const smv_context *ctx, int64_t work, int top);
+/* One line on a tile list (tiles.cu), for the analysis record. */
+void smv_tiles_describe(const struct smv_tiles *tl, int rung, char *buf,
+                        size_t n);
 /* The load mode for a matrix (tiles.cu): evict-first past the L2, with
  * the gathers in entry order when its columns are scattered. */
 int smv_tile_load(const smv_context *ctx, const smv_matrix *m);

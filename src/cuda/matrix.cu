@@ -213,10 +213,17 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   if (st == SMV_OK)
     st = smv_merge_setup(ctx, m, A);
   m->plan.prep_ms = smv_now_ms() - t;
-  if (st == SMV_OK && m->auto_alg == SMV_ALG_ADAPTIVE) {
+  if (st == SMV_OK &&
+      (m->auto_alg == SMV_ALG_ADAPTIVE || m->auto_alg == SMV_ALG_STREAM ||
+       m->auto_alg == SMV_ALG_MERGE)) {
     const size_t used = strlen(m->plan.reason);
     char line[192];
-    smv_adaptive_describe(m, line, sizeof line);
+    if (m->auto_alg == SMV_ALG_ADAPTIVE)
+      smv_adaptive_describe(m, line, sizeof line);
+    else if (m->auto_alg == SMV_ALG_STREAM)
+      smv_tiles_describe(&m->stream, 10, line, sizeof line);
+    else
+      smv_tiles_describe(&m->merge, 11, line, sizeof line);
     snprintf(m->plan.reason + used, sizeof m->plan.reason - used, "; %s", line);
   }
   /* cuSPARSE: what the plan runs, or both when asked (timed inside).

@@ -41,6 +41,19 @@
  *      from 74-77% to 93-95% of the copy bandwidth on bands of 9-33 per
  *      row (band:8000000:4 442.6 -> 356.9 us; H100, 2026-11-24, commits
  *      e207e05 -> d42aa2a). f32 took 32 registers from the start.
+ *   7. Past the L2 with scattered columns, the gathers of x go in entry
+ *      order across the warp (tile_common.h's stage_tg: lane l gathers
+ *      entries 32 j + l of the warp's 128 after the 16-byte loads), where
+ *      lane l used to gather its own quad's 4 entries (lanes 4 entries
+ *      apart). ncu on rmat:22:16 f32 showed what limits these matrices:
+ *      the L2's tag lookups, at 81-96% of peak for rung 10 and ALG1 alike,
+ *      with ALG1 issuing 10% fewer of them (118M against 132M) and
+ *      running about 14% faster. In entry order, lanes that read one 128-byte
+ *      line of x share one request. rmat:22:16 went from 0.855x to 0.932x
+ *      ALG1 in f32, and most f64 scattered matrices from 0.92-1.00x to
+ *      0.998-1.062x (the figures: tiles.cu's smv_tile_load). The shared
+ *      machinery (loads, staging, pieces, the list) moved to
+ *      tile_common.h and tiles.cu for rung 11 (commit 8b23aca).
  * Why it should help: no lanes wasted on any row length, 16-byte loads,
  * a fixed amount of work per block.
  * Where it loses: the staging round trip through shared memory and the
@@ -56,6 +69,10 @@
  * rung 9 in f64, 5-9% behind in f32; 129 per row 9% behind rung 9 (f64);
  * rand:2000000:16 level with ALG1; plaw:2000000:16 3% (f64) and 4%
  * (f32) behind ALG1; every real matrix 0.2-2.5 us behind rung 9.
+ * After change 7 (H100, 2026-11-25, commit 8b23aca, raw/rung11/):
+ * 1.00-1.07x ALG1 with x in the L2 and even rows (denserow, lap3d
+ * with perm=rand, rand; f64 and f32), 0.98-1.00x on plaw:4000000:16 and
+ * 0.89-0.96x on R-MAT, where AUTO keeps ALG1.
  *
  * Attributes and default block: the rung reports its large-matrix instance
  * (TILE = 2048 in f64, 4096 in f32).
@@ -128,22 +145,13 @@ static const void *kernel(smv_precision prec) {
 
 static size_t smem(smv_precision, int) { return 0; } /* all static */
 
-template <typename T> static cudaError_t run(const smv_launch *P) {
-  const struct smv_tiles *tl = &P->m->stream;
-  const tile_args<T> a = {
-      P->row_ptr,      P->col_idx,        (const T *)P->values,
-      (const T *)P->x, (T)P->alpha,       (T)P->beta,
-      (T *)P->y,       (T *)tl->partials, tl->counts};
-  return tile_dispatch(tl, [&](auto tile, auto ld) {
-    return smv_launch_k(
-        spmv_stream<T, decltype(tile)::value, decltype(ld)::value>,
-        tile_grid(tl->ntiles), P->block, 0, P->stream, tl->ntiles,
-        (const int2 *)tl->list, a);
-  });
-}
+/* The kernel for a tile size and load mode (tile_run's K). */
+template <typename T, int TILE, int LD> struct stream_kernel {
+  static constexpr auto fn = spmv_stream<T, TILE, LD>;
+};
 
 static cudaError_t launch(const struct smv_launch *P) {
-  return P->prec == SMV_F64 ? run<double>(P) : run<float>(P);
+  return tile_run<stream_kernel>(P, &P->m->stream);
 }
 
 const struct smv_rung smv_rung_stream = {kernel, smem, launch, 256};

@@ -38,12 +38,27 @@
  * Order of the sums: fixed by the tile list and blockDim, so results are
  * bit-reproducible run to run (not equal to rung 10's).
  *
- * Shapes: TILE = 2048 work items in f64 (products 16 KiB + row ends
- * 4 KiB of shared memory), 4096 in f32 (16 + 8 KiB); 8 blocks of 256
- * threads per H100 SM, 8 or 16 items per thread.
+ * Shapes: TILE = 2048 work items (rows + entries) in both precisions:
+ * products 16 KiB (f64) or 8 KiB (f32) + row ends 4 KiB of shared memory;
+ * 8 blocks of 256 threads per H100 SM, 8 items per thread. At 4096 in f32
+ * (16 + 8 KiB) it ran 14-30% slower than at 2048 (rmat 1360 against 1187
+ * us, plaw 697 against 557; raw/rung11/dev/tile-sweep.tgz): the shared memory
+ * that 8 such blocks take leaves the L1 too little room for x.
+ *
+ * Measured: a LOSS (H100, 2026-11-25, commit 8b23aca, L2-warm, against
+ * rung 10 in the same run; raw/rung11/): level with rung 10 in f32 on
+ * scattered columns (from 2.0% faster on plaw to 2.5% slower on
+ * denserow), behind it in f64 (rmat 3%, plaw 14%, lap3d with perm=rand
+ * 15%, denserow 16%; level on rand and on rmat with perm=rand) and on
+ * local columns (band:8000000:8 16% in f32, 8% in f64). Balancing the reduction
+ * bought nothing because the reduction was not what limited rung 10 on
+ * power-law rows: ncu showed both kernels moving the same L2 sectors at the
+ * same rate (rmat:22:16 f32: 142-144M sectors, L2 at 84-86% of peak, 1.15 ms
+ * each); the limit is the L2's tag lookups for the gathers of x, which rung
+ * 10's change 7 then cut. The search, the scan and the extra barrier cost the
+ * rest. AUTO never picks it; the tuner may.
  */
 #include "tile_common.h"
-
 
 /* Segmented inclusive scan over the block of (key, v), keys nondecreasing
  * in thread order: returns the sum of v over the threads up to this one
@@ -166,22 +181,13 @@ static const void *kernel(smv_precision prec) {
 
 static size_t smem(smv_precision, int) { return 0; } /* all static */
 
-template <typename T> static cudaError_t run(const smv_launch *P) {
-  const struct smv_tiles *tl = &P->m->merge;
-  const tile_args<T> a = {P->row_ptr,      P->col_idx,
-                          (const T *)P->values, (const T *)P->x,
-                          (T)P->alpha,    (T)P->beta,
-                          (T *)P->y,      (T *)tl->partials,
-                          tl->counts};
-  return tile_dispatch(tl, [&](auto tile, auto ld) {
-    return smv_launch_k(spmv_merge<T, decltype(tile)::value, decltype(ld)::value>,
-                        tile_grid(tl->ntiles), P->block, 0, P->stream,
-                        tl->ntiles, (const int2 *)tl->list, a);
-  });
-}
+/* The kernel for a tile size and load mode (tile_run's K). */
+template <typename T, int TILE, int LD> struct merge_kernel {
+  static constexpr auto fn = spmv_merge<T, TILE, LD>;
+};
 
 static cudaError_t launch(const struct smv_launch *P) {
-  return P->prec == SMV_F64 ? run<double>(P) : run<float>(P);
+  return tile_run<merge_kernel>(P, &P->m->merge);
 }
 
 const struct smv_rung smv_rung_merge = {kernel, smem, launch, 256};

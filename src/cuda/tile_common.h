@@ -85,7 +85,7 @@ __device__ __forceinline__ void transpose_cols(const int c[4], int out[4]) {
  * hot vertices) several lanes fall in one 128-byte line and share one L2
  * request; the L2's tag lookups are what limits these matrices (H100,
  * rmat:22:16 f32: lts__t_tag_requests at 81-96% of peak, cuSPARSE ALG1
- * 11% fewer requests than rung 10's quad-order gathers). The values go to
+ * 10% fewer requests than rung 10's quad-order gathers). The values go to
  * sm at their entries' places; the products are made there once the
  * gathers are in (one quad per thread per round: 32 registers). Whole
  * warps iterate (blockDim is a multiple of 32). */
@@ -104,7 +104,8 @@ stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
     transpose_cols(c, g);
     T xg[4];
 #pragma unroll
-    for (int j = 0; j < 4; j++) /* entry 4 w0 + 32 j + lane: quad w0 + 8 j + lane / 4 */
+    for (int j = 0; j < 4;
+         j++) /* entry 4 w0 + 32 j + lane: quad w0 + 8 j + lane / 4 */
       xg[j] = w0 + 8 * j + (lane >> 2) < qb ? __ldg(&x[g[j]]) : T(0);
     if (p) {
       const unsigned s = 4 * q - k0;
@@ -217,8 +218,8 @@ template <typename T> struct tile_args {
  * piece order and writes y. Ends on a barrier (shared memory is free). */
 template <typename T, int TILE, int LD>
 __device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
-                                           const tile_args<T> &a, T *sm,
-                                           T *red, unsigned *last_s) {
+                                           const tile_args<T> &a, T *sm, T *red,
+                                           unsigned *last_s) {
   const unsigned t = threadIdx.x, B = blockDim.x;
   const unsigned rb = (unsigned)__ldg(&a.row_ptr[r0]);
   const unsigned re = (unsigned)__ldg(&a.row_ptr[r0 + 1]);
@@ -248,12 +249,17 @@ __device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
   __syncthreads(); /* sm, red and last_s are reused by the next tile */
 }
 
+/* Grid for a tile list: one block per tile, capped at gridDim.x's limit
+ * (the kernels loop over tiles). */
+static inline unsigned tile_grid(int64_t ntiles) {
+  return (unsigned)(ntiles < (int64_t)INT32_MAX ? ntiles : (int64_t)INT32_MAX);
+}
+
 /* f(tile, ld) with the list's tile size and load mode as
  * std::integral_constant values, so that a rung's launch instantiates its
  * kernel for the sizes smv_tile_size gives (256..4096) and the three load
  * modes, and picks one at run time. */
-template <int LD, typename F>
-static cudaError_t tile_sizes(int tile, F f) {
+template <int LD, typename F> static cudaError_t tile_sizes(int tile, F f) {
   using std::integral_constant;
   switch (tile) {
   case 256:
@@ -280,10 +286,24 @@ static cudaError_t tile_dispatch(const struct smv_tiles *tl, F f) {
   }
 }
 
-/* Grid for a tile list: one block per tile, capped at gridDim.x's limit
- * (the kernels loop over tiles). */
-static inline unsigned tile_grid(int64_t ntiles) {
-  return (unsigned)(ntiles < (int64_t)INT32_MAX ? ntiles : (int64_t)INT32_MAX);
+/* A tile rung's launch: K<T, TILE, LD>::fn is its kernel for a tile size
+ * and load mode, launched one block per tile on the list tl. */
+template <template <typename, int, int> class K, typename T>
+static cudaError_t tile_run_t(const smv_launch *P, const struct smv_tiles *tl) {
+  const tile_args<T> a = {
+      P->row_ptr,      P->col_idx,        (const T *)P->values,
+      (const T *)P->x, (T)P->alpha,       (T)P->beta,
+      (T *)P->y,       (T *)tl->partials, tl->counts};
+  return tile_dispatch(tl, [&](auto tile, auto ld) {
+    return smv_launch_k(K<T, decltype(tile)::value, decltype(ld)::value>::fn,
+                        tile_grid(tl->ntiles), P->block, 0, P->stream,
+                        tl->ntiles, (const int2 *)tl->list, a);
+  });
+}
+template <template <typename, int, int> class K>
+static cudaError_t tile_run(const smv_launch *P, const struct smv_tiles *tl) {
+  return P->prec == SMV_F64 ? tile_run_t<K, double>(P, tl)
+                            : tile_run_t<K, float>(P, tl);
 }
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include "engine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,19 +22,32 @@ int smv_tile_size(const smv_context *ctx, int64_t work, int top) {
   return tile;
 }
 
-/* Measured (H100, 2026-11-25, rung 10, L2-warm, against ALG1 in the same
- * run): the entry-order gathers took rmat:22:16 from 0.88x to 0.94x in
- * f32 and 0.75x to 0.92x in f64, plaw:4000000:16 f64 0.72x to 0.99x,
- * lap3d:160,perm=rand f64 0.78x to 1.03x, denserow:4000000:8 f64 0.81x to
- * 1.06x (those f64 figures with a build whose quad-order path spilled);
- * f32 elsewhere within 1%, and band:8000000:8 (local columns) 1% slower:
- * hence only for scattered columns (raw: bench/results/h100-80gb-hbm3/
- * raw/rung11/). */
+/* Entry-order gathers (SMV_TILE_EF_TG) only for scattered columns
+ * (col_spread > 0.05) past the L2. Measured on rung 10 (H100, L2-warm,
+ * speed-up over ALG1 in the same run; before: suite at 59dc89c, after:
+ * 8b23aca, 2026-11-25; raw/rung11/ and suite.md): rmat:22:16 0.855 ->
+ * 0.932 (f32) and 0.854 -> 0.923 (f64); f64 denserow:4000000:8 1.000 ->
+ * 1.062, lap3d:160,perm=rand 0.958 -> 1.025, plaw:4000000:16 0.922 ->
+ * 0.998, rand 0.989-0.993 -> 1.007-1.009; the other f32 scattered
+ * matrices within 1% either way. Local columns keep the quad-order
+ * gathers: band:8000000:8 f32 was 1% slower with entry order in a
+ * development build (raw/rung11/dev/tg.tgz). */
 int smv_tile_load(const smv_context *ctx, const smv_matrix *m) {
   const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
   if ((double)m->st.nnz * (vbytes + 4.0) <= (double)ctx->prop.l2CacheSize)
     return SMV_TILE_RO;
   return m->st.col_spread > 0.05 ? SMV_TILE_EF_TG : SMV_TILE_EF;
+}
+
+/* One line on a tile list for the analysis record ("rung 10 plan: ..."). */
+void smv_tiles_describe(const struct smv_tiles *tl, int rung, char *buf,
+                        size_t n) {
+  static const char *load[] = {"read-only path", "stream evict-first",
+                               "stream evict-first, gathers in entry order"};
+  const int l = tl->load >= 0 && tl->load <= 2 ? tl->load : 0;
+  snprintf(buf, n, "rung %d plan: %lld tiles of %d %s, %s", rung,
+           (long long)tl->ntiles, tl->tile,
+           rung == 10 ? "entries" : "rows + entries", load[l]);
 }
 
 /* Write the list (n entries counted by the first pass) into h, or only
