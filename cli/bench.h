@@ -94,9 +94,9 @@ int bench_gpu_matrix(bench_run *run, const char *name, const smv_csr *A,
 int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
                      smv_precision prec, bench_records *rs);
 /* Fill the record's block, regs, smem and occupancy fields for one of our
- * kernels at `block` (0 = the engine's default). */
-void bench_gpu_occupancy(bench_run *run, smv_alg alg, smv_precision prec,
-                         int block, bench_record *r);
+ * kernels at `block` (0 = the size an SpMV with it on dA launches). */
+void bench_gpu_occupancy(bench_run *run, const smv_matrix *dA, smv_alg alg,
+                         smv_precision prec, int block, bench_record *r);
 
 /* ------------------------------------------------------------------------ */
 /* Reports                                                                   */

@@ -203,12 +203,12 @@ static const char *limits_text(unsigned bits, char *buf, size_t n) {
   return buf;
 }
 
-void bench_gpu_occupancy(bench_run *run, smv_alg alg, smv_precision prec,
-                         int block, bench_record *r) {
+void bench_gpu_occupancy(bench_run *run, const smv_matrix *dA, smv_alg alg,
+                         smv_precision prec, int block, bench_record *r) {
   if (!smv_kernel_name(alg))
     return;
   if (block <= 0 &&
-      smv_kernel_default_block(run->ctx, alg, prec, &block) != SMV_OK)
+      smv_matrix_launch_block(run->ctx, dA, alg, &block) != SMV_OK)
     return;
   r->block = block;
   smv_kernel_attrs a;
@@ -294,7 +294,7 @@ static int gpu_rungs(gpu_job *j, bench_records *rs) {
     bench_record r;
     bench_record_start(&r, run, j->name, j->A, j->prec, smv_alg_name(alg),
                        j->alpha, j->beta);
-    bench_gpu_occupancy(run, alg, j->prec, cfg->block, &r);
+    bench_gpu_occupancy(run, j->dA, alg, j->prec, cfg->block, &r);
     smv_matrix_plan_info plan;
     if (alg == SMV_ALG_AUTO && smv_matrix_plan(j->dA, &plan) == SMV_OK)
       snprintf(r.note, sizeof r.note, "AUTO = %s (%s)", smv_alg_name(plan.alg),
@@ -336,7 +336,7 @@ static int gpu_sweep(gpu_job *j, bench_records *rs) {
       if (st != SMV_OK) {
         spmv_error(j, &r, "smv_context_set_block_size", st);
       } else {
-        bench_gpu_occupancy(run, alg, j->prec, b, &r);
+        bench_gpu_occupancy(run, j->dA, alg, j->prec, b, &r);
         verify_and_time(j, alg, &opt, &r);
       }
       rc = push_record(rs, &r);

@@ -354,9 +354,9 @@ static int plot_history(const char *png, const double *h, int count,
              "  set terminal pngcairo size 900,540 font ',10'\n"
              "} else {\n"
              "  set terminal png size 900,540\n"
-             "}\nset output ");
-  lab_gnuplot_string(f, png);
-  fprintf(f, "\nset datafile separator ','\nset key off\nset logscale y\n"
+             "}\n");
+  lab_gnuplot_output(f, png);
+  fprintf(f, "set datafile separator ','\nset key off\nset logscale y\n"
              "set format y '10^{%%L}'\nset grid\n"
              "set xlabel 'iteration'\nset ylabel '||r|| / ||b||'\n"
              "set title ");
@@ -373,7 +373,7 @@ static int plot_history(const char *png, const double *h, int count,
             dat, gp, gp);
     return CLI_OK;
   }
-  int rc = lab_run_gnuplot(gp);
+  int rc = lab_run_gnuplot(gp, png);
   if (rc > 0) {
     cli_error("running gnuplot: %s", strerror(rc));
     return CLI_ERR;

@@ -249,9 +249,8 @@ int write_plot(const char *png, const char *title, const char *subtitle,
              "gnuplot ");
   fprintf(f, "%s\n", gp);
   fprintf(f, "set terminal pngcairo size 960,560 enhanced font 'Sans,11'\n");
-  fprintf(f, "set output ");
-  lab_gnuplot_string(f, png);
-  fprintf(f, "\nset title ");
+  lab_gnuplot_output(f, png);
+  fprintf(f, "set title ");
   lab_gnuplot_string(f, title);
   fprintf(f, ".\"\\n\".");
   lab_gnuplot_string(f, subtitle);
@@ -296,7 +295,7 @@ int write_plot(const char *png, const char *title, const char *subtitle,
             dat, gp, png, gp);
     return CLI_OK;
   }
-  int rc = lab_run_gnuplot(gp);
+  int rc = lab_run_gnuplot(gp, png);
   if (rc > 0) {
     cli_error("running gnuplot: %s", strerror(rc));
     return CLI_ERR;

@@ -206,6 +206,12 @@ smv_status smv_kernel_occupancy_cuda(smv_context *ctx, smv_alg alg,
 /* The block size the engine uses for a rung by default on this device. */
 smv_status smv_kernel_default_block(smv_context *ctx, smv_alg alg,
                                     smv_precision prec, int *block);
+/* The block size smv_spmv(ctx, alg, ..., dA, ...) launches: the context's
+ * override (smv_context_set_block_size) if set, else the matrix's own plan
+ * where it has one (rung 9's one-round plan: 256), else the default above.
+ * SMV_ERR_NOT_FOUND for AUTO and the cuSPARSE rungs (no kernel of ours). */
+smv_status smv_matrix_launch_block(smv_context *ctx, const smv_matrix *dA,
+                                   smv_alg alg, int *block);
 /* ======================================================================== */
 /* Measurement                                                               */
 /* ======================================================================== */

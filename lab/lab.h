@@ -203,13 +203,19 @@ int bench_plot(const bench_records *rs, const char *png);
  * and calculated occupancy per block size. */
 void bench_markdown(FILE *f, const bench_records *rs);
 
-/* gnuplot, for the PNG plots of `occupancy --sweep` and `bench --plot`:
- * a single-quoted gnuplot string literal ('' escapes a quote); whether
- * gnuplot is on PATH; run `gnuplot SCRIPT` without a shell: 0 on success, a
- * positive errno if it could not be started, -1 if gnuplot failed. */
+/* gnuplot, for the PNG plots of `occupancy --sweep`, `bench --plot` and
+ * `solve --plot`: a single-quoted gnuplot string literal ('' escapes a
+ * quote); the script's output line (lab_gnuplot_output: PNG, unless the
+ * variable smv_output is set, which lab_run_gnuplot does); whether gnuplot
+ * is on PATH; run `gnuplot -e "smv_output='PNG.tmp-PID'" SCRIPT` without a
+ * shell, then rename the temporary file to PNG, so that a failed or
+ * interrupted run never leaves a partial PNG (removed instead): 0 on
+ * success, a positive errno if gnuplot could not be started or the rename
+ * failed, -1 if gnuplot failed or wrote nothing. */
 void lab_gnuplot_string(FILE *f, const char *s);
+void lab_gnuplot_output(FILE *f, const char *png);
 int lab_have_gnuplot(void);
-int lab_run_gnuplot(const char *script);
+int lab_run_gnuplot(const char *script, const char *png);
 
 #ifdef __cplusplus
 }

@@ -58,11 +58,9 @@ static void gp_terminal(FILE *f, const char *png, int w, int h) {
           "  set terminal pngcairo size %d,%d font ',10'\n"
           "} else {\n"
           "  set terminal png size %d,%d\n"
-          "}\n"
-          "set output ",
+          "}\n",
           w, h, w, h);
-  lab_gnuplot_string(f, png);
-  fputc('\n', f);
+  lab_gnuplot_output(f, png);
 }
 
 static int plot_sweep(const bench_records *rs, const char *matrix,
@@ -258,7 +256,7 @@ int bench_plot(const bench_records *rs, const char *png) {
       rc = have_sweep
                ? plot_sweep(rs, mats[m], precs[p], img.png, img.dat, img.gp)
                : plot_ladder(rs, precs[p], img.png, img.dat, img.gp);
-      if (rc == 0 && gnuplot && lab_run_gnuplot(img.gp) != 0) {
+      if (rc == 0 && gnuplot && lab_run_gnuplot(img.gp, img.png) != 0) {
         lab_error("gnuplot failed on %s", img.gp);
         rc = -1;
       }

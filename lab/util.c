@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,6 +100,13 @@ void lab_gnuplot_string(FILE *f, const char *s) {
   fputc('\'', f);
 }
 
+void lab_gnuplot_output(FILE *f, const char *png) {
+  fprintf(f, "if (exists('smv_output')) {\n  set output smv_output\n} else {\n"
+             "  set output ");
+  lab_gnuplot_string(f, png);
+  fprintf(f, "\n}\n");
+}
+
 /* A PATH search like the shell's, so "not installed" is known before any
  * script is run (and posix_spawnp's not-found handling needs no recent
  * glibc). */
@@ -123,15 +131,38 @@ int lab_have_gnuplot(void) {
   return 0;
 }
 
-int lab_run_gnuplot(const char *script) {
+int lab_run_gnuplot(const char *script, const char *png) {
+  char tmp[4096], def[4200];
+  int n = snprintf(tmp, sizeof tmp, "%s.tmp-%ld", png, (long)getpid());
+  if (n < 0 || (size_t)n >= sizeof tmp)
+    return ENAMETOOLONG;
+  /* -e "smv_output='TMP'": the path as a gnuplot literal ('' for '). */
+  size_t k = (size_t)snprintf(def, sizeof def, "smv_output='");
+  for (const char *c = tmp; *c && k + 3 < sizeof def; c++) {
+    if (*c == '\'')
+      def[k++] = '\'';
+    def[k++] = *c;
+  }
+  if (k + 2 >= sizeof def)
+    return ENAMETOOLONG;
+  def[k++] = '\'';
+  def[k] = '\0';
   pid_t pid;
-  char *args[] = {"gnuplot", (char *)script, NULL};
+  char *args[] = {"gnuplot", "-e", def, (char *)script, NULL};
   int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ);
   if (rc != 0)
     return rc;
   int status;
+  struct stat sb;
   if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0)
+      WEXITSTATUS(status) != 0 || stat(tmp, &sb) != 0 || sb.st_size == 0) {
+    (void)unlink(tmp);
     return -1;
+  }
+  if (rename(tmp, png) != 0) {
+    rc = errno;
+    (void)unlink(tmp);
+    return rc;
+  }
   return 0;
 }

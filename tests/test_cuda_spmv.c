@@ -196,6 +196,25 @@ static void test_one_round_tiers(void) {
              "one-round, 1 lanes per row, rows over 4 entries to 59 warp "
              "chunks and 5 block rows",
              1);
+  /* The block it launches (what smv bench reports): the plan's 256, the
+   * context's default for another rung, a caller's size over both. */
+  smv_matrix *dA = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  int b = 0, d = 0;
+  CHECK_OK(smv_matrix_launch_block(ctx, dA, SMV_ALG_ADAPTIVE, &b));
+  CHECK_INT(b, 256);
+  CHECK_OK(smv_matrix_launch_block(ctx, dA, SMV_ALG_STREAM, &b));
+  CHECK_OK(smv_kernel_default_block(ctx, SMV_ALG_STREAM, SMV_F64, &d));
+  CHECK_INT(b, d);
+  CHECK_OK(smv_context_set_block_size(ctx, 96));
+  CHECK_OK(smv_matrix_launch_block(ctx, dA, SMV_ALG_ADAPTIVE, &b));
+  CHECK_INT(b, 96);
+  CHECK_OK(smv_context_set_block_size(ctx, 0));
+  CHECK_INT(smv_matrix_launch_block(ctx, dA, SMV_ALG_AUTO, &b),
+            SMV_ERR_NOT_FOUND);
+  CHECK_INT(smv_matrix_launch_block(ctx, NULL, SMV_ALG_ADAPTIVE, &b),
+            SMV_ERR_ARG);
+  smv_matrix_free(dA);
   ladder(A, "one-round tiers", NCASES);
   smv_csr_free(A);
 }

@@ -501,6 +501,23 @@ extern "C" smv_status smv_kernel_occupancy_cuda(smv_context *ctx, smv_alg alg,
   return SMV_OK;
 }
 
+extern "C" smv_status smv_matrix_launch_block(smv_context *ctx,
+                                              const smv_matrix *dA, smv_alg alg,
+                                              int *block) {
+  if (!dA)
+    return ctx ? smv_ctx_set(ctx, SMV_ERR_ARG,
+                             "smv_matrix_launch_block: NULL matrix")
+               : SMV_ERR_ARG;
+  smv_status st = smv_kernel_default_block(ctx, alg, dA->prec, block);
+  if (st != SMV_OK)
+    return st;
+  if (ctx->block_override)
+    *block = ctx->block_override;
+  else if (alg == SMV_ALG_ADAPTIVE && dA->block) /* as rung 9's launch */
+    *block = dA->block;
+  return SMV_OK;
+}
+
 extern "C" smv_status smv_kernel_default_block(smv_context *ctx, smv_alg alg,
                                                smv_precision prec, int *block) {
   const struct smv_rung *r = NULL;

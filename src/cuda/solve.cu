@@ -843,31 +843,42 @@ static bool host_entry(const smv_context *ctx, smv_solve_result *res) {
   return ctx != nullptr;
 }
 
-/* Host double vector <-> device vector of the given precision: from `in`
- * to `d` when `in` is given, else from `d` to `out`. f32 goes through a
- * host buffer of floats. */
-static smv_status copy_vector(smv_context *ctx, smv_precision prec,
-                              const double *in, double *out, void *d,
-                              int64_t n) {
+/* Host double vector <-> device vector of the given precision, one shared
+ * body for both directions (to_device picks it); f32 goes through a host
+ * buffer of floats. Callers use upload_vector / download_vector. */
+static smv_status move_vector(smv_context *ctx, smv_precision prec,
+                              bool to_device, double *h, void *d, int64_t n) {
   if (prec == SMV_F64)
-    return in ? smv_memcpy_h2d(ctx, d, in, (size_t)n * sizeof(double))
-              : smv_memcpy_d2h(ctx, out, d, (size_t)n * sizeof(double));
+    return to_device ? smv_memcpy_h2d(ctx, d, h, (size_t)n * sizeof(double))
+                     : smv_memcpy_d2h(ctx, h, d, (size_t)n * sizeof(double));
   float *t = (float *)malloc(((size_t)n + 1) * sizeof(float));
   if (!t)
     return smv_ctx_set(ctx, SMV_ERR_NOMEM, "out of host memory (%lld floats)",
                        (long long)n);
   smv_status s;
-  if (in) {
+  if (to_device) {
     for (int64_t i = 0; i < n; i++)
-      t[i] = (float)in[i];
+      t[i] = (float)h[i];
     s = smv_memcpy_h2d(ctx, d, t, (size_t)n * sizeof(float));
   } else {
     s = smv_memcpy_d2h(ctx, t, d, (size_t)n * sizeof(float));
     for (int64_t i = 0; s == SMV_OK && i < n; i++)
-      out[i] = (double)t[i];
+      h[i] = (double)t[i];
   }
   free(t);
   return s;
+}
+
+/* Host doubles `in` -> device vector `d` (n entries, in d's precision). */
+static smv_status upload_vector(smv_context *ctx, smv_precision prec,
+                                const double *in, void *d, int64_t n) {
+  return move_vector(ctx, prec, true, (double *)in, d, n); /* only read */
+}
+
+/* Device vector `d` -> host doubles `out`. */
+static smv_status download_vector(smv_context *ctx, smv_precision prec,
+                                  const void *d, double *out, int64_t n) {
+  return move_vector(ctx, prec, false, out, (void *)d, n); /* only read */
 }
 
 extern "C" smv_status smv_solve_cuda_host(smv_context *ctx, smv_matrix *dA,
@@ -897,14 +908,14 @@ extern "C" smv_status smv_solve_cuda_host(smv_context *ctx, smv_matrix *dA,
   if (s == SMV_OK)
     s = smv_device_malloc(ctx, ((size_t)n + 1) * es, &dx);
   if (s == SMV_OK)
-    s = copy_vector(ctx, dA->prec, b, nullptr, db, n);
+    s = upload_vector(ctx, dA->prec, b, db, n);
   if (s == SMV_OK && opt && opt->use_x0)
-    s = copy_vector(ctx, dA->prec, x, nullptr, dx, n);
+    s = upload_vector(ctx, dA->prec, x, dx, n);
   if (s == SMV_OK)
     s = method == SMV_METHOD_CG ? smv_cg_cuda(ctx, dA, db, dx, opt, res)
                                 : smv_bicgstab_cuda(ctx, dA, db, dx, opt, res);
   if (s == SMV_OK)
-    s = copy_vector(ctx, dA->prec, nullptr, x, dx, n);
+    s = download_vector(ctx, dA->prec, dx, x, n);
   smv_device_free(ctx, db);
   smv_device_free(ctx, dx);
   return s;
@@ -948,14 +959,14 @@ extern "C" smv_status smv_pagerank_cuda(smv_context *ctx, const smv_csr *A,
       (s = smv_device_malloc(ctx, ((size_t)n + 1) * es, &dr)) != SMV_OK ||
       (s = smv_device_malloc(ctx, ((size_t)nd + 1) * sizeof(int32_t), &ddl)) !=
           SMV_OK ||
-      (s = copy_vector(ctx, prec, v, nullptr, dv, n)) != SMV_OK ||
+      (s = upload_vector(ctx, prec, v, dv, n)) != SMV_OK ||
       (nd > 0 && (s = smv_memcpy_h2d(ctx, ddl, dl,
                                      (size_t)nd * sizeof(int32_t))) != SMV_OK))
     goto out;
   s = solve_device(ctx, dPT, SMV_METHOD_PAGERANK, nullptr, dr, dv,
                    (const int32_t *)ddl, nd, &o, res);
   if (s == SMV_OK)
-    s = copy_vector(ctx, prec, nullptr, r, dr, n);
+    s = download_vector(ctx, prec, dr, r, n);
 out:
   smv_matrix_free(dPT);
   smv_device_free(ctx, dv);

@@ -137,6 +137,13 @@ smv_status smv_kernel_default_block(smv_context *ctx, smv_alg alg,
     *block = 0;
   return SMV_ERR_NO_DEVICE;
 }
+smv_status smv_matrix_launch_block(smv_context *ctx, const smv_matrix *dA,
+                                   smv_alg alg, int *block) {
+  (void)ctx, (void)dA, (void)alg;
+  if (block)
+    *block = 0;
+  return SMV_ERR_NO_DEVICE;
+}
 /* Transposed SpMV and SpMM (src/cuda/transpose.cu, spmm_*.cu). */
 smv_status smv_matrix_prepare_transpose(smv_context *ctx, smv_matrix *dA) {
   (void)ctx, (void)dA;

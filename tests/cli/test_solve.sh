@@ -110,7 +110,22 @@ expect_rc 0 "plot" "$SMV" solve lap2d:20 --backend cpu --plot "$T_TMP/p.png"
 if [ -s "$T_TMP/p.gp" ] && [ -s "$T_TMP/p.csv" ]; then ok; else bad "plot script/data missing"; fi
 if command -v gnuplot >/dev/null 2>&1; then
   if [ -s "$T_TMP/p.png" ]; then ok; else bad "gnuplot ran but no png"; fi
-else skip "gnuplot not installed"; fi
+  if ls "$T_TMP"/p.png.tmp-* >/dev/null 2>&1; then bad "temporary png left"; else ok; fi
+else skip "gnuplot not installed"; skip "gnuplot not installed"; fi
+# A gnuplot that writes half an image and fails: no PNG, no temporary file
+# left (the image goes to a temporary name given by -e smv_output='...').
+mkdir -p "$T_TMP/fakebin"
+cat >"$T_TMP/fakebin/gnuplot" <<'FAKE'
+#!/bin/sh
+out=$(printf '%s' "$2" | sed "s/^smv_output='\(.*\)'$/\1/")
+printf 'half' >"$out"
+exit 1
+FAKE
+chmod +x "$T_TMP/fakebin/gnuplot"
+rm -f "$T_TMP/f.png"
+PATH="$T_TMP/fakebin:$PATH" expect_rc 1 "plot: gnuplot fails" "$SMV" solve lap2d:20 --backend cpu --plot "$T_TMP/f.png"
+if [ -e "$T_TMP/f.png" ]; then bad "failed gnuplot left a png"; else ok; fi
+if ls "$T_TMP"/f.png.tmp-* >/dev/null 2>&1; then bad "failed gnuplot left its temporary file"; else ok; fi
 
 # PageRank: the hand-computed graph.
 expect_rc 0 "pagerank hand" "$SMV" pagerank "$T_TMP/graph.mtx" --backend cpu --damping 0.5 --tol 1e-14 -o "$T_TMP/r.mtx" --top 1
