@@ -155,7 +155,7 @@ smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m) {
   const struct smv_matrix_stats *s = &m->st;
   const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
   const double l2 = (double)ctx->prop.l2CacheSize;
-  if ((double)s->nnz * (vbytes + 4.0) <= l2)
+  if (!smv_matrix_past_l2(ctx, m))
     return SMV_ALG_ADAPTIVE;
   if (s->col_spread > 0.05) {
     const int x_past_l2 = (double)s->cols * vbytes > l2;
@@ -196,6 +196,18 @@ static smv_status check_common(smv_context *ctx, smv_alg alg,
                        "smv_spmv: matrix lives on device %d, context on %d",
                        dA->device, ctx->device);
   return SMV_OK;
+}
+
+/* The block size a launch of rung `alg` (one with a kernel of ours) on m
+ * uses: the caller's size for every rung, else the matrix's own plan where
+ * it has one (rung 9's one-round plan), else the rung's default. */
+static int launch_block(const smv_context *ctx, const smv_matrix *m,
+                        smv_alg alg) {
+  if (ctx->block_override)
+    return ctx->block_override;
+  if (alg == SMV_ALG_ADAPTIVE && m->block)
+    return m->block;
+  return ctx->default_block[alg][m->prec];
 }
 
 static smv_status spmv_device(smv_context *ctx, smv_alg alg, double alpha,
@@ -242,9 +254,7 @@ static smv_status spmv_device(smv_context *ctx, smv_alg alg, double alpha,
     if (!L.tex) /* cannot bind x: the read-only path computes the same */
       r = &smv_rung_vector_ldg, alg = SMV_ALG_VECTOR_LDG;
   }
-  L.block = ctx->block_override ? ctx->block_override
-                                : ctx->default_block[alg][dA->prec];
-  L.block_fixed = ctx->block_override != 0;
+  L.block = launch_block(ctx, dA, alg);
   e = r->launch(&L);
   if (e != cudaSuccess)
     return smv_cu_fail(ctx, e, "launch of %s (%lld rows, block %d)",
@@ -508,13 +518,12 @@ extern "C" smv_status smv_matrix_launch_block(smv_context *ctx,
     return ctx ? smv_ctx_set(ctx, SMV_ERR_ARG,
                              "smv_matrix_launch_block: NULL matrix")
                : SMV_ERR_ARG;
-  smv_status st = smv_kernel_default_block(ctx, alg, dA->prec, block);
+  const struct smv_rung *r = NULL;
+  smv_status st =
+      kernel_of(ctx, alg, dA->prec, block, "smv_matrix_launch_block: NULL", &r);
   if (st != SMV_OK)
     return st;
-  if (ctx->block_override)
-    *block = ctx->block_override;
-  else if (alg == SMV_ALG_ADAPTIVE && dA->block) /* as rung 9's launch */
-    *block = dA->block;
+  *block = launch_block(ctx, dA, alg);
   return SMV_OK;
 }
 

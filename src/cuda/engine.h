@@ -203,7 +203,6 @@ struct smv_launch {
   void *y;
   double alpha, beta;
   int block;
-  int block_fixed; /* 1: the caller set the block size (every rung)  */
   cudaStream_t stream;
   struct smv_matrix *m; /* rung 9 writes its partials and counters */
   /* rung 3 only */
@@ -244,6 +243,11 @@ smv_status smv_device_enter_uncaptured(smv_context *ctx,
 /* Grid for `work` threads in blocks of `block`, capped at the device's
  * gridDim.x limit (the kernels loop, so any row count works). */
 unsigned smv_grid_for(int64_t work, int block);
+
+/* Values and column indices (nnz * (8 or 4 + 4) bytes) outgrow the
+ * device's L2: the matrix streams from DRAM (matrix.cu). AUTO, rung 9's
+ * plan and the tile rungs' load mode decide on it. */
+int smv_matrix_past_l2(const smv_context *ctx, const smv_matrix *m);
 
 /* Host wall clock in milliseconds (CLOCK_MONOTONIC), for the analysis
  * record. */

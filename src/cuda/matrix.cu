@@ -116,6 +116,11 @@ static void release(smv_matrix *m) {
   free(m);
 }
 
+int smv_matrix_past_l2(const smv_context *ctx, const smv_matrix *m) {
+  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
+  return (double)m->st.nnz * (vbytes + 4.0) > (double)ctx->prop.l2CacheSize;
+}
+
 double smv_now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);

@@ -60,16 +60,15 @@
  */
 #include "tile_common.h"
 
-/* Segmented inclusive scan over the block of (key, v), keys nondecreasing
- * in thread order: returns the sum of v over the threads up to this one
- * whose key equals this thread's (a run of equal keys is contiguous). Also
- * returns in *excl the same sum for the previous thread (0 for thread 0).
- * wkey/wfirst/wval: 32 slots each of shared memory, free on entry. Ends
- * with every lane having read the warp slots (the caller's next barrier
- * frees them). */
+/* Segmented scan over the block of (key, v), keys nondecreasing in thread
+ * order (a run of equal keys is contiguous): returns, for the previous
+ * thread, the sum of v over the threads up to it whose key equals its key
+ * (0 for thread 0). wkey/wfirst/wval: 32 slots each of shared memory, free
+ * on entry. Ends with every lane having read the warp slots (the caller's
+ * next barrier frees them). */
 template <typename T>
-__device__ __forceinline__ T seg_scan(unsigned key, T v, unsigned *wkey,
-                                      unsigned *wfirst, T *wval, T *excl) {
+__device__ __forceinline__ T seg_scan_prev(unsigned key, T v, unsigned *wkey,
+                                           unsigned *wfirst, T *wval) {
   const unsigned t = threadIdx.x, lane = t & 31u, w = t >> 5;
   for (unsigned off = 1; off < 32; off <<= 1) {
     const T pv = __shfl_up_sync(SMV_FULL_MASK, v, off);
@@ -98,10 +97,9 @@ __device__ __forceinline__ T seg_scan(unsigned key, T v, unsigned *wkey,
     }
     return c;
   };
-  v += carried(key);
+  v += carried(key); /* this thread's inclusive sum */
   const T up = __shfl_up_sync(SMV_FULL_MASK, v, 1);
-  *excl = lane > 0 ? up : (w > 0 ? carried(wkey[w - 1]) : T(0));
-  return v;
+  return lane > 0 ? up : (w > 0 ? carried(wkey[w - 1]) : T(0));
 }
 
 template <typename T, int TILE, int LD>
@@ -164,8 +162,7 @@ __global__ void __maxnreg__(32)
     }
     /* Row i is open at the end of the share with partial s; row i0 was
      * open at its start with what the shares before carried. */
-    T before;
-    (void)seg_scan(i, s, wkey, wfirst, red, &before);
+    const T before = seg_scan_prev(i, s, wkey, wfirst, red);
     if (closed) {
       const int64_t r = r0 + i0;
       a.y[r] = smv_combine(a.alpha, before + first, a.beta, &a.y[r]);

@@ -392,8 +392,9 @@ template <typename T> static cudaError_t run_one_per_row(const smv_launch *P) {
 template <typename T, int L, bool EF>
 static cudaError_t run_l(const smv_launch *P) {
   smv_matrix *m = P->m;
-  /* The plan's block size unless the caller fixed one for every rung. */
-  const int block = !P->block_fixed && m->block ? m->block : P->block;
+  /* The plan's block size unless the caller fixed one for every rung
+   * (dispatch.cu's launch_block decides). */
+  const int block = P->block;
   /* Block rows, then chunk blocks: they carry the longest dependency
    * chains (list, offsets, entries, x, then the reduction), so they start
    * earliest. Each part loops, so capping its blocks keeps the grid under
@@ -458,12 +459,6 @@ static int pow2_floor(double v) {
   return L;
 }
 
-/* Values and column indices outgrow the L2: a DRAM-bound stream. */
-static int past_l2(const smv_context *ctx, const smv_matrix *m) {
-  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
-  return (double)m->st.nnz * (vbytes + 4.0) > (double)ctx->prop.l2CacheSize;
-}
-
 /* Lanes per row.
  *
  * Rows shorter than 8 on average: one thread per row (a thread's unrolled
@@ -495,7 +490,7 @@ static int choose_lanes(const smv_context *ctx, const smv_matrix *m) {
   const struct smv_matrix_stats *s = &m->st;
   if (s->row_mean < 8.0)
     return 1;
-  if (past_l2(ctx, m))
+  if (smv_matrix_past_l2(ctx, m))
     return pow2_floor(s->row_mean);
   return pow2_floor(s->row_mean / 2.0);
 }
@@ -597,7 +592,7 @@ static int plan_one_round(const smv_context *ctx, smv_matrix *m,
                           const smv_csr *A) {
   const int64_t resident = (int64_t)ctx->prop.multiProcessorCount *
                            ctx->prop.maxThreadsPerMultiProcessor;
-  if (A->rows == 0 || A->rows > resident / 2 || past_l2(ctx, m))
+  if (A->rows == 0 || A->rows > resident / 2 || smv_matrix_past_l2(ctx, m))
     return 0;
   /* Row-length histogram up to 128 (4 x 32 lanes), longer ones together:
    * the 99th percentile. */
@@ -650,7 +645,7 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
     m->long_threshold = plan_threshold(ctx, m, A);
   }
   /* The evict-first stream (point 4 at the top): past the L2, L >= 8. */
-  m->stream_hint = past_l2(ctx, m) && m->lanes >= 8;
+  m->stream_hint = smv_matrix_past_l2(ctx, m) && m->lanes >= 8;
   if (m->st.row_max <= m->long_threshold)
     return SMV_OK;
 

@@ -33,8 +33,7 @@ int smv_tile_size(const smv_context *ctx, int64_t work, int top) {
  * gathers: band:8000000:8 f32 was 1% slower with entry order in a
  * development build (raw/rung11/dev/tg.tgz). */
 int smv_tile_load(const smv_context *ctx, const smv_matrix *m) {
-  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
-  if ((double)m->st.nnz * (vbytes + 4.0) <= (double)ctx->prop.l2CacheSize)
+  if (!smv_matrix_past_l2(ctx, m))
     return SMV_TILE_RO;
   return m->st.col_spread > 0.05 ? SMV_TILE_EF_TG : SMV_TILE_EF;
 }
