@@ -20,7 +20,8 @@
  * 9 adaptive: lanes per row from the matrix, long rows in chunks (small
  *   matrices: one round per row, long rows by whole blocks; one entry per
  *   row: no offsets, 16-byte loads), one launch / fits the rows /
- *   plaw-like rows; concurrent rung-9 SpMVs on one matrix with
+ *   plaw-like rows; launched with PDL (its start overlaps the kernel
+ *   before it) / concurrent rung-9 SpMVs on one matrix with
  *   multi-chunk rows must not overlap
  * 10 stream: rows in fixed-size tiles staged in shared memory, 16-byte
  *   loads, 1-32 threads per row / no lane waste at any row length, f32

@@ -129,6 +129,9 @@ struct smv_tiles {
   unsigned *counts;
 };
 
+/* Rung 9's programmatic dependent launch (its change 6). */
+enum smv_pdl_mode { SMV_PDL_OFF = 0, SMV_PDL_ON = 1, SMV_PDL_TRIGGER = 2 };
+
 struct smv_matrix {
   int device;
   smv_precision prec;
@@ -173,6 +176,11 @@ struct smv_matrix {
    * the context's). Zero for the default plan. */
   int block;
   int one_per_row; /* nnz == rows, every row one entry: its own kernel */
+  /* Programmatic dependent launch (rung 9's change 6): OFF, ON (launched
+   * with the attribute: our matrix loads overlap the end of the kernel
+   * before us) or TRIGGER (also let the kernel after us launch as soon as
+   * all our blocks run). */
+  enum smv_pdl_mode pdl;
   int64_t block_row_max;
   int64_t nblock_rows;
   int4 *block_rows; /* {row, begin, end, 0} */

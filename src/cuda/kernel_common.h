@@ -102,6 +102,57 @@ static inline cudaError_t smv_launch_k(void (*k)(Exp...), unsigned grid,
   return cudaLaunchKernelEx(&cfg, k, std::forward<Act>(args)...);
 }
 
+/* ---- programmatic dependent launch (PDL, sm_90+) ---------------------------
+ * A kernel launched with programmatic stream serialization may start while
+ * the kernel before it on the stream is still running: its blocks are
+ * scheduled once every block of that kernel has exited or called
+ * smv_pdl_trigger. smv_pdl_wait (griddepcontrol.wait) then blocks until
+ * that kernel has completed and its memory is visible. So a kernel
+ * launched this way must not touch, before its wait, anything the kernel
+ * before it may write; it may read what nothing on the device writes
+ * (smv's matrix arrays: uploaded by copies that smv_matrix_create
+ * synchronises before it returns, never written by a kernel). Both are
+ * no-ops when the kernel was launched without the attribute, and compile
+ * to nothing below sm_90, where the launch never asks for it
+ * (smv_pdl_capable). */
+__device__ __forceinline__ void smv_pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void smv_pdl_trigger() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* Whether kernel `k` was compiled with its waits (PTX for sm_90 or later:
+ * the waits above exist only there), so it may be launched with PDL. */
+static inline bool smv_pdl_capable(const void *k) {
+  cudaFuncAttributes fa;
+  return cudaFuncGetAttributes(&fa, k) == cudaSuccess && fa.ptxVersion >= 90;
+}
+
+/* smv_launch_k, with programmatic stream serialization when `pdl`. */
+template <typename... Exp, typename... Act>
+static inline cudaError_t
+smv_launch_pdl(void (*k)(Exp...), unsigned grid, int block, size_t smem,
+               cudaStream_t stream, bool pdl, Act &&...args) {
+  cudaLaunchAttribute at[1];
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3((unsigned)block);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  if (pdl) {
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx(&cfg, k, std::forward<Act>(args)...);
+}
+
 /* ---- host glue of a rung ------------------------------------------------
  *
  * What the dispatcher needs of a rung (struct smv_rung, engine.h):

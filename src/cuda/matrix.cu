@@ -222,7 +222,7 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
       (m->auto_alg == SMV_ALG_ADAPTIVE || m->auto_alg == SMV_ALG_STREAM ||
        m->auto_alg == SMV_ALG_MERGE)) {
     const size_t used = strlen(m->plan.reason);
-    char line[192];
+    char line[256];
     if (m->auto_alg == SMV_ALG_ADAPTIVE)
       smv_adaptive_describe(m, line, sizeof line);
     else if (m->auto_alg == SMV_ALG_STREAM)

@@ -64,6 +64,27 @@
  *      exactly one entry per row (spmv_one_per_row): band:12000000:0 f32
  *      from 79.8% to 120.6% of the copy bandwidth (bench/results/
  *      h100-80gb-hbm3/suite.md, commit 59dc89c).
+ *   6. Programmatic dependent launch (2026-11-25, issue 8): launched with
+ *      programmatic stream serialization, the kernel may start while the
+ *      kernel before it on the stream still runs. Each thread loads its
+ *      first round's row offsets, indices and values (matrix arrays: no
+ *      kernel ever writes them, see kernel_common.h), then waits
+ *      (griddepcontrol.wait) before its first x gather and before it
+ *      touches y, the partials or the counters, so stream order holds for
+ *      everything the kernel before may have written. On SpMVs of at most
+ *      two entries per resident thread the kernel also triggers at its
+ *      start, so the next kernel (if launched the same way: the next
+ *      SpMV) starts as soon as all our blocks run (plan_pdl). In CUDA
+ *      graphs of back-to-back SpMVs on the 28 real matrices (H100, same
+ *      run, against cuSPARSE ALG1): geometric mean 2.09x -> 2.39x (f32)
+ *      with the wait after the matrix loads alone, 2.92x with the early
+ *      trigger too; 2.04 -> 2.29 -> 2.62x (f64); karate 1.65 -> 1.03 us.
+ *      Waiting at the very start instead gained 2.39x too, so the gain is
+ *      the launch itself, and the matrix loads before the wait are
+ *      free. L2-warm timing (an event between launches) is within 1%, and
+ *      lap3d:160, rand:2000000:16 and stencil27:100 do not move.
+ *      test_cuda_pdl runs chains whose x is the previous call's y (in a
+ *      stream and in a graph); with the wait removed it fails.
  * Why it should help: lanes match the rows, more loads in flight, no warp
  * waits on one long row, one launch per SpMV.
  * Where it loses: one L for all short rows; the chunk warps' partials and
@@ -139,6 +160,9 @@ __device__ __forceinline__ T strided_dot(
     const T v1 = p1 ? smv_ld_mat<EF>(&val[k + step], pol) : T(0);
     const T v2 = p2 ? smv_ld_mat<EF>(&val[k + 2 * step], pol) : T(0);
     const T v3 = p3 ? smv_ld_mat<EF>(&val[k + 3 * step], pol) : T(0);
+    /* x may be the output of the kernel before us (PDL, change 6): the
+     * matrix loads above overlap its end, the gathers wait for it. */
+    smv_pdl_wait();
     const T x0 = __ldg(&x[c0]);
     const T x1 = p1 ? __ldg(&x[c1]) : T(0);
     const T x2 = p2 ? __ldg(&x[c2]) : T(0);
@@ -178,6 +202,7 @@ __device__ __forceinline__ void block_rows_part(
     if (lane == 0)
       warp_sum[warp] = sum;
     __syncthreads();
+    smv_pdl_wait(); /* before y (threads past the row's end skipped it) */
     if (warp == 0) {
       T total = lane < (blockDim.x >> 5) ? warp_sum[lane] : T(0);
       for (int off = 16; off > 0; off >>= 1)
@@ -216,6 +241,7 @@ long_rows(unsigned first_block, unsigned chunk_blocks, int64_t nchunks,
       sum += __shfl_xor_sync(SMV_FULL_MASK, sum, off);
     /* Chunks of this row (its length < 2^31, so + SMV_CHUNK - 1 fits). */
     const unsigned n = (row_end - row_begin + SMV_CHUNK - 1) / SMV_CHUNK;
+    smv_pdl_wait(); /* before y, the partials and the counters (PDL) */
     if (n == 1) {
       if (lane == 0)
         y[row] = smv_combine(alpha, sum, beta, &y[row]);
@@ -258,10 +284,12 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
               unsigned long_threshold, unsigned nbr_blocks, int64_t nbr,
               const int4 *__restrict__ block_rows, unsigned chunk_blocks,
               int64_t nchunks, const int4 *__restrict__ chunks, T *partial,
-              unsigned *count) {
+              unsigned *count, unsigned trigger) {
   uint64_t pol = 0;
   if constexpr (EF)
     pol = smv_policy_evict_first();
+  if (trigger) /* the next kernel may launch (change 6) */
+    smv_pdl_trigger();
   /* Grid: [block rows | chunk warps | row groups]; each test below is
    * block-uniform. */
   if (blockIdx.x < nbr_blocks) {
@@ -291,6 +319,7 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
     T sum = strided_dot<T, EF>(begin + lane, end, L, col_idx, val, x, pol);
     for (int off = L / 2; off > 0; off >>= 1)
       sum += __shfl_xor_sync(mask, sum, off);
+    smv_pdl_wait(); /* before y (an empty row made no round) */
     if (lane == 0)
       y[row] = smv_combine(alpha, sum, beta, &y[row]);
   }
@@ -411,12 +440,13 @@ static cudaError_t run_l(const smv_launch *P) {
   if (row_blocks > room)
     row_blocks = room;
   const unsigned grid = nbr_blocks + chunk_blocks + (unsigned)row_blocks;
-  return smv_launch_k(spmv_adaptive<T, L, EF>, grid, block, 0, P->stream,
-                      P->rows, P->row_ptr, P->col_idx, (const T *)P->values,
-                      (const T *)P->x, (T)P->alpha, (T)P->beta, (T *)P->y,
-                      (unsigned)m->long_threshold, nbr_blocks, m->nblock_rows,
-                      (const int4 *)m->block_rows, chunk_blocks, m->nchunks,
-                      (const int4 *)m->chunks, (T *)m->partials, m->counts);
+  return smv_launch_pdl(
+      spmv_adaptive<T, L, EF>, grid, block, 0, P->stream, m->pdl != SMV_PDL_OFF,
+      P->rows, P->row_ptr, P->col_idx, (const T *)P->values, (const T *)P->x,
+      (T)P->alpha, (T)P->beta, (T *)P->y, (unsigned)m->long_threshold,
+      nbr_blocks, m->nblock_rows, (const int4 *)m->block_rows, chunk_blocks,
+      m->nchunks, (const int4 *)m->chunks, (T *)m->partials, m->counts,
+      (unsigned)(m->pdl == SMV_PDL_TRIGGER));
 }
 
 template <typename T> static cudaError_t run(const struct smv_launch *P) {
@@ -633,17 +663,34 @@ static int plan_one_round(const smv_context *ctx, smv_matrix *m,
   return 0;
 }
 
+/* PDL (change 6 at the top): ON whenever the kernels carry their waits;
+ * TRIGGER when the SpMV has at most two entries per resident thread
+ * (540672 on an H100), where it is latency-bound and the next kernel's
+ * launch and matrix loads fit beside it. Above that the early launch lost
+ * (the three largest of the 28 real matrices in CUDA graphs: G2_circuit
+ * 727k entries 1.27-1.35x slower than ON, Trefethen_20000 1.07-1.08x,
+ * bcsstk33 0.99-1.10x; wathen100 with 472k gained 12-15%). */
+static enum smv_pdl_mode plan_pdl(const smv_context *ctx, const smv_matrix *m) {
+  if (!smv_pdl_capable((const void *)spmv_adaptive<double, 8, false>))
+    return SMV_PDL_OFF;
+  const int64_t resident = (int64_t)ctx->prop.multiProcessorCount *
+                           ctx->prop.maxThreadsPerMultiProcessor;
+  return m->st.nnz <= 2 * resident ? SMV_PDL_TRIGGER : SMV_PDL_ON;
+}
+
 smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
                               const smv_csr *A) {
   /* Exactly one entry in every row (nnz == rows and none longer than 1,
    * so none empty): the kernel above, nothing to set up. */
   m->one_per_row = m->st.nnz == m->st.rows && m->st.row_max == 1;
+  m->pdl = SMV_PDL_OFF;
   if (m->one_per_row)
     return SMV_OK;
   if (!plan_one_round(ctx, m, A)) {
     m->lanes = choose_lanes(ctx, m);
     m->long_threshold = plan_threshold(ctx, m, A);
   }
+  m->pdl = plan_pdl(ctx, m);
   /* The evict-first stream (point 4 at the top): past the L2, L >= 8. */
   m->stream_hint = smv_matrix_past_l2(ctx, m) && m->lanes >= 8;
   if (m->st.row_max <= m->long_threshold)
@@ -730,10 +777,13 @@ void smv_adaptive_describe(const smv_matrix *m, char *buf, size_t n) {
   char block[24] = "the context's";
   if (m->block)
     snprintf(block, sizeof block, "%d", m->block);
+  static const char *const pdl[] = {
+      "", ", PDL (overlaps the kernel before)",
+      ", PDL (overlaps the kernels before and after)"};
   snprintf(buf, n,
            "rung 9 plan: %s, %d lanes per row, rows over %lld entries to "
-           "%lld warp chunks and %lld block rows, block %s",
+           "%lld warp chunks and %lld block rows, block %s%s",
            m->block_row_max ? "one-round" : "default", m->lanes,
            (long long)m->long_threshold, (long long)m->nchunks,
-           (long long)m->nblock_rows, block);
+           (long long)m->nblock_rows, block, pdl[m->pdl]);
 }
