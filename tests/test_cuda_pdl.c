@@ -41,8 +41,10 @@ static smv_csr *gappy(int64_t n) {
     return NULL;
   int64_t k = 0;
   for (int64_t i = 0; i < n; i++) {
-    const int64_t len =
-        i == 5 ? 1000 : i == 6 ? 3000 : i % 4 == 0 ? 0 : 1 + (i * 7) % 23;
+    const int64_t len = i == 5       ? 1000
+                        : i == 6     ? 3000
+                        : i % 4 == 0 ? 0
+                                     : 1 + (i * 7) % 23;
     A->row_ptr[i] = (smv_offset)k;
     const int64_t gap = n / (len > 0 ? len : 1);
     for (int64_t j = 0; j < len; j++, k++) {
@@ -65,8 +67,8 @@ static double chain_alpha(const smv_csr *A) {
 }
 
 /* The plan line names PDL as the device and the size call for. */
-static void check_plan_line(smv_context *ctx, smv_matrix *dA,
-                            const smv_csr *A, const char *what) {
+static void check_plan_line(smv_context *ctx, smv_matrix *dA, const smv_csr *A,
+                            const char *what) {
   smv_matrix_plan_info p;
   smv_device_props d;
   CHECK_OK(smv_matrix_plan(dA, &p));
@@ -80,8 +82,8 @@ static void check_plan_line(smv_context *ctx, smv_matrix *dA,
     CHECKF(strstr(p.reason, "PDL (overlaps the kernels before and after)"),
            "%s: %s", what, p.reason);
   else
-    CHECKF(strstr(p.reason, "PDL (overlaps the kernel before)"), "%s: %s",
-           what, p.reason);
+    CHECKF(strstr(p.reason, "PDL (overlaps the kernel before)"), "%s: %s", what,
+           p.reason);
 }
 
 struct chain {
@@ -111,8 +113,8 @@ static void distinct_chain(struct chain *c, smv_alg alg, double beta,
   }
   CHECK_OK(smv_synchronize(c->ctx));
   for (int k = 1; k <= STEPS; k++)
-    CHECK_OK(smv_spmv(c->ctx, alg, c->alpha, c->dA, c->v[k - 1], beta,
-                      c->v[k]));
+    CHECK_OK(
+        smv_spmv(c->ctx, alg, c->alpha, c->dA, c->v[k - 1], beta, c->v[k]));
   CHECK_OK(smv_synchronize(c->ctx));
   for (int k = 1; k <= STEPS; k++) {
     CHECK_OK(tc_download(c->ctx, c->f32, c->v[k], n, c->h[k]));

@@ -387,8 +387,9 @@ smv_status bench_run(smv_context *ctx, const smv_matrix *dA,
   // ALG1's graph time rose by up to 19% (f64: wathen100 4.84 -> 5.79 us,
   // crack 5.04 -> 5.81, bcsstk13 4.49 -> 5.32) while ours did not move,
   // and the same order with the buffer allocated but no flushed run
-  // changed nothing (H100, 2026-11-25, .dev-exp/s17e.sh); the cause is not
-  // known. The suite's graph ratios up to 21078bd carried that error.
+  // changed nothing (H100, 2026-11-25,
+  // bench/results/h100-80gb-hbm3/raw/pdl/order/); the cause is not known. The
+  // suite's graph ratios up to 21078bd carried that error.
   if (o.graph_batch > 0) {
     if ((e = cudaStreamBeginCapture(
              s.stream, cudaStreamCaptureModeThreadLocal)) != cudaSuccess)
