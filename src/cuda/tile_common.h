@@ -14,6 +14,7 @@
 
 #include "kernel_common.h"
 
+#include <atomic>
 #include <type_traits>
 
 /* ---- loads ------------------------------------------------------------------
@@ -286,8 +287,33 @@ static cudaError_t tile_dispatch(const struct smv_tiles *tl, F f) {
   }
 }
 
+/* Ask the driver to give kernel Fn at most kb KB of shared memory per SM,
+ * the rest of the SM's 256 KB going to the L1 (a carveout hint, set once
+ * per device; without it the driver takes the largest configuration that
+ * fits the most blocks). Why and where: K::smem_cap_kb below. */
+template <auto Fn> static void smv_cap_smem(int kb) {
+  static std::atomic<unsigned long long> done{0}; /* one bit per device */
+  int dev = 0, per_sm = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+    return;
+  const unsigned long long bit = 1ull << dev;
+  if (done.load(std::memory_order_relaxed) & bit)
+    return;
+  if (cudaDeviceGetAttribute(&per_sm,
+                             cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                             dev) != cudaSuccess ||
+      per_sm <= 0)
+    return;
+  const int pct = (int)((int64_t)kb * 1024 * 100 / per_sm);
+  if (cudaFuncSetAttribute(Fn, cudaFuncAttributePreferredSharedMemoryCarveout,
+                           pct < 100 ? pct : 100) != cudaSuccess)
+    (void)cudaGetLastError(); /* only a hint: leave no error behind */
+  done.fetch_or(bit, std::memory_order_relaxed);
+}
+
 /* A tile rung's launch: K<T, TILE, LD>::fn is its kernel for a tile size
- * and load mode, launched one block per tile on the list tl. */
+ * and load mode, launched one block per tile on the list tl;
+ * K<...>::smem_cap_kb > 0 caps its shared memory per SM (smv_cap_smem). */
 template <template <typename, int, int> class K, typename T>
 static cudaError_t tile_run_t(const smv_launch *P, const struct smv_tiles *tl) {
   const tile_args<T> a = {
@@ -295,8 +321,10 @@ static cudaError_t tile_run_t(const smv_launch *P, const struct smv_tiles *tl) {
       (const T *)P->x, (T)P->alpha,       (T)P->beta,
       (T *)P->y,       (T *)tl->partials, tl->counts};
   return tile_dispatch(tl, [&](auto tile, auto ld) {
-    return smv_launch_k(K<T, decltype(tile)::value, decltype(ld)::value>::fn,
-                        tile_grid(tl->ntiles), P->block, 0, P->stream,
+    using Kern = K<T, decltype(tile)::value, decltype(ld)::value>;
+    if constexpr (Kern::smem_cap_kb > 0)
+      smv_cap_smem<Kern::fn>(Kern::smem_cap_kb);
+    return smv_launch_k(Kern::fn, tile_grid(tl->ntiles), P->block, 0, P->stream,
                         tl->ntiles, (const int2 *)tl->list, a);
   });
 }
