@@ -54,10 +54,10 @@
  *      0.998-1.062x (the figures: tiles.cu's smv_tile_load). The shared
  *      machinery (loads, staging, pieces, the list) moved to
  *      tile_common.h and tiles.cu for rung 11 (commit 8b23aca).
- *   8. In f32 with those gathers, the kernel asks for at most 100 KB of
- *      shared memory per SM (stream_kernel's smem_cap_kb below): 5 blocks
- *      per SM instead of 9, and about 156 KB of L1 for x instead of 88.
- *      rmat:22:16 f32 0.931x -> 1.001x ALG1 (2026-11-25).
+ *   8. In f32 with those gathers, the kernel asks for a smaller shared
+ *      memory carveout (stream_kernel's smem_pct below): 5 blocks per SM
+ *      instead of 9, and the rest of the L1 for x. rmat:22:16 f32 0.931x
+ *      -> 0.999-1.002x ALG1 (2026-11-25).
  * Why it should help: no lanes wasted on any row length, 16-byte loads,
  * a fixed amount of work per block.
  * Where it loses: the staging round trip through shared memory and the
@@ -150,22 +150,26 @@ static const void *kernel(smv_precision prec) {
 static size_t smem(smv_precision, int) { return 0; } /* all static */
 
 /* The kernel for a tile size and load mode (tile_run's K).
- * smem_cap_kb (change 8 at the top): in f32 with gathers in entry order (past
- * the L2, scattered columns) at most 100 KB of shared memory per SM, so the L1
- * keeps about 156 KB for x instead of about 88. The driver otherwise takes
- * the largest configuration (168 KB: 9 blocks of 4096 entries); at 100 KB
- * 5 blocks run, and the gathers hit the L1 more often. Measured (H100,
- * 2026-11-25, two runs at 40 and 50 percent, raw/pdl/carveout/): rmat:22:16
- * f32 1084 -> 1009 us (0.931x -> 1.001x ALG1), rand:1000000:64 1.000 ->
- * 1.007x, rand:2000000:16,cols=1000000 1.000 -> 1.003x, rmat perm=rand
- * 0.958 -> 0.977x, plaw 0.975 -> 0.982x, denserow 1.069 -> 1.064x. Not in
- * f64 (rmat:22:16 0.946 -> 0.852x, lap3d:160,perm=rand 1.027 -> 0.997x) nor
- * on local columns (band:8000000:8 f32 1.111 -> 1.061x): there the blocks
- * in flight matter more than the L1. */
+ * smem_pct (change 8 at the top): in f32 with gathers in entry order (past
+ * the L2, scattered columns) a carveout of 40% of the largest shared-memory
+ * configuration. On the H100 the driver then configures 102 KB of shared
+ * memory: 5 blocks of 4096 entries per SM, the rest of the 256 KB L1 for
+ * x; by default it takes 168 KB (9 blocks), and at 43% it took 135 KB (7
+ * blocks). ncu on rmat:22:16 f32 (H100, 2026-11-25, raw/pdl/carveout/):
+ * L1 hits 11.4% at 102 KB against 9.0% at 135 KB, 61% of warps active
+ * against 86%, and the kernel 1.01 against 1.05 ms. Timed, same run:
+ * rmat:22:16 1010.0 us against 1047.7 at 135 KB and 1081-1084 without
+ * the hint in earlier runs (ALG1 1009.1: 0.999x, from 0.931x);
+ * rand:2000000:16,cols=1000000 274.7 us (ALG1 275.4: 1.003x, a tie
+ * before). Earlier runs at 40%: rand:1000000:64 1.000 -> 1.007x, rmat
+ * perm=rand 0.958 -> 0.977x, plaw 0.975 -> 0.982x, denserow 1.069 ->
+ * 1.064x. Not in f64 (rmat:22:16 0.946 -> 0.852x, lap3d:160,perm=rand
+ * 1.027 -> 0.997x) nor on local columns (band:8000000:8 f32 1.111 ->
+ * 1.061x): there the blocks in flight matter more than the L1. */
 template <typename T, int TILE, int LD> struct stream_kernel {
   static constexpr auto fn = spmv_stream<T, TILE, LD>;
-  static constexpr int smem_cap_kb =
-      std::is_same<T, float>::value && LD == SMV_TILE_EF_TG ? 100 : 0;
+  static constexpr int smem_pct =
+      std::is_same<T, float>::value && LD == SMV_TILE_EF_TG ? 40 : 0;
 };
 
 static cudaError_t launch(const struct smv_launch *P) {

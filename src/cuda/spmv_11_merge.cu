@@ -181,7 +181,7 @@ static size_t smem(smv_precision, int) { return 0; } /* all static */
 /* The kernel for a tile size and load mode (tile_run's K). */
 template <typename T, int TILE, int LD> struct merge_kernel {
   static constexpr auto fn = spmv_merge<T, TILE, LD>;
-  static constexpr int smem_cap_kb = 0; /* the driver's choice */
+  static constexpr int smem_pct = 0; /* the driver's choice */
 };
 
 static cudaError_t launch(const struct smv_launch *P) {

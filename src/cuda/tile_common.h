@@ -287,33 +287,28 @@ static cudaError_t tile_dispatch(const struct smv_tiles *tl, F f) {
   }
 }
 
-/* Ask the driver to give kernel Fn at most kb KB of shared memory per SM,
- * the rest of the SM's 256 KB going to the L1 (a carveout hint, set once
- * per device; without it the driver takes the largest configuration that
- * fits the most blocks). Why and where: K::smem_cap_kb below. */
-template <auto Fn> static void smv_cap_smem(int kb) {
+/* Set kernel Fn's preferred shared-memory carveout to pct percent of the
+ * SM's largest shared-memory configuration, so the rest of the SM's 256 KB
+ * unified L1/shared memory stays L1 (once per device; a hint the driver
+ * rounds to one of its configurations). Without it the driver takes the
+ * configuration that fits the most blocks. Why and where: K::smem_pct. */
+template <auto Fn> static void smv_carveout(int pct) {
   static std::atomic<unsigned long long> done{0}; /* one bit per device */
-  int dev = 0, per_sm = 0;
+  int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
     return;
   const unsigned long long bit = 1ull << dev;
   if (done.load(std::memory_order_relaxed) & bit)
     return;
-  if (cudaDeviceGetAttribute(&per_sm,
-                             cudaDevAttrMaxSharedMemoryPerMultiprocessor,
-                             dev) != cudaSuccess ||
-      per_sm <= 0)
-    return;
-  const int pct = (int)((int64_t)kb * 1024 * 100 / per_sm);
   if (cudaFuncSetAttribute(Fn, cudaFuncAttributePreferredSharedMemoryCarveout,
-                           pct < 100 ? pct : 100) != cudaSuccess)
+                           pct) != cudaSuccess)
     (void)cudaGetLastError(); /* only a hint: leave no error behind */
   done.fetch_or(bit, std::memory_order_relaxed);
 }
 
 /* A tile rung's launch: K<T, TILE, LD>::fn is its kernel for a tile size
  * and load mode, launched one block per tile on the list tl;
- * K<...>::smem_cap_kb > 0 caps its shared memory per SM (smv_cap_smem). */
+ * K<...>::smem_pct > 0 sets its carveout (smv_carveout). */
 template <template <typename, int, int> class K, typename T>
 static cudaError_t tile_run_t(const smv_launch *P, const struct smv_tiles *tl) {
   const tile_args<T> a = {
@@ -322,8 +317,8 @@ static cudaError_t tile_run_t(const smv_launch *P, const struct smv_tiles *tl) {
       (T *)P->y,       (T *)tl->partials, tl->counts};
   return tile_dispatch(tl, [&](auto tile, auto ld) {
     using Kern = K<T, decltype(tile)::value, decltype(ld)::value>;
-    if constexpr (Kern::smem_cap_kb > 0)
-      smv_cap_smem<Kern::fn>(Kern::smem_cap_kb);
+    if constexpr (Kern::smem_pct > 0)
+      smv_carveout<Kern::fn>(Kern::smem_pct);
     return smv_launch_k(Kern::fn, tile_grid(tl->ntiles), P->block, 0, P->stream,
                         tl->ntiles, (const int2 *)tl->list, a);
   });
