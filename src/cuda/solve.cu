@@ -13,6 +13,9 @@
  *     produces its dot products: CG is SpMV + 3 kernels per iteration,
  *     BiCGStab 2 SpMVs + 4 kernels, PageRank SpMV + 1 (+1 with dangling
  *     nodes);
+ *   - the loop's kernels, like rung 9's SpMV, are launched with
+ *     programmatic dependent launch (sm_90+): each starts while the one
+ *     before it finishes and waits for its results first (solver::go);
  *   - check_every iterations are captured once into a CUDA graph (stream
  *     capture of exactly the launches the loop makes, smv_spmv included)
  *     and replayed; after each replay one 32-byte device-to-host copy says
@@ -31,6 +34,7 @@
  * included.
  */
 #include "engine.h"
+#include "kernel_common.h"
 #include "solve_internal.h"
 
 #include <climits>
@@ -168,6 +172,7 @@ template <typename T, bool JAC>
 __global__ void start_kernel(int64_t n, const T *b, const T *q, T *r, T *z,
                              T *p, T *rh, T *v, const T *dinv, solve_state *st,
                              double *part, double *hist) {
+  smv_pdl_wait(); /* PDL: nothing of the kernel before is read earlier */
   double acc[3] = {0.0, 0.0, 0.0};
   GRID_STRIDE(i, n) {
     const T bi = b[i];
@@ -223,6 +228,7 @@ __global__ void start_kernel(int64_t n, const T *b, const T *q, T *r, T *z,
 template <typename T>
 __global__ void alpha_kernel(int64_t n, const T *a, const T *b, solve_state *st,
                              double *part) {
+  smv_pdl_wait(); /* PDL: nothing of the kernel before is read earlier */
   if (st->s.done)
     return;
   double acc[1] = {0.0};
@@ -243,6 +249,7 @@ template <typename T, bool JAC>
 __global__ void cg_update_kernel(int64_t n, T *x, T *r, T *z, const T *p,
                                  const T *q, const T *dinv, solve_state *st,
                                  double *part, double *hist) {
+  smv_pdl_wait(); /* PDL: nothing of the kernel before is read earlier */
   if (st->s.done)
     return;
   const T alpha = (T)st->alpha;
@@ -271,6 +278,7 @@ __global__ void cg_update_kernel(int64_t n, T *x, T *r, T *z, const T *p,
 template <typename T>
 __global__ void cg_p_kernel(int64_t n, T *p, const T *z,
                             const solve_state *st) {
+  smv_pdl_wait(); /* PDL: nothing of the kernel before is read earlier */
   if (st->s.done)
     return;
   const T beta = (T)st->beta;
@@ -285,6 +293,7 @@ __global__ void cg_p_kernel(int64_t n, T *p, const T *z,
 template <typename T, bool JAC>
 __global__ void bi_p_kernel(int64_t n, T *p, T *ph, const T *r, const T *v,
                             const T *dinv, const solve_state *st) {
+  smv_pdl_wait(); /* PDL: nothing of the kernel before is read earlier */
   if (st->s.done)
     return;
   const T beta = (T)st->beta, omega = (T)st->omega;
@@ -300,6 +309,7 @@ __global__ void bi_p_kernel(int64_t n, T *p, T *ph, const T *r, const T *v,
 template <typename T, bool JAC>
 __global__ void bi_s_kernel(int64_t n, T *s, T *sh, const T *r, const T *v,
                             const T *dinv, solve_state *st, double *part) {
+  smv_pdl_wait(); /* PDL: nothing of the kernel before is read earlier */
   if (st->s.done)
     return;
   const T alpha = (T)st->alpha;
@@ -319,6 +329,7 @@ __global__ void bi_s_kernel(int64_t n, T *s, T *sh, const T *r, const T *v,
 template <typename T>
 __global__ void bi_omega_kernel(int64_t n, const T *t, const T *s,
                                 solve_state *st, double *part) {
+  smv_pdl_wait(); /* PDL: nothing of the kernel before is read earlier */
   if (st->s.done || st->half) {
     if (!st->s.done && blockIdx.x == 0 && threadIdx.x == 0)
       st->omega = 0.0;
@@ -339,6 +350,7 @@ __global__ void bi_update_kernel(int64_t n, T *x, T *r, const T *ph,
                                  const T *sh, const T *s, const T *t,
                                  const T *rh, solve_state *st, double *part,
                                  double *hist) {
+  smv_pdl_wait(); /* PDL: nothing of the kernel before is read earlier */
   if (st->s.done)
     return;
   const T alpha = (T)st->alpha, w = (T)st->omega;
@@ -369,6 +381,7 @@ __global__ void bi_update_kernel(int64_t n, T *x, T *r, const T *ph,
 template <typename T>
 __global__ void pr_start_kernel(int64_t n, T *r, const T *v, solve_state *st,
                                 double *hist) {
+  smv_pdl_wait(); /* PDL: nothing of the kernel before is read earlier */
   GRID_STRIDE(i, n) r[i] = v[i];
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     st->s.relres = 1.0;
@@ -383,6 +396,7 @@ __global__ void pr_start_kernel(int64_t n, T *r, const T *v, solve_state *st,
 template <typename T>
 __global__ void pr_dangling_kernel(int64_t nd, const int32_t *dl, const T *r,
                                    solve_state *st, double *part) {
+  smv_pdl_wait(); /* PDL: nothing of the kernel before is read earlier */
   if (st->s.done)
     return;
   double acc[1] = {0.0};
@@ -395,6 +409,7 @@ __global__ void pr_dangling_kernel(int64_t nd, const int32_t *dl, const T *r,
 template <typename T>
 __global__ void pr_update_kernel(int64_t n, T *r, const T *y, const T *v,
                                  solve_state *st, double *part, double *hist) {
+  smv_pdl_wait(); /* PDL: nothing of the kernel before is read earlier */
   if (st->s.done)
     return;
   const double d = st->damping, shift = d * st->dang * st->inv_n;
@@ -462,8 +477,24 @@ struct solver {
     smv_status s = smv_spmv(ctx, o.alg, 1.0, dA, in, 0.0, out);
     return s;
   }
+  /* The loop's kernels are launched with programmatic stream serialization
+   * where the device has it (sm_90+): each may start while the kernel
+   * before it still runs and waits (smv_pdl_wait, its first statement)
+   * for that kernel's results, so a launch's latency overlaps the end of
+   * the kernel before. Rung 9's SpMV does the same (spmv_9_adaptive.cu,
+   * change 6). The first failed launch is kept for launched(). */
+  bool pdl;            /* zeroed with the struct (memset in solve_device) */
+  cudaError_t pending; /* cudaSuccess == 0 */
+  template <typename... Exp, typename... Act>
+  void go(void (*k)(Exp...), unsigned g, Act &&...args) {
+    const cudaError_t e =
+        smv_launch_pdl(k, g, RB, 0, stream, pdl, std::forward<Act>(args)...);
+    if (e != cudaSuccess && pending == cudaSuccess)
+      pending = e;
+  }
   smv_status launched(const char *what) {
-    cudaError_t e = cudaGetLastError();
+    cudaError_t e = pending != cudaSuccess ? pending : cudaGetLastError();
+    pending = cudaSuccess;
     return e == cudaSuccess ? SMV_OK
                             : smv_cu_fail(ctx, e, "launch of %s", what);
   }
@@ -503,8 +534,7 @@ template <typename T> smv_status solver::setup_jacobi() {
 template <typename T> smv_status solver::start() {
   smv_status s;
   if (method == SMV_METHOD_PAGERANK) {
-    pr_start_kernel<T>
-        <<<grid, RB, 0, stream>>>(n, (T *)x, (const T *)v, st, hist);
+    go(pr_start_kernel<T>, grid, n, (T *)x, (const T *)v, st, hist);
     return launched("pr_start_kernel");
   }
   const T *q = nullptr;
@@ -523,13 +553,11 @@ template <typename T> smv_status solver::start() {
   /* BiCGStab starts from r alone (no z: its preconditioner acts on p and
    * s inside the iteration). */
   if (jac && !bi)
-    start_kernel<T, true><<<grid, RB, 0, stream>>>(
-        n, (const T *)b, q, V<T>(V_R), V<T>(V_Z), V<T>(V_P), rh, vv,
-        V<T>(V_DINV), st, part, hist);
+    go(start_kernel<T, true>, grid, n, (const T *)b, q, V<T>(V_R), V<T>(V_Z),
+       V<T>(V_P), rh, vv, V<T>(V_DINV), st, part, hist);
   else
-    start_kernel<T, false>
-        <<<grid, RB, 0, stream>>>(n, (const T *)b, q, V<T>(V_R), V<T>(V_R),
-                                  V<T>(V_P), rh, vv, nullptr, st, part, hist);
+    go(start_kernel<T, false>, grid, n, (const T *)b, q, V<T>(V_R), V<T>(V_R),
+       V<T>(V_P), rh, vv, nullptr, st, part, hist);
   return launched("start_kernel");
 }
 
@@ -542,51 +570,48 @@ template <typename T> smv_status solver::iterate() {
     T *z = jac ? V<T>(V_Z) : r;
     if ((s = spmv(p, q)) != SMV_OK)
       return s;
-    alpha_kernel<T><<<grid, RB, 0, stream>>>(n, p, q, st, part);
+    go(alpha_kernel<T>, grid, n, p, q, st, part);
     if (jac)
-      cg_update_kernel<T, true><<<grid, RB, 0, stream>>>(n, (T *)x, r, z, p, q,
-                                                         dinv, st, part, hist);
+      go(cg_update_kernel<T, true>, grid, n, (T *)x, r, z, p, q, dinv, st, part,
+         hist);
     else
-      cg_update_kernel<T, false><<<grid, RB, 0, stream>>>(n, (T *)x, r, z, p, q,
-                                                          dinv, st, part, hist);
-    cg_p_kernel<T><<<grid, RB, 0, stream>>>(n, p, z, st);
+      go(cg_update_kernel<T, false>, grid, n, (T *)x, r, z, p, q, dinv, st,
+         part, hist);
+    go(cg_p_kernel<T>, grid, n, p, z, st);
     return launched("the CG kernels");
   }
   if (method == SMV_METHOD_BICGSTAB) {
     T *v = q, *rh = V<T>(V_RH), *sv = V<T>(V_S), *t = V<T>(V_T);
     T *ph = jac ? V<T>(V_PH) : p, *sh = jac ? V<T>(V_SH) : sv;
     if (jac)
-      bi_p_kernel<T, true><<<grid, RB, 0, stream>>>(n, p, ph, r, v, dinv, st);
+      go(bi_p_kernel<T, true>, grid, n, p, ph, r, v, dinv, st);
     else
-      bi_p_kernel<T, false><<<grid, RB, 0, stream>>>(n, p, ph, r, v, dinv, st);
+      go(bi_p_kernel<T, false>, grid, n, p, ph, r, v, dinv, st);
     if ((s = launched("bi_p_kernel")) != SMV_OK || (s = spmv(ph, v)) != SMV_OK)
       return s;
-    alpha_kernel<T><<<grid, RB, 0, stream>>>(n, rh, v, st, part);
+    go(alpha_kernel<T>, grid, n, rh, v, st, part);
     if (jac)
-      bi_s_kernel<T, true>
-          <<<grid, RB, 0, stream>>>(n, sv, sh, r, v, dinv, st, part);
+      go(bi_s_kernel<T, true>, grid, n, sv, sh, r, v, dinv, st, part);
     else
-      bi_s_kernel<T, false>
-          <<<grid, RB, 0, stream>>>(n, sv, sh, r, v, dinv, st, part);
+      go(bi_s_kernel<T, false>, grid, n, sv, sh, r, v, dinv, st, part);
     if ((s = launched("the BiCGStab kernels")) != SMV_OK ||
         (s = spmv(sh, t)) != SMV_OK)
       return s;
-    bi_omega_kernel<T><<<grid, RB, 0, stream>>>(n, t, sv, st, part);
-    bi_update_kernel<T><<<grid, RB, 0, stream>>>(n, (T *)x, r, ph, sh, sv, t,
-                                                 rh, st, part, hist);
+    go(bi_omega_kernel<T>, grid, n, t, sv, st, part);
+    go(bi_update_kernel<T>, grid, n, (T *)x, r, ph, sh, sv, t, rh, st, part,
+       hist);
     return launched("the BiCGStab kernels");
   }
   /* PageRank: y in Q. */
   T *rk = (T *)x;
   if (nd > 0) {
     const unsigned gd = smv_grid_for(nd, RB), g = gd < grid ? gd : grid;
-    pr_dangling_kernel<T><<<g, RB, 0, stream>>>(nd, dl, rk, st, part);
+    go(pr_dangling_kernel<T>, g, nd, dl, rk, st, part);
   }
   if ((s = launched("pr_dangling_kernel")) != SMV_OK ||
       (s = spmv(rk, q)) != SMV_OK)
     return s;
-  pr_update_kernel<T>
-      <<<grid, RB, 0, stream>>>(n, rk, q, (const T *)v, st, part, hist);
+  go(pr_update_kernel<T>, grid, n, rk, q, (const T *)v, st, part, hist);
   return launched("pr_update_kernel");
 }
 
@@ -753,6 +778,8 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
     unsigned gg = smv_grid_for(n, RB);
     S.grid = gg < cap ? gg : cap;
   }
+  /* PDL where the kernels carry their waits (kernel_common.h). */
+  S.pdl = smv_pdl_capable((const void *)alpha_kernel<double>);
   const size_t es = S.prec == SMV_F32 ? sizeof(float) : sizeof(double);
   const size_t vbytes = ((size_t)n * es + 255) / 256 * 256;
   const int hist_n =
