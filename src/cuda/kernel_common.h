@@ -85,23 +85,6 @@ template <typename T> struct smv_reduce_smem {
   }
 };
 
-/* Launch `k` and return THIS launch's status. cudaLaunchKernelEx reports
- * the launch's own error, unlike a <<<>>> launch followed by
- * cudaGetLastError(), which would also return a stale, unrelated error left
- * by an earlier failed call (a refused cudaMalloc, say) and make a good
- * SpMV look failed. */
-template <typename... Exp, typename... Act>
-static inline cudaError_t smv_launch_k(void (*k)(Exp...), unsigned grid,
-                                       int block, size_t smem,
-                                       cudaStream_t stream, Act &&...args) {
-  cudaLaunchConfig_t cfg = {}; /* no attributes */
-  cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3((unsigned)block);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
-  return cudaLaunchKernelEx(&cfg, k, std::forward<Act>(args)...);
-}
-
 /* ---- programmatic dependent launch (PDL, sm_90+) ---------------------------
  * A kernel launched with programmatic stream serialization may start while
  * the kernel before it on the stream is still running: its blocks are
@@ -133,7 +116,12 @@ static inline bool smv_pdl_capable(const void *k) {
   return cudaFuncGetAttributes(&fa, k) == cudaSuccess && fa.ptxVersion >= 90;
 }
 
-/* smv_launch_k, with programmatic stream serialization when `pdl`. */
+/* Launch `k` and return THIS launch's status, with programmatic stream
+ * serialization when `pdl` (the kernel must then wait, see above).
+ * cudaLaunchKernelEx reports the launch's own error, unlike a <<<>>>
+ * launch followed by cudaGetLastError(), which would also return a stale,
+ * unrelated error left by an earlier failed call (a refused cudaMalloc,
+ * say) and make a good SpMV look failed. */
 template <typename... Exp, typename... Act>
 static inline cudaError_t
 smv_launch_pdl(void (*k)(Exp...), unsigned grid, int block, size_t smem,
@@ -151,6 +139,15 @@ smv_launch_pdl(void (*k)(Exp...), unsigned grid, int block, size_t smem,
     cfg.numAttrs = 1;
   }
   return cudaLaunchKernelEx(&cfg, k, std::forward<Act>(args)...);
+}
+
+/* smv_launch_pdl without the attribute: an ordinary launch. */
+template <typename... Exp, typename... Act>
+static inline cudaError_t smv_launch_k(void (*k)(Exp...), unsigned grid,
+                                       int block, size_t smem,
+                                       cudaStream_t stream, Act &&...args) {
+  return smv_launch_pdl(k, grid, block, smem, stream, false,
+                        std::forward<Act>(args)...);
 }
 
 /* ---- host glue of a rung ------------------------------------------------
