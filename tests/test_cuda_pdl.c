@@ -32,19 +32,19 @@
  * 1..23 entries, one row of 1000 entries (a block row in the one-round
  * plan) and one of 3000 (three warp chunks: partials and counters).
  * Columns spread evenly, so every row is sorted and duplicate-free. */
+static int64_t gappy_len(int64_t i) {
+  return i == 5 ? 1000 : i == 6 ? 3000 : i % 4 == 0 ? 0 : 1 + (i * 7) % 23;
+}
 static smv_csr *gappy(int64_t n) {
   int64_t nnz = 0;
   for (int64_t i = 0; i < n; i++)
-    nnz += i == 5 ? 1000 : i == 6 ? 3000 : i % 4 == 0 ? 0 : 1 + (i * 7) % 23;
+    nnz += gappy_len(i);
   smv_csr *A = NULL;
   if (smv_csr_create((smv_index)n, (smv_index)n, nnz, &A) != SMV_OK)
     return NULL;
   int64_t k = 0;
   for (int64_t i = 0; i < n; i++) {
-    const int64_t len = i == 5       ? 1000
-                        : i == 6     ? 3000
-                        : i % 4 == 0 ? 0
-                                     : 1 + (i * 7) % 23;
+    const int64_t len = gappy_len(i);
     A->row_ptr[i] = (smv_offset)k;
     const int64_t gap = n / (len > 0 ? len : 1);
     for (int64_t j = 0; j < len; j++, k++) {
@@ -58,12 +58,10 @@ static smv_csr *gappy(int64_t n) {
 
 /* 1 / sqrt(longest row): values stay within range over STEPS products. */
 static double chain_alpha(const smv_csr *A) {
-  int64_t longest = 1;
-  for (int64_t i = 0; i < A->rows; i++) {
-    const int64_t len = (int64_t)A->row_ptr[i + 1] - A->row_ptr[i];
-    longest = len > longest ? len : longest;
-  }
-  return 1.0 / sqrt((double)longest);
+  smv_stats s;
+  memset(&s, 0, sizeof s);
+  CHECK_OK(smv_csr_stats(A, &s));
+  return 1.0 / sqrt((double)(s.row_max > 1 ? s.row_max : 1));
 }
 
 /* The plan line names PDL as the device and the size call for. */
