@@ -387,7 +387,9 @@ typedef enum {
                                 shared memory (CSR-stream)                */
   SMV_ALG_MERGE = 11,        /* rung 10's tiles summed along the merge path
                                 (rows + entries cut evenly per thread)    */
-  SMV_ALG_COUNT = 12
+  SMV_ALG_HOT = 12,          /* rung 10 with the most used entries of x in
+                                shared memory (power-law columns)         */
+  SMV_ALG_COUNT = 13
 } smv_alg;
 
 /* "auto", "scalar", "vector", "vector-tex", ... ; NULL if out of range. */
@@ -449,6 +451,11 @@ smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
   1u                       /* prepare cuSPARSE ALG1 and ALG2 at analysis       \
                             */
 #define SMV_MATRIX_TUNE 2u /* plan by measurement: smv_matrix_tune     */
+/* Prepare rung 12's hot columns at analysis (matrices with scattered
+ * columns: a second column array, 4 bytes per entry; without it rung 12
+ * runs without hot columns). smv_matrix_tune prepares them for its own
+ * timing and keeps them only if rung 12 wins. */
+#define SMV_MATRIX_HOT 4u
 typedef struct {
   unsigned flags;
   int tune_runs; /* timed runs per candidate (0 = default 10)       */

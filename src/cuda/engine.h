@@ -129,6 +129,26 @@ struct smv_tiles {
   unsigned *counts;
 };
 
+/* Rung 12's hot columns (spmv_12_hot.cu, smv_hot_setup): the k most used
+ * columns (each in `threshold` or more entries), whose x every block keeps
+ * in shared memory. `col` (device) is the column array with ~slot in place
+ * of a hot column; `list` (same allocation, after it) the k columns by
+ * slot. k = 0: no hot columns, col and list NULL. ctr (device, its own
+ * allocation): the next tile to take and the blocks done, 0 between calls.
+ * block and grid: the default launch (persistent: the blocks that fit on
+ * the device), sms the device's SM count for other block sizes. `col` and
+ * `ctr` are freed. */
+struct smv_hot {
+  int k;
+  double mass; /* share of the entries in the hot columns */
+  int64_t threshold;
+  int32_t *col, *list;
+  unsigned *ctr;
+  size_t bytes; /* both allocations */
+  int block, sms;
+  unsigned grid;
+};
+
 /* Rung 9's programmatic dependent launch (its change 6). */
 enum smv_pdl_mode { SMV_PDL_OFF = 0, SMV_PDL_ON = 1, SMV_PDL_TRIGGER = 2 };
 
@@ -197,6 +217,8 @@ struct smv_matrix {
   /* Tile lists of rungs 10 (stream) and 11 (merge): see struct smv_tiles.
    */
   struct smv_tiles stream, merge;
+  /* Rung 12's hot columns (it runs on the stream list above). */
+  struct smv_hot hot;
 };
 
 /* Everything one launch needs. Sizes are 64-bit so nothing overflows in
@@ -310,6 +332,16 @@ void smv_adaptive_describe(const smv_matrix *m, char *buf, size_t n);
 smv_status smv_stream_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A);
 /* Merge rung's analysis (spmv_11_merge.cu), the same for its tiles. */
 smv_status smv_merge_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A);
+/* Hot rung's analysis (spmv_12_hot.cu), after the stream rung's: its
+ * launch and tile counters; with hot != 0 (SMV_MATRIX_HOT) also count the
+ * columns' entries on the device, choose the hot ones and write the
+ * column array that names their slots (smv_hot_build; the tuner calls it
+ * too). And its line for the analysis record. */
+smv_status smv_hot_setup(smv_context *ctx, smv_matrix *m, int hot);
+/* The hot columns alone (build: smv_hot_setup has run; free: col only). */
+smv_status smv_hot_build(smv_context *ctx, smv_matrix *m);
+void smv_hot_release(smv_matrix *m);
+void smv_hot_describe(const smv_matrix *m, char *buf, size_t n);
 
 /* Cut A's rows into a tile list (tiles.cu). end(A, start, tile) gives the
  * row after the last of the tile of whole rows that starts at `start`, or

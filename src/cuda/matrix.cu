@@ -113,6 +113,8 @@ static void release(smv_matrix *m) {
   cudaFree(m->long_alloc);
   cudaFree(m->stream.list);
   cudaFree(m->merge.list);
+  smv_hot_release(m);
+  cudaFree(m->hot.ctr);
   free(m);
 }
 
@@ -161,7 +163,7 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   if (prec != SMV_F64 && prec != SMV_F32)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_create: precision %d",
                        (int)prec);
-  const unsigned known = SMV_MATRIX_CUSPARSE | SMV_MATRIX_TUNE;
+  const unsigned known = SMV_MATRIX_CUSPARSE | SMV_MATRIX_TUNE | SMV_MATRIX_HOT;
   if (opt && ((opt->flags & ~known) || opt->tune_runs < 0))
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "smv_matrix_create_ex: unknown flags 0x%x or "
@@ -203,13 +205,7 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   if (st == SMV_OK && prec == SMV_F32 && nnz > 0)
     st = upload_f32(ctx, (float *)m->values, A->values, A->nnz);
   m->plan.upload_ms = smv_now_ms() - t;
-  /* The plan: AUTO's rung from the statistics. */
-  t = smv_now_ms();
-  m->auto_alg = smv_auto_choose(ctx, m);
-  m->plan.plan_ms = smv_now_ms() - t;
-  m->plan.alg = m->auto_alg;
-  heuristic_reason(ctx, m);
-  /* Our rungs' set-up. */
+  /* Our rungs' set-up (rung 12's hot columns only with SMV_MATRIX_HOT). */
   t = smv_now_ms();
   if (st == SMV_OK)
     st = smv_adaptive_setup(ctx, m, A);
@@ -217,16 +213,26 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
     st = smv_stream_setup(ctx, m, A);
   if (st == SMV_OK)
     st = smv_merge_setup(ctx, m, A);
+  if (st == SMV_OK)
+    st = smv_hot_setup(ctx, m, (m->opts & SMV_MATRIX_HOT) != 0);
   m->plan.prep_ms = smv_now_ms() - t;
+  /* The plan: AUTO's rung from the statistics. */
+  t = smv_now_ms();
+  m->auto_alg = smv_auto_choose(ctx, m);
+  m->plan.plan_ms = smv_now_ms() - t;
+  m->plan.alg = m->auto_alg;
+  heuristic_reason(ctx, m);
   if (st == SMV_OK &&
       (m->auto_alg == SMV_ALG_ADAPTIVE || m->auto_alg == SMV_ALG_STREAM ||
-       m->auto_alg == SMV_ALG_MERGE)) {
+       m->auto_alg == SMV_ALG_MERGE || m->auto_alg == SMV_ALG_HOT)) {
     const size_t used = strlen(m->plan.reason);
     char line[256];
     if (m->auto_alg == SMV_ALG_ADAPTIVE)
       smv_adaptive_describe(m, line, sizeof line);
     else if (m->auto_alg == SMV_ALG_STREAM)
       smv_tiles_describe(&m->stream, 10, line, sizeof line);
+    else if (m->auto_alg == SMV_ALG_HOT)
+      smv_hot_describe(m, line, sizeof line);
     else
       smv_tiles_describe(&m->merge, 11, line, sizeof line);
     snprintf(m->plan.reason + used, sizeof m->plan.reason - used, "; %s", line);
@@ -287,6 +293,7 @@ extern "C" size_t smv_matrix_device_bytes(const smv_matrix *m) {
   b += m->chunk_bytes;  /* rung 9's chunk list, partials and counters */
   b += m->stream.bytes; /* rung 10's tile list, partials and counters */
   b += m->merge.bytes;  /* rung 11's */
+  b += m->hot.bytes;    /* rung 12's column array and hot list */
   for (int i = 0; i < 2; i++)
     b += m->sp.buffer_bytes[i];
   return b;

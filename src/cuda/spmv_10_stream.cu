@@ -86,7 +86,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The tile list: see tile_common.h. */
+/* The tile list: see tile_common.h; each tile: stream_tile there. */
 template <typename T, int TILE, int LD>
 __global__ void __maxnreg__(32)
     spmv_stream(int64_t ntiles, const int2 *__restrict__ tiles,
@@ -94,50 +94,9 @@ __global__ void __maxnreg__(32)
   __shared__ T sm[TILE];
   __shared__ T red[32];
   __shared__ unsigned last_s;
-  const unsigned t = threadIdx.x, B = blockDim.x;
-  const int32_t *__restrict__ row_ptr = a.row_ptr;
-  T *__restrict__ y = a.y;
-  const T alpha = a.alpha, beta = a.beta;
-  for (int64_t b = blockIdx.x; b < ntiles; b += gridDim.x) {
-    const int2 d = __ldg(&tiles[b]);
-    const int2 dn = __ldg(&tiles[b + 1]);
-    const int64_t r0 = d.x;
-    if (d.y >= 0) { /* a piece of a long row */
-      tile_piece<T, TILE, LD>(b, r0, (unsigned)d.y, a, sm, red, &last_s);
-      continue;
-    }
-    const int64_t r1 = dn.x;
-    const unsigned k0 = (unsigned)__ldg(&row_ptr[r0]);
-    const unsigned k1 = (unsigned)__ldg(&row_ptr[r1]);
-    stage<T, LD>(k0, k1, a.col, a.val, a.x, sm);
-    __syncthreads();
-    const unsigned R = (unsigned)(r1 - r0);
-    if (R == 1) {
-      const T s = block_sum(sm, k1 - k0, red);
-      if (t == 0)
-        y[r0] = smv_combine(alpha, s, beta, &y[r0]);
-    } else {
-      /* P threads per row: the largest power of two <= B / R, 1..32. */
-      unsigned P = 1;
-      while (P < 32 && 2 * P * R <= B)
-        P *= 2;
-      const unsigned lane = t & (P - 1);
-      const unsigned mask =
-          P == 32 ? SMV_FULL_MASK : ((1u << P) - 1u) << ((t & 31u) & ~(P - 1));
-      for (unsigned i = t / P; i < R; i += B / P) {
-        const unsigned b_ = (unsigned)__ldg(&row_ptr[r0 + i]) - k0;
-        const unsigned e_ = (unsigned)__ldg(&row_ptr[r0 + i + 1]) - k0;
-        T s = T(0);
-        for (unsigned k = b_ + lane; k < e_; k += P)
-          s += sm[k];
-        for (unsigned off = P / 2; off > 0; off >>= 1)
-          s += __shfl_xor_sync(mask, s, off);
-        if (lane == 0)
-          y[r0 + i] = smv_combine(alpha, s, beta, &y[r0 + i]);
-      }
-    }
-    __syncthreads(); /* sm and red are reused by the next tile */
-  }
+  const x_plain<T> xs = {a.x};
+  for (int64_t b = blockIdx.x; b < ntiles; b += gridDim.x)
+    stream_tile<T, TILE, LD>(b, tiles, a, xs, sm, red, &last_s);
 }
 
 #define SMV_STREAM_TILE_MAX 4096

@@ -112,18 +112,19 @@ __global__ void __maxnreg__(32)
   __shared__ unsigned wkey[32], wfirst[32];
   __shared__ unsigned last_s;
   const unsigned t = threadIdx.x, B = blockDim.x;
+  const x_plain<T> xs = {a.x};
   for (int64_t b = blockIdx.x; b < ntiles; b += gridDim.x) {
     const int2 d = __ldg(&tiles[b]);
     const int64_t r0 = d.x;
     if (d.y >= 0) { /* a piece of a long row */
-      tile_piece<T, TILE, LD>(b, r0, (unsigned)d.y, a, sm, red, &last_s);
+      tile_piece<T, TILE, LD>(b, r0, (unsigned)d.y, a, xs, sm, red, &last_s);
       continue;
     }
     const unsigned R = (unsigned)(__ldg(&tiles[b + 1]).x - r0);
     const unsigned k0 = (unsigned)__ldg(&a.row_ptr[r0]);
     const unsigned k1 = (unsigned)__ldg(&a.row_ptr[r0 + R]);
     const unsigned n = k1 - k0;
-    stage<T, LD>(k0, k1, a.col, a.val, a.x, sm);
+    stage<T, LD>(k0, k1, a.col, a.val, xs, sm);
     for (unsigned i = t; i < R; i += B) /* row i ends before entry ends[i] */
       ends[i] = __ldg(&a.row_ptr[r0 + i + 1]) - (int32_t)k0;
     __syncthreads();

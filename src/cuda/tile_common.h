@@ -49,6 +49,28 @@ __device__ __forceinline__ void ld_val4(const float *p, float v[4]) {
   v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
 }
 
+/* Where a tile rung reads x[c] for a column index c from its column array.
+ * x_plain: x itself, through the read-only path (rungs 10 and 11).
+ * x_hot (rung 12): the column array holds ~slot for the columns whose x
+ * the block keeps in shared memory (hx[slot], loaded at its start), the
+ * column itself for the others. Both give the same value, so the sums,
+ * and their bits, are rung 10's. */
+template <typename T> struct x_plain {
+  const T *__restrict__ x;
+  __device__ __forceinline__ T operator()(int c) const { return __ldg(&x[c]); }
+};
+template <typename T> struct x_hot {
+  const T *x;
+  const T *hx; /* shared memory, as a generic pointer */
+  /* One generic load from either place, no branch: with `c < 0 ? hx[~c]
+   * : __ldg(&x[c])` the compiler branched around each gather, and the
+   * four gathers of a round no longer overlapped. */
+  __device__ __forceinline__ T operator()(int c) const {
+    const T *p = c < 0 ? hx + ~c : x + c;
+    return *p;
+  }
+};
+
 /* Quad q of the tile (entries 4q..4q+3, all inside it) -> its columns and
  * values, when p. */
 template <typename T, bool EF>
@@ -90,10 +112,10 @@ __device__ __forceinline__ void transpose_cols(const int c[4], int out[4]) {
  * sm at their entries' places; the products are made there once the
  * gathers are in (one quad per thread per round: 32 registers). Whole
  * warps iterate (blockDim is a multiple of 32). */
-template <typename T>
+template <typename T, typename XS>
 __device__ __forceinline__ void
 stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
-         const T *__restrict__ val, const T *__restrict__ x, T *sm) {
+         const T *__restrict__ val, const XS &x, T *sm) {
   const unsigned t = threadIdx.x, B = blockDim.x, lane = t & 31u;
   for (unsigned w0 = qa + (t & ~31u); w0 < qb; w0 += B) {
     const unsigned q = w0 + lane;
@@ -107,7 +129,7 @@ stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
 #pragma unroll
     for (int j = 0; j < 4;
          j++) /* entry 4 w0 + 32 j + lane: quad w0 + 8 j + lane / 4 */
-      xg[j] = w0 + 8 * j + (lane >> 2) < qb ? __ldg(&x[g[j]]) : T(0);
+      xg[j] = w0 + 8 * j + (lane >> 2) < qb ? x(g[j]) : T(0);
     if (p) {
       const unsigned s = 4 * q - k0;
 #pragma unroll
@@ -124,11 +146,12 @@ stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
   }
 }
 
-/* Stage the products of entries [k0, k1) (k1 - k0 <= the tile) into sm. */
-template <typename T, int LD>
+/* Stage the products of entries [k0, k1) (k1 - k0 <= the tile) into sm;
+ * x: where x[c] comes from (x_plain, x_hot). */
+template <typename T, int LD, typename XS>
 __device__ __forceinline__ void
 stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
-      const T *__restrict__ val, const T *__restrict__ x, T *sm) {
+      const T *__restrict__ val, const XS &x, T *sm) {
   constexpr bool EF = LD != SMV_TILE_RO;
   const unsigned t = threadIdx.x, B = blockDim.x;
   const unsigned qa = (k0 + 3) >> 2, qb = k1 >> 2; /* full quads [qa, qb) */
@@ -146,10 +169,10 @@ stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
       T x0[4], x1[4];
 #pragma unroll
       for (int j = 0; j < 4; j++)
-        x0[j] = __ldg(&x[c0[j]]);
+        x0[j] = x(c0[j]);
 #pragma unroll
       for (int j = 0; j < 4; j++)
-        x1[j] = p1 ? __ldg(&x[c1[j]]) : T(0);
+        x1[j] = p1 ? x(c1[j]) : T(0);
       const unsigned s0 = 4 * q - k0, s1 = 4 * (q + B) - k0;
 #pragma unroll
       for (int j = 0; j < 4; j++)
@@ -168,7 +191,7 @@ stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
     const unsigned k = t < 4 ? k0 + t : tail + (t - 4);
     const bool ok = t < 4 ? k < head_end : k < k1;
     if (ok)
-      sm[k - k0] = __ldg(&val[k]) * __ldg(&x[__ldg(&col[k])]);
+      sm[k - k0] = __ldg(&val[k]) * x(__ldg(&col[k]));
   }
 }
 
@@ -217,15 +240,15 @@ template <typename T> struct tile_args {
  * partial[b]; the row's pieces count themselves in on the counter of its
  * first piece b0, and the block that arrives last adds the partials in
  * piece order and writes y. Ends on a barrier (shared memory is free). */
-template <typename T, int TILE, int LD>
+template <typename T, int TILE, int LD, typename XS>
 __device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
-                                           const tile_args<T> &a, T *sm, T *red,
-                                           unsigned *last_s) {
+                                           const tile_args<T> &a, const XS &x,
+                                           T *sm, T *red, unsigned *last_s) {
   const unsigned t = threadIdx.x, B = blockDim.x;
   const unsigned rb = (unsigned)__ldg(&a.row_ptr[r0]);
   const unsigned re = (unsigned)__ldg(&a.row_ptr[r0 + 1]);
   const unsigned k1 = re - k0 < (unsigned)TILE ? re : k0 + TILE;
-  stage<T, LD>(k0, k1, a.col, a.val, a.x, sm);
+  stage<T, LD>(k0, k1, a.col, a.val, x, sm);
   __syncthreads();
   const T s = block_sum(sm, k1 - k0, red);
   const unsigned n = (re - rb + TILE - 1) / TILE;
@@ -248,6 +271,60 @@ __device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
     }
   }
   __syncthreads(); /* sm, red and last_s are reused by the next tile */
+}
+
+/* Rung 10's work on tile b of a tile list (rung 12 does the same with
+ * some of x in shared memory; x says where x[c] comes from): stage the
+ * tile's products in sm, then sum each row. A tile of one row is summed by
+ * the whole block; with R rows, P threads per row (the largest power of
+ * two <= blockDim / R, 1..32) sum it strided by P, then log2 P shuffles.
+ * A piece of a long row goes to tile_piece. Ends on a barrier (sm, red
+ * and last_s are free for the next tile). */
+template <typename T, int TILE, int LD, typename XS>
+__device__ __forceinline__ void
+stream_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T> &a,
+            const XS &x, T *sm, T *red, unsigned *last_s) {
+  const unsigned t = threadIdx.x, B = blockDim.x;
+  const int32_t *__restrict__ row_ptr = a.row_ptr;
+  T *__restrict__ y = a.y;
+  const T alpha = a.alpha, beta = a.beta;
+  const int2 d = __ldg(&tiles[b]);
+  const int2 dn = __ldg(&tiles[b + 1]);
+  const int64_t r0 = d.x;
+  if (d.y >= 0) { /* a piece of a long row */
+    tile_piece<T, TILE, LD>(b, r0, (unsigned)d.y, a, x, sm, red, last_s);
+    return;
+  }
+  const int64_t r1 = dn.x;
+  const unsigned k0 = (unsigned)__ldg(&row_ptr[r0]);
+  const unsigned k1 = (unsigned)__ldg(&row_ptr[r1]);
+  stage<T, LD>(k0, k1, a.col, a.val, x, sm);
+  __syncthreads();
+  const unsigned R = (unsigned)(r1 - r0);
+  if (R == 1) {
+    const T s = block_sum(sm, k1 - k0, red);
+    if (t == 0)
+      y[r0] = smv_combine(alpha, s, beta, &y[r0]);
+  } else {
+    unsigned P = 1;
+    while (P < 32 && 2 * P * R <= B)
+      P *= 2;
+    const unsigned lane = t & (P - 1);
+    const unsigned mask =
+        P == 32 ? SMV_FULL_MASK : ((1u << P) - 1u) << ((t & 31u) & ~(P - 1));
+    for (unsigned i = t / P; i < R; i += B / P) {
+      const unsigned b_ = (unsigned)__ldg(&row_ptr[r0 + i]) - k0;
+      const unsigned e_ = (unsigned)__ldg(&row_ptr[r0 + i + 1]) - k0;
+      T s = T(0);
+      for (unsigned k = b_ + lane; k < e_; k += P)
+        s += sm[k];
+      for (unsigned off = P / 2; off > 0; off >>= 1)
+        s += __shfl_xor_sync(mask, s, off);
+      if (lane == 0)
+        y[r0 + i] = smv_combine(alpha, s, beta, &y[r0 + i]);
+    }
+  }
+  __syncthreads(); /* sm and red are reused by the next tile */
 }
 
 /* Grid for a tile list: one block per tile, capped at gridDim.x's limit

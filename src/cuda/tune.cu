@@ -159,7 +159,11 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
     if (!is_candidate(alg))
       continue;
     double ms = -1;
-    smv_status cst = time_alg(ctx, m, alg, x, y, runs, ev, times, &ms);
+    /* Rung 12 with its hot columns (kept below only if it wins). */
+    smv_status cst =
+        alg == SMV_ALG_HOT ? smv_hot_build(ctx, m) : (smv_status)SMV_OK;
+    if (cst == SMV_OK)
+      cst = time_alg(ctx, m, alg, x, y, runs, ev, times, &ms);
     if (cst != SMV_OK) {
       /* One rung failing must not sink the plan: note it, go on. */
       (void)cudaStreamSynchronize(ctx->stream);
@@ -204,6 +208,9 @@ out:
   if (y)
     cudaFree(y);
   free(times);
+  /* Rung 12's hot columns go again unless it won or were asked for. */
+  if (m->auto_alg != SMV_ALG_HOT && !(m->opts & SMV_MATRIX_HOT))
+    smv_hot_release(m);
   /* cuSPARSE state made only for the measurement goes again. */
   for (int i = 0; i < 2; i++) {
     const smv_alg alg = i ? SMV_ALG_CUSPARSE_ALG2 : SMV_ALG_CUSPARSE_ALG1;

@@ -1,0 +1,378 @@
+/*
+ * spmv_12_hot.cu — rung 12: rung 10's tiles with the most used entries of x
+ * held in shared memory (power-law columns: graphs).
+ *
+ * What changed from rung 10 (tile-staged CSR-stream):
+ *   1. At analysis (smv_hot_setup below) the columns are counted; the k
+ *      most used ones, each used at least twice per block of the grid
+ *      (below), become "hot": they get slots 0..k-1 (most used first), and
+ *      a second column array is made in which every entry of a hot column
+ *      holds ~slot (negative) instead of the column. k is at most 16384 in
+ *      f32 and 8192 in f64 (64 KB of x either way).
+ *   2. The grid is persistent: as many blocks as fit on the device at once
+ *      (2 per SM of 1024 threads on an H100: 16 KB of products + 64 KB of
+ *      x each). Each block first loads x at the k hot columns into shared
+ *      memory (k gathers, once per block), then takes tiles b, b + grid,
+ *      ... of rung 10's list and runs rung 10's tile code on them
+ *      (tile_common.h's stream_tile), reading x[c] from shared memory where
+ *      the column array says ~slot (x_hot).
+ * Why it should help: on power-law graphs a few columns take most entries
+ * (rmat:22:16: the 16384 most used of its 4.2M columns hold 40% of its
+ * 128M entries, 52% for the top 32768). ncu showed that what limits these
+ * matrices, for rung 10 and cuSPARSE alike, is the L2's tag lookups: one
+ * per gather that misses the L1 (rung 10: 129M requests on rmat:22:16
+ * f32, L1 hit rate 11%). A gather from shared memory asks the L2 nothing.
+ * Where it loses: it costs a second column array (4 bytes per entry) and
+ * k gathers per block; with columns used evenly (rand, plaw) no column
+ * qualifies and it is rung 10 with a persistent grid. The sums are rung
+ * 10's, in the same order: the bits are rung 10's (tests compare them).
+ * Like rung 10 (whose tile list, partials and counters it shares), two
+ * SpMVs of rungs 10 or 12 on one matrix with rows longer than a tile must
+ * not run concurrently.
+ */
+#include "tile_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Hot columns at most: 48 KB of x in shared memory (12288 in f32, 6144
+ * in f64), in blocks of 512 threads: 3 blocks per H100 SM (16 + 48 KB of
+ * shared memory each). Measured (rmat:22:16 f32, H100, 2026-11-25): 48
+ * KB at 512 threads 943.5 us; 24 KB at 256 1080.4, 8 KB at 256 1086.2,
+ * none at 256 1119.6 (rung 10 1047.6, one block per tile). */
+#define SMV_HOT_BYTES (48 * 1024)
+#define SMV_HOT_BLOCK 512
+/* Least share of the entries in the hot columns for them to be used. */
+#define SMV_HOT_MIN_MASS 0.05
+
+extern __shared__ __align__(16) unsigned char smv_hot_raw[];
+
+template <typename T, int TILE, int LD>
+__global__ void __maxnreg__(32)
+    spmv_hot(int64_t ntiles, const int2 *__restrict__ tiles,
+             const tile_args<T> a, const int32_t *__restrict__ hot, int nhot,
+             unsigned *ctr) {
+  __shared__ T sm[TILE];
+  __shared__ T red[32];
+  __shared__ unsigned last_s, next_s;
+  const unsigned t = threadIdx.x;
+  T *hx = reinterpret_cast<T *>(smv_hot_raw);
+  for (int i = (int)t; i < nhot; i += (int)blockDim.x)
+    hx[i] = __ldg(&a.x[__ldg(&hot[i])]);
+  const x_hot<T> xs = {a.x, hx};
+  /* Tiles are taken in turn from ctr[0] (tiles differ in cost: pieces of
+   * long rows, rows per tile; a fixed share per block left some blocks
+   * working long after the rest). */
+  for (;;) {
+    if (t == 0)
+      next_s = atomicAdd(&ctr[0], 1u);
+    __syncthreads(); /* next_s, and the first time hx, are in */
+    const int64_t b = next_s;
+    if (b >= ntiles)
+      break;
+    stream_tile<T, TILE, LD>(b, tiles, a, xs, sm, red, &last_s);
+  }
+  /* The last block out resets the counters for the next call: every
+   * other block has taken its last tile number by then. */
+  if (t == 0 && atomicAdd(&ctr[1], 1u) == gridDim.x - 1)
+    ctr[0] = 0, ctr[1] = 0;
+}
+
+static const void *kernel(smv_precision prec) {
+  return prec == SMV_F64 ? (const void *)spmv_hot<double, 2048, SMV_TILE_EF>
+                         : (const void *)spmv_hot<float, 4096, SMV_TILE_EF>;
+}
+
+/* For the occupancy model and the default block: the largest hot set. */
+static size_t smem(smv_precision, int) { return SMV_HOT_BYTES; }
+
+/* Let Fn take SMV_HOT_BYTES of dynamic shared memory (above the 48 KB a
+ * kernel gets without asking); once per device. */
+template <auto Fn> static cudaError_t hot_smem_attr() {
+  static std::atomic<unsigned long long> done{0}; /* one bit per device */
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess)
+    return e;
+  const unsigned long long bit = dev < 64 ? 1ull << dev : 0;
+  if (bit && (done.load(std::memory_order_relaxed) & bit))
+    return cudaSuccess;
+  e = cudaFuncSetAttribute(Fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           SMV_HOT_BYTES);
+  if (e == cudaSuccess && bit)
+    done.fetch_or(bit, std::memory_order_relaxed);
+  return e;
+}
+
+/* Blocks of `block` threads with `dyn` bytes of x that fit on the device
+ * at once (the persistent grid), at most ntiles; 0 on error. */
+template <auto Fn>
+static unsigned hot_grid(int block, size_t dyn, int sms, int64_t ntiles) {
+  int per_sm = 0;
+  if (hot_smem_attr<Fn>() != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Fn, block, dyn) !=
+          cudaSuccess)
+    return 0;
+  const int64_t g = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
+  return (unsigned)(g < ntiles ? g : ntiles);
+}
+
+template <typename T> static cudaError_t run(const smv_launch *P) {
+  const smv_matrix *m = P->m;
+  const struct smv_tiles *tl = &m->stream;
+  const struct smv_hot *h = &m->hot;
+  const tile_args<T> a = {P->row_ptr,
+                          h->k ? h->col : P->col_idx,
+                          (const T *)P->values,
+                          (const T *)P->x,
+                          (T)P->alpha,
+                          (T)P->beta,
+                          (T *)P->y,
+                          (T *)tl->partials,
+                          tl->counts};
+  const size_t dyn = (size_t)h->k * sizeof(T);
+  return tile_dispatch(tl, [&](auto tile, auto ld) {
+    constexpr auto fn = spmv_hot<T, decltype(tile)::value, decltype(ld)::value>;
+    const unsigned grid = P->block == h->block && h->grid
+                              ? h->grid
+                              : hot_grid<fn>(P->block, dyn, h->sms, tl->ntiles);
+    if (grid == 0) {
+      const cudaError_t e = cudaGetLastError();
+      return e != cudaSuccess ? e : cudaErrorInvalidConfiguration;
+    }
+    return smv_launch_k(fn, grid, P->block, dyn, P->stream, tl->ntiles,
+                        (const int2 *)tl->list, a, (const int32_t *)h->list,
+                        h->k, h->ctr);
+  });
+}
+
+static cudaError_t launch(const struct smv_launch *P) {
+  return P->prec == SMV_F64 ? run<double>(P) : run<float>(P);
+}
+
+const struct smv_rung smv_rung_hot = {kernel, smem, launch, SMV_HOT_BLOCK};
+
+/* ---- analysis --------------------------------------------------------------
+ */
+
+/* f[c] += 1 for every entry's column. */
+__global__ void hot_count(int64_t nnz, const int32_t *__restrict__ col,
+                          int32_t *f) {
+  for (int64_t k = smv_tid(); k < nnz; k += smv_nthreads())
+    atomicAdd(&f[__ldg(&col[k])], 1);
+}
+
+/* out[k] = ~slot[col[k]] for a hot column, col[k] otherwise. */
+__global__ void hot_encode(int64_t nnz, const int32_t *__restrict__ col,
+                           const int32_t *__restrict__ slot, int32_t *out) {
+  for (int64_t k = smv_tid(); k < nnz; k += smv_nthreads()) {
+    const int32_t c = __ldg(&col[k]);
+    const int32_t s = __ldg(&slot[c]);
+    out[k] = s >= 0 ? ~s : c;
+  }
+}
+
+struct hot_cand {
+  int32_t col, n;
+};
+static int by_use(const void *pa, const void *pb) {
+  const struct hot_cand *a = (const struct hot_cand *)pa,
+                        *b = (const struct hot_cand *)pb;
+  if (a->n != b->n)
+    return a->n > b->n ? -1 : 1;
+  return a->col < b->col ? -1 : a->col > b->col;
+}
+
+/* The default launch (block, grid) for the matrix's tile list, with the
+ * largest hot set: what the threshold below is sized for. */
+static unsigned default_grid(const smv_context *ctx, const smv_matrix *m,
+                             int block) {
+  const struct smv_tiles *tl = &m->stream;
+  unsigned g = 0;
+  (void)tile_dispatch(tl, [&](auto tile, auto ld) {
+    auto go = [&](auto t) {
+      using T = decltype(t);
+      constexpr auto fn =
+          spmv_hot<T, decltype(tile)::value, decltype(ld)::value>;
+      g = hot_grid<fn>(block, SMV_HOT_BYTES, ctx->prop.multiProcessorCount,
+                       tl->ntiles);
+    };
+    if (m->prec == SMV_F64)
+      go(0.0);
+    else
+      go(0.0f);
+    return cudaSuccess;
+  });
+  return g;
+}
+
+smv_status smv_hot_setup(smv_context *ctx, smv_matrix *m, int hot) {
+  struct smv_hot *h = &m->hot;
+  memset(h, 0, sizeof *h);
+  h->sms = ctx->prop.multiProcessorCount;
+  h->block = ctx->block_override ? ctx->block_override
+                                 : ctx->default_block[SMV_ALG_HOT][m->prec];
+  if (m->st.nnz == 0 || m->stream.ntiles == 0)
+    return SMV_OK;
+  h->grid = default_grid(ctx, m, h->block);
+  if (h->grid == 0) {
+    (void)cudaGetLastError();
+    return smv_ctx_set(ctx, SMV_ERR_CUDA,
+                       "rung 12: no block of %d threads fits on the device",
+                       h->block);
+  }
+  /* The tile counters (0 between calls). */
+  cudaError_t e0 = cudaMalloc(&h->ctr, 2 * sizeof(unsigned));
+  if (e0 == cudaSuccess)
+    e0 = cudaMemsetAsync(h->ctr, 0, 2 * sizeof(unsigned), ctx->stream);
+  if (e0 == cudaSuccess)
+    e0 = cudaStreamSynchronize(ctx->stream);
+  if (e0 != cudaSuccess) {
+    cudaFree(h->ctr);
+    h->ctr = NULL;
+    return smv_cu_fail(ctx, e0, "rung 12: its tile counters");
+  }
+  h->bytes = 2 * sizeof(unsigned);
+  return hot ? smv_hot_build(ctx, m) : SMV_OK;
+}
+
+void smv_hot_release(smv_matrix *m) {
+  struct smv_hot *h = &m->hot;
+  cudaFree(h->col); /* cudaFree(NULL) does nothing */
+  if (h->col)
+    h->bytes -= (size_t)m->st.nnz * 4 + (size_t)h->k * 4;
+  h->col = h->list = NULL;
+  h->k = 0;
+  h->mass = 0;
+}
+
+smv_status smv_hot_build(smv_context *ctx, smv_matrix *m) {
+  struct smv_hot *h = &m->hot;
+  /* Only columns scattered over x are worth it (local columns hit the
+   * L1 already); nothing to do when built or without the counters. */
+  if (h->col || !h->ctr || m->st.col_spread <= 0.05)
+    return SMV_OK;
+  const int64_t cols = m->st.cols, nnz = m->st.nnz;
+  const int esize = m->prec == SMV_F64 ? 8 : 4;
+  int64_t kmax = SMV_HOT_BYTES / esize;
+  if (kmax > cols)
+    kmax = cols;
+  /* A hot column costs one gather per block: it must save more. */
+  h->threshold = 2 * (int64_t)h->grid;
+
+  smv_status st = SMV_OK;
+  cudaError_t e;
+  int32_t *df = NULL, *hf = NULL;
+  struct hot_cand *c = NULL;
+  int64_t nc = 0, k = 0, used = 0;
+  const size_t fbytes = (size_t)cols * 4;
+  const unsigned grid = smv_grid_for(nnz, 256);
+  if ((e = cudaMalloc(&df, fbytes)) != cudaSuccess) {
+    st =
+        smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (rung 12 counts)", fbytes);
+    goto out;
+  }
+  hf = (int32_t *)malloc(fbytes);
+  if (!hf) {
+    st = smv_ctx_set(ctx, SMV_ERR_NOMEM,
+                     "malloc of %zu bytes (rung 12 counts): out of memory",
+                     fbytes);
+    goto out;
+  }
+  e = cudaMemsetAsync(df, 0, fbytes, ctx->stream);
+  if (e == cudaSuccess) {
+    hot_count<<<grid, 256, 0, ctx->stream>>>(nnz, m->col_idx, df);
+    e = cudaGetLastError();
+  }
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(hf, df, fbytes, cudaMemcpyDeviceToHost, ctx->stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(ctx->stream);
+  if (e != cudaSuccess) {
+    st = smv_cu_fail(ctx, e, "rung 12: counting the columns' entries");
+    goto out;
+  }
+  for (int64_t j = 0; j < cols; j++)
+    nc += hf[j] >= h->threshold;
+  if (nc == 0)
+    goto out;
+  c = (struct hot_cand *)malloc((size_t)nc * sizeof *c);
+  if (!c) {
+    st = smv_ctx_set(ctx, SMV_ERR_NOMEM,
+                     "malloc of %zu bytes (rung 12 columns): out of memory",
+                     (size_t)nc * sizeof *c);
+    goto out;
+  }
+  nc = 0;
+  for (int64_t j = 0; j < cols; j++)
+    if (hf[j] >= h->threshold)
+      c[nc++] = {(int32_t)j, hf[j]};
+  qsort(c, (size_t)nc, sizeof *c, by_use);
+  k = nc < kmax ? nc : kmax;
+  for (int64_t i = 0; i < k; i++)
+    used += c[i].n;
+  h->mass = (double)used / (double)nnz;
+  /* Too few entries in the hot columns: not worth a second column array
+   * (the rung runs without hot columns). */
+  if (h->mass < SMV_HOT_MIN_MASS) {
+    k = 0;
+    goto out;
+  }
+  /* The slot of every column (-1: not hot), in hf, for the encoding. One
+   * allocation: the new column array, then the k hot columns by slot. */
+  for (int64_t j = 0; j < cols; j++)
+    hf[j] = -1;
+  for (int64_t i = 0; i < k; i++)
+    hf[c[i].col] = (int32_t)i;
+  {
+    const size_t bytes = (size_t)nnz * 4 + (size_t)k * 4;
+    void *d = NULL;
+    if ((e = cudaMalloc(&d, bytes)) != cudaSuccess) {
+      st = smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (rung 12 columns)",
+                       bytes);
+      goto out;
+    }
+    h->col = (int32_t *)d;
+    h->list = h->col + nnz;
+    h->bytes += bytes;
+    /* The hot columns by slot, packed into c's own memory. */
+    int32_t *list = (int32_t *)c;
+    for (int64_t i = 0; i < k; i++)
+      list[i] = c[i].col;
+    e = cudaMemcpyAsync(df, hf, fbytes, cudaMemcpyHostToDevice, ctx->stream);
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync(h->list, list, (size_t)k * 4, cudaMemcpyHostToDevice,
+                          ctx->stream);
+    if (e == cudaSuccess) {
+      hot_encode<<<grid, 256, 0, ctx->stream>>>(nnz, m->col_idx, df, h->col);
+      e = cudaGetLastError();
+    }
+    if (e == cudaSuccess)
+      e = cudaStreamSynchronize(ctx->stream);
+    if (e != cudaSuccess) {
+      st = smv_cu_fail(ctx, e, "rung 12: writing its column array");
+      goto out;
+    }
+    h->k = (int)k;
+  }
+out:
+  if (st != SMV_OK && h->col) {
+    cudaFree(h->col);
+    h->bytes -= (size_t)nnz * 4 + (size_t)k * 4;
+    h->col = h->list = NULL;
+    h->k = 0;
+  }
+  cudaFree(df);
+  free(hf);
+  free(c);
+  return st;
+}
+
+void smv_hot_describe(const smv_matrix *m, char *buf, size_t n) {
+  const struct smv_hot *h = &m->hot;
+  snprintf(buf, n,
+           "rung 12 plan: %d hot columns (%.1f%% of the entries, each in %lld "
+           "or more) in shared memory, %u blocks of %d; rung 10's %lld tiles",
+           h->k, 100.0 * h->mass, (long long)h->threshold, h->grid, h->block,
+           (long long)m->stream.ntiles);
+}
