@@ -56,10 +56,14 @@ __device__ __forceinline__ void ld_val4(const float *p, float v[4]) {
  * column itself for the others. Both give the same value, so the sums,
  * and their bits, are rung 10's. */
 template <typename T> struct x_plain {
+  static constexpr bool entry_order = false; /* as the load mode says */
   const T *__restrict__ x;
   __device__ __forceinline__ T operator()(int c) const { return __ldg(&x[c]); }
 };
 template <typename T> struct x_hot {
+  /* Always stage_tg (one quad per thread per round): the two-quad rounds
+   * with 64-bit generic addresses spilled in f64. */
+  static constexpr bool entry_order = true;
   const T *x;
   const T *hx; /* shared memory, as a generic pointer */
   /* One generic load from either place, no branch: with `c < 0 ? hx[~c]
@@ -112,7 +116,7 @@ __device__ __forceinline__ void transpose_cols(const int c[4], int out[4]) {
  * sm at their entries' places; the products are made there once the
  * gathers are in (one quad per thread per round: 32 registers). Whole
  * warps iterate (blockDim is a multiple of 32). */
-template <typename T, typename XS>
+template <typename T, bool EF, typename XS>
 __device__ __forceinline__ void
 stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
          const T *__restrict__ val, const XS &x, T *sm) {
@@ -122,7 +126,7 @@ stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
     const bool p = q < qb;
     int c[4] = {0, 0, 0, 0};
     T v[4];
-    quad_load<T, true>(q, p, col, val, c, v);
+    quad_load<T, EF>(q, p, col, val, c, v);
     int g[4];
     transpose_cols(c, g);
     T xg[4];
@@ -155,8 +159,8 @@ stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
   constexpr bool EF = LD != SMV_TILE_RO;
   const unsigned t = threadIdx.x, B = blockDim.x;
   const unsigned qa = (k0 + 3) >> 2, qb = k1 >> 2; /* full quads [qa, qb) */
-  if constexpr (LD == SMV_TILE_EF_TG) {
-    stage_tg<T>(qa, qb, k0, col, val, x, sm);
+  if constexpr (LD == SMV_TILE_EF_TG || XS::entry_order) {
+    stage_tg<T, EF>(qa, qb, k0, col, val, x, sm);
   } else {
     /* Rounds of two quads per thread, both loaded before either's
      * gathers (up to 8 gathers in flight per thread). */
