@@ -514,8 +514,8 @@ void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
  * graph. alpha and beta are rounded to float for SMV_F32. x and y must not
  * overlap (SMV_ERR_ARG, nothing launched).
  *
- * Reproducibility (docs/engine.md, "Determinism"): rungs 1-5, 9 and 10 use
- * a fixed summation order and give the same bits on every call with the
+ * Reproducibility (docs/engine.md, "Determinism"): rungs 1-5, 9, 10 and 12
+ * use a fixed summation order and give the same bits on every call with the
  * same inputs on the same device; so does cuSPARSE ALG2 (documented as
  * deterministic by NVIDIA). Rung 6 (atomics) and ALG1 are not
  * bit-reproducible; AUTO inherits the guarantee of the rung it picked.
@@ -538,7 +538,11 @@ void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
  *     its long-row threshold) writes the matrix's partial sums and
  *     counters: two such SpMVs on one matrix must not overlap on the
  *     device (same stream, or the first finished);
- *   - AUTO runs rung 9 or rung 7, so it has their limits. */
+ *   - rungs 10 and 12 share one set of partial sums and counters for rows
+ *     longer than a tile, and rung 12 counts its tiles on every call: two
+ *     SpMVs of rung 12, or of rungs 10 and 12 on a matrix with such rows,
+ *     or two of rung 10 on one, must not overlap on the device;
+ *   - AUTO runs rung 9, 10 or a cuSPARSE rung, so it has their limits. */
 smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha, smv_matrix *dA,
                     const void *x, double beta, void *y);
 /* smv_spmv on host vectors (double, whatever the matrix precision): copies

@@ -16,7 +16,10 @@
  * buffers prepared (sizes from cusparseSpMV_bufferSize) and 28 bytes per
  * 128-entry chunk of the adaptive rung's long rows (the chunk, its partial
  * sum and a counter) and 16 per block row of its one-round plan, 8 bytes per
- * tile of the stream and merge rungs (20 with rows longer than a tile).
+ * tile of the stream and merge rungs (20 with rows longer than a tile), 8
+ * bytes of rung 12's tile counters, and with SMV_MATRIX_HOT (or a tuner
+ * that kept rung 12) rung 12's column array: 4 bytes per entry plus 4 per
+ * hot column.
  * smv_matrix_device_bytes adds these up: a rung whose set-up allocates device
  * memory adds its bytes there. f32 values are rounded on the host in chunks of
  * 1 Mi entries (4 MiB of host staging), never a full copy of the matrix.

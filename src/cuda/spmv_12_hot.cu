@@ -3,32 +3,63 @@
  * held in shared memory (power-law columns: graphs).
  *
  * What changed from rung 10 (tile-staged CSR-stream):
- *   1. At analysis (smv_hot_setup below) the columns are counted; the k
- *      most used ones, each used at least twice per block of the grid
- *      (below), become "hot": they get slots 0..k-1 (most used first), and
- *      a second column array is made in which every entry of a hot column
- *      holds ~slot (negative) instead of the column. k is at most 16384 in
- *      f32 and 8192 in f64 (64 KB of x either way).
- *   2. The grid is persistent: as many blocks as fit on the device at once
- *      (2 per SM of 1024 threads on an H100: 16 KB of products + 64 KB of
- *      x each). Each block first loads x at the k hot columns into shared
- *      memory (k gathers, once per block), then takes tiles b, b + grid,
- *      ... of rung 10's list and runs rung 10's tile code on them
- *      (tile_common.h's stream_tile), reading x[c] from shared memory where
- *      the column array says ~slot (x_hot).
+ *   1. Hot columns (with SMV_MATRIX_HOT, or for the tuner: smv_hot_build
+ *      below). The columns' entries are counted on the device; the k most
+ *      used, each in at least two entries per block of the grid, become
+ *      "hot": slots 0..k-1, most used first. A second column array holds
+ *      ~slot (negative) for every entry of a hot column. k is at most 12288
+ *      in f32 and 6144 in f64 (48 KB of x). Without the flag there are no
+ *      hot columns and the rung runs on the matrix's own column array.
+ *   2. A persistent grid: as many blocks as fit on the device at once (3 of
+ *      512 threads per H100 SM: 16 KB of products + 48 KB of x each). Each
+ *      block loads x at the k hot columns into shared memory (k gathers,
+ *      once per block), then takes tiles of rung 10's list one at a time
+ *      from a counter and runs rung 10's tile code on them
+ *      (tile_common.h's stream_tile). It reads x[c] from shared memory
+ *      where the column array says ~slot (x_hot: one generic load, no
+ *      branch; the gathers always go in entry order, stage_tg).
+ *   3. Tiles from a counter (ctr[0], reset by the last block out), not a
+ *      fixed share per block: with a fixed share, rung 12 without hot
+ *      columns was 6% (f64) to 12% (f32) slower than rung 10 on rmat:22:16.
  * Why it should help: on power-law graphs a few columns take most entries
- * (rmat:22:16: the 16384 most used of its 4.2M columns hold 40% of its
- * 128M entries, 52% for the top 32768). ncu showed that what limits these
- * matrices, for rung 10 and cuSPARSE alike, is the L2's tag lookups: one
- * per gather that misses the L1 (rung 10: 129M requests on rmat:22:16
- * f32, L1 hit rate 11%). A gather from shared memory asks the L2 nothing.
- * Where it loses: it costs a second column array (4 bytes per entry) and
- * k gathers per block; with columns used evenly (rand, plaw) no column
- * qualifies and it is rung 10 with a persistent grid. The sums are rung
- * 10's, in the same order: the bits are rung 10's (tests compare them).
- * Like rung 10 (whose tile list, partials and counters it shares), two
- * SpMVs of rungs 10 or 12 on one matrix with rows longer than a tile must
- * not run concurrently.
+ * (rmat:22:16: the 12288 most used of its 4.2M columns hold 37% of its
+ * 128M entries, the top 6144, f64's limit, 27%). ncu showed that the L2's tag
+ * lookups limit these matrices, for rung 10 and cuSPARSE alike: one per
+ * gather that misses the L1 (rung 10: 129M L2 requests on rmat:22:16 f32,
+ * 11% L1 hits). A gather from shared memory asks the L2 nothing.
+ * Measured (H100, 2026-11-25, commit 1ab4c46, L2-warm, us; raw/hot/):
+ *
+ *   matrix                         prec  rung 12  rung 10   ALG1   ALG2  12 vs
+ * best rmat:22:16                     f32     914.9   1011.9  1011.3
+ * 1016.7  1.105 rmat:22:16                     f64    2128.7   1251.2  1178.9
+ * 1210.4  0.554 rmat:22:16,perm=rand           f32    1160.9   1098.4  1073.9
+ * 1080.4  0.925 rmat:22:16,perm=rand           f64    3150.2   1400.8  1244.8
+ * 1264.4  0.395 plaw:4000000:16 (no hot)       f32     564.9    564.0   553.8
+ * 570.5  0.980 plaw:4000000:16 (no hot)       f64     842.3    787.8   785.8
+ * 809.9  0.933 rand:2000000:16,cols=1M (none) f32     277.1    274.8   276.0
+ * 285.7  0.996
+ *
+ * ncu (rmat:22:16 f32, 512 threads, 48 KB): 86.8M L2 requests against
+ * rung 10's 129M, tag lookups at 77% of peak instead of 81-96%. With
+ * perm=rand the requests fell as much (91.5M) but the kernel got slower:
+ * 75% of warps active (3 blocks of 16 warps per SM) and most of its stall
+ * at the barriers between staging and summing. In f64 even 8 KB of hot
+ * columns (256 threads, 8 blocks per SM, as many warps as rung 10) cut the
+ * L2 requests by only 4.5% and took 1.60 against 1.30 ms without them: MIO
+ * throttle stalls doubled and LSU-queue (lg) throttle stalls tripled
+ * (generic and shared loads of 8 bytes); not understood further.
+ * So it is a loss in f64 and on randomly numbered graphs, and AUTO's
+ * heuristic never picks it; the tuner (SMV_MATRIX_TUNE) does where it
+ * wins (rmat:22:16 f32: 920 against ALG1's 1014 us).
+ * Where it loses: a second column array (4 bytes per entry) and k gathers
+ * per block; fewer warps per SM than rung 10; f64 (above). With columns
+ * used evenly (rand, plaw) no column qualifies and it is rung 10 on a
+ * persistent grid of larger blocks, 0-7% slower.
+ * The sums are rung 10's, in the same order, at the same block size: the
+ * bits are rung 10's (tests/test_cuda_hot.c compares them). Rung 12 writes
+ * its tile counters on every call, and shares rung 10's partials: two
+ * SpMVs of rungs 10 or 12 on one matrix must not run concurrently (rung
+ * 10 alone: only with rows longer than a tile).
  */
 #include "tile_common.h"
 
