@@ -149,7 +149,7 @@ static void test_kernels(void) {
           a == SMV_ALG_VECTOR_LDG)
         CHECK_INT(at256.dynamic_smem_bytes, 256 * (p ? 4 : 8));
       else if (a == SMV_ALG_HOT) /* room for the largest hot set */
-        CHECK_INT(at256.dynamic_smem_bytes, 48 * 1024);
+        CHECK_INT(at256.dynamic_smem_bytes, p ? 12 * 1024 : 8 * 1024);
       else
         CHECK_INT(at256.dynamic_smem_bytes, 0);
       int n = 0;

@@ -32,12 +32,11 @@
  *   early / LOSS: level with rung 10 in f32 on scattered columns, 3-16%
  *   behind in f64 and on local columns (the reduction was never the limit)
  * 12 hot: rung 10's tiles on a persistent grid taking tiles from a
- *   counter; with SMV_MATRIX_HOT or in the tuner, x at the most used
- *   columns (up to 48 KB) in each block's shared memory / power-law
- *   columns: those gathers skip the L2, whose tag lookups limit graphs /
- *   LOSS but for f32 graphs numbered by degree (rmat:22:16 f32 1.10x the
- *   best cuSPARSE; f64 0.55x, perm=rand 0.93x/0.40x): the tuner's pick
- *   there, never the heuristic's
+ *   counter; x at the most used columns (12 KB f32, 8 KB f64) in each
+ *   block's shared memory / power-law columns: those gathers skip the L2,
+ *   whose tag lookups limit graphs / f64 (0.82-0.97x ALG1 on R-MAT),
+ *   4 bytes more per entry; AUTO's pick for f32 graphs (rmat:22:16 1.05x,
+ *   perm=rand 1.11x ALG1)
  * 0 auto: smv_auto_choose below, once per matrix at upload
  *
  * Block sizes: every rung with a kernel gets the block size with the
@@ -141,13 +140,18 @@ smv_status smv_blocks_init(smv_context *ctx) {
  * Rule (V = 8 bytes in f64, 4 in f32; "past the L2": nnz * (V + 4) bytes
  * of values and indices > the device's L2):
  *   inside the L2: rung 9 (adaptive);
- *   past it, scattered columns (col_spread > 0.05): rung 9 when there are
+ *   past it, scattered columns (col_spread > 0.05), f32 with x inside the
+ *   L2 and rung 12's hot columns (built at analysis for this test) holding
+ *   10% of the entries or more (power-law graphs): rung 12 (rmat:22:16
+ *   f32 1.05x ALG1, with perm=rand 1.11x; plaw and rand have none); else
+ *   rung 9 when there are
  *   8 or more entries per row, x itself outgrows the L2 (cols * V > L2)
  *   and the rows are even (longest <= 4 x mean); with x inside the L2 and
  *   at most one row in 10^4 longer than 4 x mean, rung 10 (its tiles
  *   split a dense row, its 16-byte loads help f32, and its gathers in
  *   entry order help f64: see suite.md, where power-law rows (plaw, rmat:
- *   1.5% and more long rows) still lose to ALG1); else cuSPARSE ALG1;
+ *   1.5% and more long rows) still lose to ALG1 in f64 and without hot
+ *   columns); else cuSPARSE ALG1;
  *   past it, fewer than 8 entries per row: rung 9 (one thread per row);
  *   past it, 8 to 96 entries per row: rung 10 (stream);
  *   past it, longer rows: rung 9.
@@ -166,6 +170,9 @@ smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m) {
   if (!smv_matrix_past_l2(ctx, m))
     return SMV_ALG_ADAPTIVE;
   if (s->col_spread > 0.05) {
+    if (smv_hot_auto_candidate(ctx, m) && m->hot.k > 0 &&
+        m->hot.mass >= SMV_HOT_AUTO_MASS)
+      return SMV_ALG_HOT;
     const int x_past_l2 = (double)s->cols * vbytes > l2;
     const int even = (double)s->row_max <= 4.0 * s->row_mean;
     if (s->row_mean >= 8.0 && x_past_l2 && even)

@@ -341,6 +341,11 @@ smv_status smv_hot_setup(smv_context *ctx, smv_matrix *m, int hot);
 /* The hot columns alone (build: smv_hot_setup has run; free: col only). */
 smv_status smv_hot_build(smv_context *ctx, smv_matrix *m);
 void smv_hot_release(smv_matrix *m);
+/* Where AUTO's heuristic considers rung 12 (f32 past the L2, scattered
+ * columns, x inside the L2); it picks it when the hot columns hold
+ * SMV_HOT_AUTO_MASS of the entries or more. */
+#define SMV_HOT_AUTO_MASS 0.10
+int smv_hot_auto_candidate(const smv_context *ctx, const smv_matrix *m);
 void smv_hot_describe(const smv_matrix *m, char *buf, size_t n);
 
 /* Cut A's rows into a tile list (tiles.cu). end(A, start, tile) gives the

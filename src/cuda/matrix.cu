@@ -208,7 +208,8 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   if (st == SMV_OK && prec == SMV_F32 && nnz > 0)
     st = upload_f32(ctx, (float *)m->values, A->values, A->nnz);
   m->plan.upload_ms = smv_now_ms() - t;
-  /* Our rungs' set-up (rung 12's hot columns only with SMV_MATRIX_HOT). */
+  /* Our rungs' set-up (rung 12's hot columns with SMV_MATRIX_HOT, or
+   * where the heuristic may pick rung 12). */
   t = smv_now_ms();
   if (st == SMV_OK)
     st = smv_adaptive_setup(ctx, m, A);
@@ -225,6 +226,10 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   m->plan.plan_ms = smv_now_ms() - t;
   m->plan.alg = m->auto_alg;
   heuristic_reason(ctx, m);
+  /* Rung 12's hot columns, built for the heuristic, go again unless it
+   * picked rung 12 or they were asked for. */
+  if (m->auto_alg != SMV_ALG_HOT && !(m->opts & SMV_MATRIX_HOT))
+    smv_hot_release(m);
   if (st == SMV_OK &&
       (m->auto_alg == SMV_ALG_ADAPTIVE || m->auto_alg == SMV_ALG_STREAM ||
        m->auto_alg == SMV_ALG_MERGE || m->auto_alg == SMV_ALG_HOT)) {

@@ -66,13 +66,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Hot columns at most: 48 KB of x in shared memory (12288 in f32, 6144
- * in f64), in blocks of 512 threads: 3 blocks per H100 SM (16 + 48 KB of
- * shared memory each). Measured (rmat:22:16 f32, H100, 2026-11-25): 48
- * KB at 512 threads 943.5 us; 24 KB at 256 1080.4, 8 KB at 256 1086.2,
- * none at 256 1119.6 (rung 10 1047.6, one block per tile). */
-#define SMV_HOT_BYTES (48 * 1024)
-#define SMV_HOT_BLOCK 512
+/* Hot columns at most: 12 KB of x in f32 (3072 columns), 8 KB in f64
+ * (1024), in blocks of 256 threads: 16 KB of products + the hot set per
+ * block, 6 blocks per H100 SM (40 registers). Measured on rmat:22:16 and
+ * rmat:22:16,perm=rand (H100, 2026-11-25, speed-up over ALG1 in the same
+ * run, raw/hot/explore/run4, run5): f32 at 256 threads 4 KB 1.018 / 1.067,
+ * 8 KB 1.044 / 1.101, 12 KB 1.050 / 1.111, 16 KB 0.943 / 0.924 (fewer
+ * blocks fit), 24 KB 0.949 / 0.906; at 512 threads 48 KB 1.116 / 0.958;
+ * f64 at 256: 4 KB 0.953 / 0.846, 8 KB 0.971 / 0.825, 12 KB 0.950 /
+ * 0.760; at 512 48 KB 0.566 / 0.402. */
+static size_t hot_bytes(smv_precision prec) {
+  return prec == SMV_F64 ? 8 * 1024 : 12 * 1024;
+}
+#define SMV_HOT_BLOCK 256
 /* Least share of the entries in the hot columns for them to be used. */
 #define SMV_HOT_MIN_MASS 0.05
 
@@ -90,7 +96,7 @@ __global__ void __maxnreg__(40)
   T *hx = reinterpret_cast<T *>(smv_hot_raw);
   for (int i = (int)t; i < nhot; i += (int)blockDim.x)
     hx[i] = __ldg(&a.x[__ldg(&hot[i])]);
-  const x_hot<T> xs = {a.x, hx};
+  const x_hot<T> xs = {a.x, (unsigned)__cvta_generic_to_shared(hx)};
   /* Tiles are taken in turn from ctr[0] (tiles differ in cost: pieces of
    * long rows, rows per tile; a fixed share per block left some blocks
    * working long after the rest). */
@@ -110,35 +116,13 @@ __global__ void __maxnreg__(40)
 }
 
 /* For the occupancy model and the default block: the largest hot set. */
-static size_t smem(smv_precision, int) { return SMV_HOT_BYTES; }
-
-/* Let Fn take SMV_HOT_BYTES of dynamic shared memory (above the 48 KB a
- * kernel gets without asking); once per device. */
-template <auto Fn> static cudaError_t hot_smem_attr() {
-  static std::atomic<unsigned long long> done{0}; /* one bit per device */
-  int dev = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e != cudaSuccess)
-    return e;
-  const unsigned long long bit = dev < 64 ? 1ull << dev : 0;
-  if (bit && (done.load(std::memory_order_relaxed) & bit))
-    return cudaSuccess;
-  e = cudaFuncSetAttribute(Fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           SMV_HOT_BYTES);
-  if (e == cudaSuccess && bit)
-    done.fetch_or(bit, std::memory_order_relaxed);
-  return e;
-}
+static size_t smem(smv_precision prec, int) { return hot_bytes(prec); }
 
 /* The instance attribute and occupancy queries see (the large-matrix
- * one), with its dynamic shared memory allowed as at a launch. */
+ * one). */
 static const void *kernel(smv_precision prec) {
-  if (prec == SMV_F64) {
-    (void)hot_smem_attr<spmv_hot<double, 2048, SMV_TILE_EF>>();
-    return (const void *)spmv_hot<double, 2048, SMV_TILE_EF>;
-  }
-  (void)hot_smem_attr<spmv_hot<float, 4096, SMV_TILE_EF>>();
-  return (const void *)spmv_hot<float, 4096, SMV_TILE_EF>;
+  return prec == SMV_F64 ? (const void *)spmv_hot<double, 2048, SMV_TILE_EF>
+                         : (const void *)spmv_hot<float, 4096, SMV_TILE_EF>;
 }
 
 /* Blocks of `block` threads with `dyn` bytes of x that fit on the device
@@ -146,9 +130,8 @@ static const void *kernel(smv_precision prec) {
 template <auto Fn>
 static unsigned hot_grid(int block, size_t dyn, int sms, int64_t ntiles) {
   int per_sm = 0;
-  if (hot_smem_attr<Fn>() != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Fn, block, dyn) !=
-          cudaSuccess)
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Fn, block, dyn) !=
+      cudaSuccess)
     return 0;
   const int64_t g = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
   return (unsigned)(g < ntiles ? g : ntiles);
@@ -231,7 +214,7 @@ static unsigned default_grid(const smv_context *ctx, const smv_matrix *m,
       using T = decltype(t);
       constexpr auto fn =
           spmv_hot<T, decltype(tile)::value, decltype(ld)::value>;
-      g = hot_grid<fn>(block, SMV_HOT_BYTES, ctx->prop.multiProcessorCount,
+      g = hot_grid<fn>(block, hot_bytes(m->prec), ctx->prop.multiProcessorCount,
                        tl->ntiles);
     };
     if (m->prec == SMV_F64)
@@ -270,7 +253,18 @@ smv_status smv_hot_setup(smv_context *ctx, smv_matrix *m, int hot) {
     return smv_cu_fail(ctx, e0, "rung 12: its tile counters");
   }
   h->bytes = 2 * sizeof(unsigned);
-  return hot ? smv_hot_build(ctx, m) : SMV_OK;
+  /* Built for AUTO's heuristic too where it may pick rung 12; matrix.cu
+   * releases them again when it does not. */
+  return hot || smv_hot_auto_candidate(ctx, m) ? smv_hot_build(ctx, m) : SMV_OK;
+}
+
+/* Where AUTO's heuristic considers rung 12 (then with hot columns holding
+ * SMV_HOT_AUTO_MASS of the entries or more: smv_auto_choose): f32, the
+ * matrix past the L2, scattered columns, x inside the L2. */
+int smv_hot_auto_candidate(const smv_context *ctx, const smv_matrix *m) {
+  return m->prec == SMV_F32 && smv_matrix_past_l2(ctx, m) &&
+         m->st.col_spread > 0.05 &&
+         (double)m->st.cols * 4.0 <= (double)ctx->prop.l2CacheSize;
 }
 
 void smv_hot_release(smv_matrix *m) {
@@ -291,7 +285,7 @@ smv_status smv_hot_build(smv_context *ctx, smv_matrix *m) {
     return SMV_OK;
   const int64_t cols = m->st.cols, nnz = m->st.nnz;
   const int esize = m->prec == SMV_F64 ? 8 : 4;
-  int64_t kmax = SMV_HOT_BYTES / esize;
+  int64_t kmax = (int64_t)hot_bytes(m->prec) / esize;
   if (kmax > cols)
     kmax = cols;
   /* A hot column costs one gather per block: it must save more. */

@@ -61,17 +61,31 @@ template <typename T> struct x_plain {
   __device__ __forceinline__ T operator()(int c) const { return __ldg(&x[c]); }
 };
 template <typename T> struct x_hot {
-  /* Always stage_tg (one quad per thread per round): the two-quad rounds
-   * with 64-bit generic addresses spilled in f64. */
+  /* Always stage_tg (one quad per thread per round). */
   static constexpr bool entry_order = true;
   const T *x;
-  const T *hx; /* shared memory, as a generic pointer */
-  /* One generic load from either place, no branch: with `c < 0 ? hx[~c]
-   * : __ldg(&x[c])` the compiler branched around each gather, and the
-   * four gathers of a round no longer overlapped. */
+  unsigned hs; /* hx's shared-memory address (__cvta_generic_to_shared) */
+  /* Two predicated loads, no branch and no generic load: ld.shared from
+   * hx[~c] when c < 0, else ld.global.nc from x[c]. */
   __device__ __forceinline__ T operator()(int c) const {
-    const T *p = c < 0 ? hx + ~c : x + c;
-    return *p;
+    const T *g = x + (c < 0 ? 0 : c);
+    const unsigned s = hs + (unsigned)(~c) * (unsigned)sizeof(T);
+    T v;
+    if constexpr (sizeof(T) == 8)
+      asm volatile("{\n\t.reg .pred p;\n\tsetp.lt.s32 p, %1, 0;\n\t"
+                   "@p ld.shared.f64 %0, [%2];\n\t"
+                   "@!p ld.global.nc.f64 %0, [%3];\n\t}"
+                   : "=d"(v)
+                   : "r"(c), "r"(s), "l"(g)
+                   : "memory");
+    else
+      asm volatile("{\n\t.reg .pred p;\n\tsetp.lt.s32 p, %1, 0;\n\t"
+                   "@p ld.shared.f32 %0, [%2];\n\t"
+                   "@!p ld.global.nc.f32 %0, [%3];\n\t}"
+                   : "=f"(v)
+                   : "r"(c), "r"(s), "l"(g)
+                   : "memory");
+    return v;
   }
 };
 
