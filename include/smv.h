@@ -451,10 +451,11 @@ smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
   1u                       /* prepare cuSPARSE ALG1 and ALG2 at analysis       \
                             */
 #define SMV_MATRIX_TUNE 2u /* plan by measurement: smv_matrix_tune     */
-/* Prepare rung 12's hot columns at analysis (matrices with scattered
- * columns: a second column array, 4 bytes per entry; without it rung 12
- * runs without hot columns). smv_matrix_tune prepares them for its own
- * timing and keeps them only if rung 12 wins. */
+/* Prepare rung 12's hot columns at analysis for any matrix that has them
+ * (a second column array, 4 bytes per entry). Without it they are made
+ * only where AUTO runs rung 12 (f32 power-law graphs past the L2), and
+ * rung 12 called elsewhere runs without hot columns. smv_matrix_tune makes
+ * them for its own timing and keeps them only if rung 12 wins. */
 #define SMV_MATRIX_HOT 4u
 typedef struct {
   unsigned flags;
@@ -542,7 +543,7 @@ void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
  *     longer than a tile, and rung 12 counts its tiles on every call: two
  *     SpMVs of rung 12, or of rungs 10 and 12 on a matrix with such rows,
  *     or two of rung 10 on one, must not overlap on the device;
- *   - AUTO runs rung 9, 10 or a cuSPARSE rung, so it has their limits. */
+ *   - AUTO runs rung 9, 10, 12 or a cuSPARSE rung, so it has their limits. */
 smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha, smv_matrix *dA,
                     const void *x, double beta, void *y);
 /* smv_spmv on host vectors (double, whatever the matrix precision): copies

@@ -141,7 +141,12 @@ static void test_kernels(void) {
       CHECK(at.regs_per_thread > 0 && at.regs_per_thread <= 255);
       CHECK(at.max_threads_per_block >= block);
       CHECK(at.binary_version > 0 && at.ptx_version > 0);
-      CHECK_INT(at.local_bytes, 0); /* no spills */
+      /* No spills; rung 12 in f32 spills 4 bytes at its 40 registers (the
+       * cap that fits 6 blocks of 256 per SM; measured with the spill). */
+      if (a == SMV_ALG_HOT && p)
+        CHECKF(at.local_bytes <= 8, "hot f32: %zu local bytes", at.local_bytes);
+      else
+        CHECK_INT(at.local_bytes, 0);
       smv_kernel_attrs at256;
       CHECK_OK(smv_kernel_attributes(ctx, (smv_alg)a, prec, 256, &at256));
       /* The shared-memory rungs launch with one partial per thread. */

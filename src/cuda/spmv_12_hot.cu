@@ -3,58 +3,53 @@
  * held in shared memory (power-law columns: graphs).
  *
  * What changed from rung 10 (tile-staged CSR-stream):
- *   1. Hot columns (with SMV_MATRIX_HOT, or for the tuner: smv_hot_build
- *      below). The columns' entries are counted on the device; the k most
- *      used, each in at least two entries per block of the grid, become
- *      "hot": slots 0..k-1, most used first. A second column array holds
- *      ~slot (negative) for every entry of a hot column. k is at most 12288
- *      in f32 and 6144 in f64 (48 KB of x). Without the flag there are no
- *      hot columns and the rung runs on the matrix's own column array.
- *   2. A persistent grid: as many blocks as fit on the device at once (3 of
- *      512 threads per H100 SM: 16 KB of products + 48 KB of x each). Each
- *      block loads x at the k hot columns into shared memory (k gathers,
- *      once per block), then takes tiles of rung 10's list one at a time
- *      from a counter and runs rung 10's tile code on them
- *      (tile_common.h's stream_tile). It reads x[c] from shared memory
- *      where the column array says ~slot (x_hot: one generic load, no
- *      branch; the gathers always go in entry order, stage_tg).
- *   3. Tiles from a counter (ctr[0], reset by the last block out), not a
+ *   1. Hot columns (smv_hot_build below): the columns' entries are counted
+ *      on the device; the k most used, each in at least two entries per
+ *      block of the grid, become "hot": slots 0..k-1, most used first. A
+ *      second column array holds ~slot (negative) for every entry of a hot
+ *      column. k is at most 3072 in f32 and 1024 in f64 (hot_bytes). They
+ *      are made at analysis where AUTO may run the rung (f32 past the L2
+ *      with scattered columns and x in the L2) and kept if it does, with
+ *      SMV_MATRIX_HOT, or by the tuner; without them the rung runs on the
+ *      matrix's own column array.
+ *   2. A persistent grid: as many blocks as fit on the device at once (6 of
+ *      256 threads per H100 SM at 40 registers). Each block loads x at the
+ *      k hot columns into shared memory (k gathers, once per block), then
+ *      takes tiles of rung 10's list one at a time from a counter and runs
+ *      rung 10's tile code on them (tile_common.h's stream_tile).
+ *   3. A gather is two predicated loads (x_hot): ld.shared from the hot set
+ *      when the column array says ~slot, else ld.global.nc from x; no
+ *      branch, always in entry order (stage_tg). A branch per gather and
+ *      then one generic load were each 0.93-0.96x cuSPARSE on rmat with
+ *      perm=rand in f32 and 0.40-0.57x in f64 (raw/hot/explore/run1-3).
+ *   4. Tiles from a counter (ctr[0], reset by the last block out), not a
  *      fixed share per block: with a fixed share, rung 12 without hot
  *      columns was 6% (f64) to 12% (f32) slower than rung 10 on rmat:22:16.
- * Why it should help: on power-law graphs a few columns take most entries
- * (rmat:22:16: the 12288 most used of its 4.2M columns hold 37% of its
- * 128M entries, the top 6144, f64's limit, 27%). ncu showed that the L2's tag
- * lookups limit these matrices, for rung 10 and cuSPARSE alike: one per
- * gather that misses the L1 (rung 10: 129M L2 requests on rmat:22:16 f32,
- * 11% L1 hits). A gather from shared memory asks the L2 nothing.
- * Measured (H100, 2026-11-25, commit 1ab4c46, L2-warm, us; raw/hot/):
+ * Why it should help: on power-law graphs a few columns take many entries
+ * (rmat:22:16: its 3072 most used columns of 4.2M hold 20% of the 128M
+ * entries). ncu showed that the L2's tag lookups limit these matrices, for
+ * rung 10 and cuSPARSE alike: one per gather that misses the L1 (rung 10:
+ * 129M L2 requests on rmat:22:16 f32, 11% L1 hits). A gather from shared
+ * memory asks the L2 nothing.
+ * Measured (H100, 2026-11-25, commit bb0890e, L2-warm, us; the speed-up
+ * over the faster of ALG1/ALG2; raw/hot/rmat-bb0890e.csv):
  *
- *   matrix                         prec  rung 12  rung 10   ALG1   ALG2  12 vs
- * best rmat:22:16                     f32     914.9   1011.9  1011.3
- * 1016.7  1.105 rmat:22:16                     f64    2128.7   1251.2  1178.9
- * 1210.4  0.554 rmat:22:16,perm=rand           f32    1160.9   1098.4  1073.9
- * 1080.4  0.925 rmat:22:16,perm=rand           f64    3150.2   1400.8  1244.8
- * 1264.4  0.395 plaw:4000000:16 (no hot)       f32     564.9    564.0   553.8
- * 570.5  0.980 plaw:4000000:16 (no hot)       f64     842.3    787.8   785.8
- * 809.9  0.933 rand:2000000:16,cols=1M (none) f32     277.1    274.8   276.0
- * 285.7  0.996
+ *   matrix                 prec  rung 12  rung 10    ALG1    ALG2  12 vs best
+ *   rmat:22:16             f32     959.6   1011.6  1010.2  1016.7  1.052
+ *   rmat:22:16,perm=rand   f32     960.7   1098.5  1072.9  1080.6  1.117
+ *   rmat:22:16             f64    1215.4   1250.1  1178.4  1211.1  0.970
+ *   rmat:22:16,perm=rand   f64    1512.3   1400.4  1271.2  1288.4  0.841
  *
- * ncu (rmat:22:16 f32, 512 threads, 48 KB): 86.8M L2 requests against
- * rung 10's 129M, tag lookups at 77% of peak instead of 81-96%. With
- * perm=rand the requests fell as much (91.5M) but the kernel got slower:
- * 75% of warps active (3 blocks of 16 warps per SM) and most of its stall
- * at the barriers between staging and summing. In f64 even 8 KB of hot
- * columns (256 threads, 8 blocks per SM, as many warps as rung 10) cut the
- * L2 requests by only 4.5% and took 1.60 against 1.30 ms without them: MIO
- * throttle stalls doubled and LSU-queue (lg) throttle stalls tripled
- * (generic and shared loads of 8 bytes); not understood further.
- * So it is a loss in f64 and on randomly numbered graphs, and AUTO's
- * heuristic never picks it; the tuner (SMV_MATRIX_TUNE) does where it
- * wins (rmat:22:16 f32: 920 against ALG1's 1014 us).
+ * (flushed and in a graph the f32 rows read 1.050/1.051 and 1.109/1.117).
+ * AUTO runs it in f32 when the hot columns hold 10% of the entries or
+ * more; f64 stays on cuSPARSE: there even small hot sets lose (4-12 KB:
+ * 0.95-0.97x on rmat, 0.76-0.85x with perm=rand; at 512 threads and 48 KB
+ * 0.57x; ncu on the generic-load version showed MIO and LSU-queue throttle
+ * stalls doubled and tripled; not understood further).
  * Where it loses: a second column array (4 bytes per entry) and k gathers
- * per block; fewer warps per SM than rung 10; f64 (above). With columns
- * used evenly (rand, plaw) no column qualifies and it is rung 10 on a
- * persistent grid of larger blocks, 0-7% slower.
+ * per block; f64 (above); f32 holds one 4-byte spill at its 40 registers.
+ * With columns used evenly (rand, plaw) no column qualifies and it is rung
+ * 10 on a persistent grid, 0-7% slower (AUTO does not pick it there).
  * The sums are rung 10's, in the same order, at the same block size: the
  * bits are rung 10's (tests/test_cuda_hot.c compares them). Rung 12 writes
  * its tile counters on every call, and shares rung 10's partials: two
@@ -69,12 +64,12 @@
 /* Hot columns at most: 12 KB of x in f32 (3072 columns), 8 KB in f64
  * (1024), in blocks of 256 threads: 16 KB of products + the hot set per
  * block, 6 blocks per H100 SM (40 registers). Measured on rmat:22:16 and
- * rmat:22:16,perm=rand (H100, 2026-11-25, speed-up over ALG1 in the same
- * run, raw/hot/explore/run4, run5): f32 at 256 threads 4 KB 1.018 / 1.067,
- * 8 KB 1.044 / 1.101, 12 KB 1.050 / 1.111, 16 KB 0.943 / 0.924 (fewer
- * blocks fit), 24 KB 0.949 / 0.906; at 512 threads 48 KB 1.116 / 0.958;
- * f64 at 256: 4 KB 0.953 / 0.846, 8 KB 0.971 / 0.825, 12 KB 0.950 /
- * 0.760; at 512 48 KB 0.566 / 0.402. */
+ * rmat:22:16,perm=rand with the predicated loads (H100, 2026-11-25,
+ * speed-up over ALG1 in the same run, raw/hot/explore/run4, run5): f32 at 256
+ * threads 4 KB 1.018 / 1.067, 8 KB 1.044 / 1.101, 12 KB 1.050 / 1.111, 16 KB
+ * 0.943 / 0.924 (fewer blocks fit), 24 KB 0.949 / 0.906; at 512 threads 48
+ * KB 1.116 / 0.958; f64 at 256: 4 KB 0.953 / 0.846, 8 KB 0.971 / 0.825, 12 KB
+ * 0.950 / 0.760; at 512 48 KB 0.566 / 0.402. */
 static size_t hot_bytes(smv_precision prec) {
   return prec == SMV_F64 ? 8 * 1024 : 12 * 1024;
 }
