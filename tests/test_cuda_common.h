@@ -139,6 +139,17 @@ static inline int64_t tc_verify(const smv_csr *A, int f32, double alpha,
   return bad;
 }
 
+/* Bytes of A's CSR arrays on the device: int32 offsets and columns,
+ * double or float values. */
+static inline size_t tc_csr_bytes(const smv_csr *A, int f32) {
+  return ((size_t)A->rows + 1) * 4 + (size_t)A->nnz * (f32 ? 8 : 12);
+}
+/* Whether a matrix holding `bytes` on the device holds rung 12's second
+ * column array (4 bytes per entry: more than all other set-up together). */
+static inline int tc_hot_held(const smv_csr *A, int f32, size_t bytes) {
+  return bytes >= tc_csr_bytes(A, f32) + (size_t)A->nnz * 4;
+}
+
 /* Round a host matrix's values to float in place (for the f32 reference;
  * smv_matrix_create(SMV_F32) rounds the same way). */
 static inline void tc_round_values(smv_csr *A) {

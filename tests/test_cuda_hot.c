@@ -94,16 +94,11 @@ static void check_on(const smv_csr *A, smv_precision prec, unsigned flags,
     goto out;
 
   /* The hot column array (4 bytes per entry) exactly when expected. */
-  const size_t csr = ((size_t)m + 1) * 4 + (size_t)A->nnz * (4 + es);
   const size_t bytes = smv_matrix_device_bytes(dA);
-  if (want_hot)
-    CHECKF(bytes >= csr + (size_t)A->nnz * 4,
-           "%s %s flags %u: %zu device bytes, CSR %zu", label,
-           f32 ? "f32" : "f64", flags, bytes, csr);
-  else
-    CHECKF(bytes < csr + (size_t)A->nnz * 4,
-           "%s %s flags %u: %zu device bytes, CSR %zu", label,
-           f32 ? "f32" : "f64", flags, bytes, csr);
+  CHECKF(tc_hot_held(A, f32, bytes) == want_hot,
+         "%s %s flags %u: %zu device bytes, CSR %zu, hot array wanted %d",
+         label, f32 ? "f32" : "f64", flags, bytes, tc_csr_bytes(A, f32),
+         want_hot);
 
   tc_fill_nan(nan, m);
   /* Rung 10 and 12 at the same block size (their defaults differ), then
@@ -165,14 +160,10 @@ static void check_tune(const smv_csr *A, const char *label) {
              p.candidates[i].ms);
     }
   CHECKF(seen, "%s: rung 12 not among the tuner's candidates", label);
-  const size_t csr = ((size_t)A->rows + 1) * 4 + (size_t)A->nnz * 12;
   const size_t bytes = smv_matrix_device_bytes(dA);
-  if (p.alg == SMV_ALG_HOT)
-    CHECKF(bytes >= csr + (size_t)A->nnz * 4, "%s: won, %zu bytes", label,
-           bytes);
-  else
-    CHECKF(bytes < csr + (size_t)A->nnz * 4, "%s: lost (%s), %zu bytes kept",
-           label, smv_alg_name(p.alg), bytes);
+  CHECKF(tc_hot_held(A, 0, bytes) == (p.alg == SMV_ALG_HOT),
+         "%s: AUTO %s after tuning, %zu bytes held", label, smv_alg_name(p.alg),
+         bytes);
   smv_matrix_free(dA);
 }
 

@@ -18,10 +18,6 @@
  */
 #include "test_cuda_common.h"
 
-static size_t csr_bytes(const smv_csr *A, int f32) {
-  return ((size_t)A->rows + 1) * 4 + (size_t)A->nnz * (f32 ? 8 : 12);
-}
-
 static int is_sparse(smv_alg a) {
   return a == SMV_ALG_CUSPARSE_ALG1 || a == SMV_ALG_CUSPARSE_ALG2;
 }
@@ -53,7 +49,7 @@ static void lazy_check(const char *spec, const smv_csr *A, int f32) {
     CHECK(p.alg != SMV_ALG_AUTO);
     CHECK(p.upload_ms > 0);
     CHECK(p.device_bytes == smv_matrix_device_bytes(dA));
-    CHECK(p.device_bytes >= csr_bytes(A, f32));
+    CHECK(p.device_bytes >= tc_csr_bytes(A, f32));
     size_t sparse_held = 0;
     for (int i = 0; i < 2; i++) {
       smv_alg a = i ? SMV_ALG_CUSPARSE_ALG2 : SMV_ALG_CUSPARSE_ALG1;
@@ -87,8 +83,8 @@ static void lazy_check(const char *spec, const smv_csr *A, int f32) {
       CHECK_OK(smv_matrix_plan(dA, &q));
       CHECK(q.cusparse_ms[0] > 0 && q.cusparse_ms[1] > 0);
       CHECK(q.device_bytes ==
-            csr_bytes(A, f32) +
-                (p.device_bytes - csr_bytes(A, f32) - sparse_held) +
+            tc_csr_bytes(A, f32) +
+                (p.device_bytes - tc_csr_bytes(A, f32) - sparse_held) +
                 q.cusparse_bytes[0] + q.cusparse_bytes[1]);
       CHECK_INT(
           tc_case(ctx, dA, A, SMV_ALG_CUSPARSE_ALG2, 1.0, 0.0, 1, 0, spec), 0);
@@ -186,16 +182,13 @@ static void auto_is(const char *spec, smv_alg want64, smv_alg want32) {
                "%s: plan: %s", spec, p.reason);
       /* Rung 12's hot column array (4 bytes per entry) is kept exactly
        * when AUTO runs rung 12, and its plan line names it. */
-      const size_t csr =
-          ((size_t)A->rows + 1) * 4 + (size_t)A->nnz * (f32 ? 8 : 12);
-      const size_t hot = (size_t)A->nnz * 4;
+      const int held = tc_hot_held(A, f32, p.device_bytes);
       if (p.alg == SMV_ALG_HOT)
-        CHECKF(strstr(p.reason, "rung 12 plan: ") &&
-                   p.device_bytes >= csr + hot,
+        CHECKF(strstr(p.reason, "rung 12 plan: ") && held,
                "%s: plan: %s; %zu bytes", spec, p.reason, p.device_bytes);
       else
-        CHECKF(p.device_bytes < csr + hot, "%s %s: %zu bytes held", spec,
-               f32 ? "f32" : "f64", p.device_bytes);
+        CHECKF(!held, "%s %s: %zu bytes held", spec, f32 ? "f32" : "f64",
+               p.device_bytes);
     }
     smv_matrix_free(dA);
   }

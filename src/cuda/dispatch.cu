@@ -169,7 +169,7 @@ smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m) {
   const double l2 = (double)ctx->prop.l2CacheSize;
   if (!smv_matrix_past_l2(ctx, m))
     return SMV_ALG_ADAPTIVE;
-  if (s->col_spread > 0.05) {
+  if (smv_matrix_scattered(m)) {
     if (smv_hot_auto_candidate(ctx, m) && m->hot.k > 0 &&
         m->hot.mass >= SMV_HOT_AUTO_MASS)
       return SMV_ALG_HOT;

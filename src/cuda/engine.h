@@ -109,7 +109,9 @@ struct smv_sparse_state {
  * ntiles + 1 entries of {first row, -1} for a tile of whole rows, {row,
  * first entry} for a piece, ending with {rows, -1}; with pieces the same
  * allocation holds `partials` (8 bytes per tile) and `counts` (4 bytes per
- * tile; 0 between calls). Only `list` is freed.
+ * tile; 0 between calls), and always `next`: two counters for a kernel
+ * that takes tiles in turn (rung 12: the next tile, the blocks done; 0
+ * between calls). Only `list` is freed.
  * load: how the entries are loaded (below). */
 enum smv_tile_load {
   SMV_TILE_RO = 0,   /* read-only path (__ldg): a matrix inside the L2      */
@@ -127,24 +129,23 @@ struct smv_tiles {
   int2 *list;
   void *partials;
   unsigned *counts;
+  unsigned *next;
 };
 
 /* Rung 12's hot columns (spmv_12_hot.cu, smv_hot_setup): the k most used
  * columns (each in `threshold` or more entries), whose x every block keeps
  * in shared memory. `col` (device) is the column array with ~slot in place
  * of a hot column; `list` (same allocation, after it) the k columns by
- * slot. k = 0: no hot columns, col and list NULL. ctr (device, its own
- * allocation): the next tile to take and the blocks done, 0 between calls.
- * block and grid: the default launch (persistent: the blocks that fit on
- * the device), sms the device's SM count for other block sizes. `col` and
- * `ctr` are freed. */
+ * slot: nnz * 4 + k * 4 bytes, only `col` is freed. k = 0: no hot columns,
+ * col and list NULL. block and grid: the default launch (persistent: the
+ * blocks that fit on the device; 0 without tiles), sms the device's SM
+ * count for other block sizes. The rung takes its tiles from the stream
+ * list's `next` counters. */
 struct smv_hot {
   int k;
   double mass; /* share of the entries in the hot columns */
   int64_t threshold;
   int32_t *col, *list;
-  unsigned *ctr;
-  size_t bytes; /* both allocations */
   int block, sms;
   unsigned grid;
 };
@@ -278,6 +279,10 @@ unsigned smv_grid_for(int64_t work, int block);
  * device's L2: the matrix streams from DRAM (matrix.cu). AUTO, rung 9's
  * plan and the tile rungs' load mode decide on it. */
 int smv_matrix_past_l2(const smv_context *ctx, const smv_matrix *m);
+/* Scattered columns (col_spread > 0.05): x is gathered from all over, not
+ * along the diagonal. AUTO, the tile rungs' load mode and rung 12's hot
+ * columns decide on it. */
+int smv_matrix_scattered(const smv_matrix *m);
 
 /* Host wall clock in milliseconds (CLOCK_MONOTONIC), for the analysis
  * record. */
@@ -338,9 +343,12 @@ smv_status smv_merge_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A);
  * column array that names their slots (smv_hot_build; the tuner calls it
  * too). And its line for the analysis record. */
 smv_status smv_hot_setup(smv_context *ctx, smv_matrix *m, int hot);
-/* The hot columns alone (build: smv_hot_setup has run; free: col only). */
+/* The hot columns alone (build: smv_hot_setup has run; release: col
+ * only), and after a plan (heuristic or tuner): release them unless AUTO
+ * runs rung 12 or the matrix was made with SMV_MATRIX_HOT. */
 smv_status smv_hot_build(smv_context *ctx, smv_matrix *m);
 void smv_hot_release(smv_matrix *m);
+void smv_hot_settle(smv_matrix *m);
 /* Where AUTO's heuristic considers rung 12 (f32 past the L2, scattered
  * columns, x inside the L2); it picks it when the hot columns hold
  * SMV_HOT_AUTO_MASS of the entries or more. */

@@ -16,9 +16,9 @@
  * buffers prepared (sizes from cusparseSpMV_bufferSize) and 28 bytes per
  * 128-entry chunk of the adaptive rung's long rows (the chunk, its partial
  * sum and a counter) and 16 per block row of its one-round plan, 8 bytes per
- * tile of the stream and merge rungs (20 with rows longer than a tile), 8
- * bytes of rung 12's tile counters, and with SMV_MATRIX_HOT (or a tuner
- * that kept rung 12) rung 12's column array: 4 bytes per entry plus 4 per
+ * tile of the stream and merge rungs (20 with rows longer than a tile; 8
+ * more per list for rung 12's tile counters), and with SMV_MATRIX_HOT (or a
+ * tuner that kept rung 12) rung 12's column array: 4 bytes per entry plus 4 per
  * hot column.
  * smv_matrix_device_bytes adds these up: a rung whose set-up allocates device
  * memory adds its bytes there. f32 values are rounded on the host in chunks of
@@ -117,13 +117,16 @@ static void release(smv_matrix *m) {
   cudaFree(m->stream.list);
   cudaFree(m->merge.list);
   smv_hot_release(m);
-  cudaFree(m->hot.ctr);
   free(m);
 }
 
 int smv_matrix_past_l2(const smv_context *ctx, const smv_matrix *m) {
   const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
   return (double)m->st.nnz * (vbytes + 4.0) > (double)ctx->prop.l2CacheSize;
+}
+
+int smv_matrix_scattered(const smv_matrix *m) {
+  return m->st.col_spread > 0.05;
 }
 
 double smv_now_ms(void) {
@@ -228,8 +231,7 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   heuristic_reason(ctx, m);
   /* Rung 12's hot columns, built for the heuristic, go again unless it
    * picked rung 12 or they were asked for. */
-  if (m->auto_alg != SMV_ALG_HOT && !(m->opts & SMV_MATRIX_HOT))
-    smv_hot_release(m);
+  smv_hot_settle(m);
   if (st == SMV_OK &&
       (m->auto_alg == SMV_ALG_ADAPTIVE || m->auto_alg == SMV_ALG_STREAM ||
        m->auto_alg == SMV_ALG_MERGE || m->auto_alg == SMV_ALG_HOT)) {
@@ -301,7 +303,8 @@ extern "C" size_t smv_matrix_device_bytes(const smv_matrix *m) {
   b += m->chunk_bytes;  /* rung 9's chunk list, partials and counters */
   b += m->stream.bytes; /* rung 10's tile list, partials and counters */
   b += m->merge.bytes;  /* rung 11's */
-  b += m->hot.bytes;    /* rung 12's column array and hot list */
+  if (m->hot.col)       /* rung 12's column array and hot list */
+    b += (size_t)m->st.nnz * 4 + (size_t)m->hot.k * 4;
   for (int i = 0; i < 2; i++)
     b += m->sp.buffer_bytes[i];
   return b;

@@ -92,7 +92,8 @@ __global__ void __maxnreg__(40)
   for (int i = (int)t; i < nhot; i += (int)blockDim.x)
     hx[i] = __ldg(&a.x[__ldg(&hot[i])]);
   const x_hot<T> xs = {a.x, (unsigned)__cvta_generic_to_shared(hx)};
-  /* Tiles are taken in turn from ctr[0] (tiles differ in cost: pieces of
+  /* Tiles are taken in turn from ctr[0] (the stream list's `next`; tiles
+   * differ in cost: pieces of
    * long rows, rows per tile; a fixed share per block left some blocks
    * working long after the rest). */
   for (;;) {
@@ -157,7 +158,7 @@ template <typename T> static cudaError_t run(const smv_launch *P) {
     }
     return smv_launch_k(fn, grid, P->block, dyn, P->stream, tl->ntiles,
                         (const int2 *)tl->list, a, (const int32_t *)h->list,
-                        h->k, h->ctr);
+                        h->k, tl->next);
   });
 }
 
@@ -236,18 +237,6 @@ smv_status smv_hot_setup(smv_context *ctx, smv_matrix *m, int hot) {
                        "rung 12: no block of %d threads fits on the device",
                        h->block);
   }
-  /* The tile counters (0 between calls). */
-  cudaError_t e0 = cudaMalloc(&h->ctr, 2 * sizeof(unsigned));
-  if (e0 == cudaSuccess)
-    e0 = cudaMemsetAsync(h->ctr, 0, 2 * sizeof(unsigned), ctx->stream);
-  if (e0 == cudaSuccess)
-    e0 = cudaStreamSynchronize(ctx->stream);
-  if (e0 != cudaSuccess) {
-    cudaFree(h->ctr);
-    h->ctr = NULL;
-    return smv_cu_fail(ctx, e0, "rung 12: its tile counters");
-  }
-  h->bytes = 2 * sizeof(unsigned);
   /* Built for AUTO's heuristic too where it may pick rung 12; matrix.cu
    * releases them again when it does not. */
   return hot || smv_hot_auto_candidate(ctx, m) ? smv_hot_build(ctx, m) : SMV_OK;
@@ -258,25 +247,28 @@ smv_status smv_hot_setup(smv_context *ctx, smv_matrix *m, int hot) {
  * matrix past the L2, scattered columns, x inside the L2. */
 int smv_hot_auto_candidate(const smv_context *ctx, const smv_matrix *m) {
   return m->prec == SMV_F32 && smv_matrix_past_l2(ctx, m) &&
-         m->st.col_spread > 0.05 &&
+         smv_matrix_scattered(m) &&
          (double)m->st.cols * 4.0 <= (double)ctx->prop.l2CacheSize;
 }
 
 void smv_hot_release(smv_matrix *m) {
   struct smv_hot *h = &m->hot;
   cudaFree(h->col); /* cudaFree(NULL) does nothing */
-  if (h->col)
-    h->bytes -= (size_t)m->st.nnz * 4 + (size_t)h->k * 4;
   h->col = h->list = NULL;
   h->k = 0;
   h->mass = 0;
 }
 
+void smv_hot_settle(smv_matrix *m) {
+  if (m->auto_alg != SMV_ALG_HOT && !(m->opts & SMV_MATRIX_HOT))
+    smv_hot_release(m);
+}
+
 smv_status smv_hot_build(smv_context *ctx, smv_matrix *m) {
   struct smv_hot *h = &m->hot;
   /* Only columns scattered over x are worth it (local columns hit the
-   * L1 already); nothing to do when built or without the counters. */
-  if (h->col || !h->ctr || m->st.col_spread <= 0.05)
+   * L1 already); nothing to do when built or without tiles. */
+  if (h->col || h->grid == 0 || !smv_matrix_scattered(m))
     return SMV_OK;
   const int64_t cols = m->st.cols, nnz = m->st.nnz;
   const int esize = m->prec == SMV_F64 ? 8 : 4;
@@ -360,7 +352,7 @@ smv_status smv_hot_build(smv_context *ctx, smv_matrix *m) {
     }
     h->col = (int32_t *)d;
     h->list = h->col + nnz;
-    h->bytes += bytes;
+    h->k = (int)k; /* smv_hot_release undoes it on an error below */
     /* The hot columns by slot, packed into c's own memory. */
     int32_t *list = (int32_t *)c;
     for (int64_t i = 0; i < k; i++)
@@ -379,15 +371,10 @@ smv_status smv_hot_build(smv_context *ctx, smv_matrix *m) {
       st = smv_cu_fail(ctx, e, "rung 12: writing its column array");
       goto out;
     }
-    h->k = (int)k;
   }
 out:
-  if (st != SMV_OK && h->col) {
-    cudaFree(h->col);
-    h->bytes -= (size_t)nnz * 4 + (size_t)k * 4;
-    h->col = h->list = NULL;
-    h->k = 0;
-  }
+  if (st != SMV_OK)
+    smv_hot_release(m);
   cudaFree(df);
   free(hf);
   free(c);

@@ -1,8 +1,10 @@
 /*
- * tile_common.h — the tile machinery rungs 10 (stream) and 11 (merge)
- * share (C++ templates, src/cuda only): 16-byte loads of a tile's entries,
- * the staging of its products in shared memory, block sums, and the pieces
- * of a row longer than a tile (partials added by the last block to finish).
+ * tile_common.h — the tile machinery rungs 10 (stream), 11 (merge) and 12
+ * (hot) share (C++ templates, src/cuda only): 16-byte loads of a tile's
+ * entries, where x comes from (x_plain, x_hot), the staging of its
+ * products in shared memory, block sums, the pieces of a row longer than a
+ * tile (partials added by the last block to finish), and rung 10's work on
+ * one tile (stream_tile, which rung 12 runs too).
  *
  * A tile list (struct smv_tiles, built by smv_tiles_build in tiles.cu) has
  * ntiles + 1 entries of int2: {first row, -1} for a tile of whole rows (its

@@ -35,7 +35,7 @@ int smv_tile_size(const smv_context *ctx, int64_t work, int top) {
 int smv_tile_load(const smv_context *ctx, const smv_matrix *m) {
   if (!smv_matrix_past_l2(ctx, m))
     return SMV_TILE_RO;
-  return m->st.col_spread > 0.05 ? SMV_TILE_EF_TG : SMV_TILE_EF;
+  return smv_matrix_scattered(m) ? SMV_TILE_EF_TG : SMV_TILE_EF;
 }
 
 /* One line on a tile list for the analysis record ("rung 10 plan: ..."). */
@@ -85,6 +85,7 @@ smv_status smv_tiles_build(smv_context *ctx, const smv_csr *A, int64_t tile,
   out->list = NULL;
   out->partials = NULL;
   out->counts = NULL;
+  out->next = NULL;
   if (A->rows == 0 || A->nnz == 0)
     return SMV_OK; /* the dispatcher never launches a kernel then */
   int pieces = 0;
@@ -98,8 +99,9 @@ smv_status smv_tiles_build(smv_context *ctx, const smv_csr *A, int64_t tile,
   (void)walk(A, tile, end, h, &pieces);
   /* One allocation: the list, then, only with pieces, nt partials (8
    * bytes) and nt counters (4 bytes), indexed by tile (only a long row's
-   * first piece's counter is used). */
-  const size_t bytes = list + (pieces ? (size_t)nt * 12 : 0);
+   * first piece's counter is used), then the two counters of a persistent
+   * kernel (rung 12: the next tile, the blocks done). */
+  const size_t bytes = list + (pieces ? (size_t)nt * 12 : 0) + 8;
   void *d = NULL;
   cudaError_t e = cudaMalloc(&d, bytes);
   if (e != cudaSuccess) {
@@ -109,13 +111,14 @@ smv_status smv_tiles_build(smv_context *ctx, const smv_csr *A, int64_t tile,
   }
   const char *what = "cudaMemcpy of the tile list";
   e = cudaMemcpyAsync(d, h, list, cudaMemcpyHostToDevice, ctx->stream);
-  unsigned *counts = NULL;
-  if (pieces) {
-    counts = (unsigned *)((char *)d + list + (size_t)nt * 8);
-    if (e == cudaSuccess) {
-      what = "cudaMemset of the tile counters";
-      e = cudaMemsetAsync(counts, 0, (size_t)nt * 4, ctx->stream);
-    }
+  unsigned *counts =
+      pieces ? (unsigned *)((char *)d + list + (size_t)nt * 8) : NULL;
+  unsigned *next = (unsigned *)((char *)d + bytes - 8);
+  if (e == cudaSuccess) { /* every counter starts at 0 */
+    what = "cudaMemset of the tile counters";
+    char *from = counts ? (char *)counts : (char *)next;
+    e = cudaMemsetAsync(from, 0, (size_t)((char *)d + bytes - from),
+                        ctx->stream);
   }
   if (e == cudaSuccess) {
     what = "cudaStreamSynchronize after the tile set-up";
@@ -129,6 +132,7 @@ smv_status smv_tiles_build(smv_context *ctx, const smv_csr *A, int64_t tile,
   out->list = (int2 *)d;
   out->partials = pieces ? (char *)d + list : NULL;
   out->counts = counts;
+  out->next = next;
   out->ntiles = nt;
   out->bytes = bytes;
   return SMV_OK;

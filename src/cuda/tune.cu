@@ -209,8 +209,7 @@ out:
     cudaFree(y);
   free(times);
   /* Rung 12's hot columns go again unless it won or were asked for. */
-  if (m->auto_alg != SMV_ALG_HOT && !(m->opts & SMV_MATRIX_HOT))
-    smv_hot_release(m);
+  smv_hot_settle(m);
   /* cuSPARSE state made only for the measurement goes again. */
   for (int i = 0; i < 2; i++) {
     const smv_alg alg = i ? SMV_ALG_CUSPARSE_ALG2 : SMV_ALG_CUSPARSE_ALG1;
