@@ -22,8 +22,8 @@
  *   issue8  all of the above (alias: full);
  *   small   CI-sized versions of each kind (the tests run it on the CPU).
  */
-#include "../cli/cli.h"
 #include "bench.h"
+#include "cli.h"
 
 #include <dirent.h>
 #include <stdlib.h>

@@ -96,7 +96,7 @@ int cli_is_help(const char *arg);
  * wherever it appears, even where an option's value is expected. */
 int cli_wants_help(int argc, char **argv);
 
-/* The rung names of the registry (src/rungs.def) in number order,
+/* The rung names of the registry (src/core/rungs.def) in number order,
  * "auto, scalar, ..., adaptive", for --alg help and errors. */
 const char *cli_alg_names(void);
 /* Print text from column `indent` (where the caller left the cursor),

@@ -2,7 +2,7 @@
  * benchmark driver (cli/bench_main.c). */
 #include "bench.h"
 #include "cli.h"
-#include "dist.h" /* mpirun -np N smv bench: cli/cmd_dist.c */
+#include "cli_dist.h" /* mpirun -np N smv bench: cli/cmd_dist.c */
 
 #include <stdlib.h>
 #include <string.h>

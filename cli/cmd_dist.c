@@ -5,7 +5,7 @@
  * prints. Entered through cli_dist_hook from cmd_spmv.c and cmd_bench.c.
  */
 #include "cli.h"
-#include "dist.h"
+#include "cli_dist.h"
 #include "lab.h"
 #include "smv_dist.h"
 

@@ -387,7 +387,7 @@ int do_list(const struct opts *o) {
   printf("\nwarps, blocks: resident per SM; reg: max registers per thread; "
          "gran: warp allocation\ngranularity (register partitions); smem/b: "
          "default max per block; rsv: bytes\nreserved per block. Sources per "
-         "row: smv occupancy --list --json, src/arch_table.c.\n");
+         "row: smv occupancy --list --json, src/occupancy/arch_table.c.\n");
   return CLI_OK;
 }
 

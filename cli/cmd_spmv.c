@@ -1,7 +1,7 @@
 /* cmd_spmv.c — `smv spmv MATRIX ...`: y = alpha*A*x + beta*y once, on the
  * CPU or a CUDA device, with vectors as Matrix Market array files. */
 #include "cli.h"
-#include "dist.h" /* mpirun -np N smv spmv: cli/cmd_dist.c */
+#include "cli_dist.h" /* mpirun -np N smv spmv: cli/cmd_dist.c */
 
 #include <stdio.h>
 #include <stdlib.h>

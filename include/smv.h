@@ -370,7 +370,7 @@ typedef struct smv_matrix smv_matrix;   /* a CSR matrix on the device     */
 
 typedef enum { SMV_F64 = 0, SMV_F32 = 1 } smv_precision;
 
-/* The kernel ladder (src/cuda/spmv_N_*.cu; numbers are stable). */
+/* The kernel ladder (src/cuda/rungs/spmv_N_*.cu; numbers are stable). */
 typedef enum {
   SMV_ALG_AUTO = 0,          /* the engine's choice for this matrix       */
   SMV_ALG_SCALAR = 1,        /* one thread per row                        */
@@ -398,7 +398,7 @@ const char *smv_alg_name(smv_alg alg);
 smv_status smv_alg_parse(const char *name, smv_alg *alg);
 /* One line on what the rung changes (the README's ladder table); NULL if
  * out of range. Names and descriptions come from one registry,
- * src/rungs.def. */
+ * src/core/rungs.def. */
 const char *smv_alg_description(smv_alg alg);
 
 typedef struct {
@@ -579,7 +579,7 @@ smv_status smv_spmv_t_host(smv_context *ctx, smv_alg alg, double alpha,
 
 /* ---- SpMM on the device: Y = alpha*A*X + beta*Y ---------------------------
  * X and Y dense, k columns, layout and leading dimensions as for
- * smv_spmm_cpu (in elements). Algorithms (src/cuda/spmm_*.cu): */
+ * smv_spmm_cpu (in elements). Algorithms (src/cuda/spmm/spmm_*.cu): */
 typedef enum {
   SMV_SPMM_AUTO = 0,          /* ours                                    */
   SMV_SPMM_OURS = 1,          /* smv's kernel: A read once for all k

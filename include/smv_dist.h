@@ -125,6 +125,12 @@ smv_status smv_dist_partition_rows(const smv_offset *row_ptr, int64_t rows,
                                    int parts, smv_dist_partition how,
                                    int64_t *offsets);
 
+/* The block of a partition that holds index v: the k with offsets[k] <= v
+ * < offsets[k + 1] (offsets as smv_dist_partition_rows makes them, parts +
+ * 1 entries), skipping empty blocks; -1 when v is outside [offsets[0],
+ * offsets[parts]). The owner of a row or a column. Not collective. */
+int smv_dist_row_owner(const int64_t *offsets, int parts, int64_t v);
+
 /* Sizes: global rows and columns; this rank's first row and row count,
  * first owned column and owned column count (= its x length). Not
  * collective. */

@@ -6,7 +6,7 @@
 #                        + NCCL (src/cuda/dist/nccl.cu when found, else
 #                        src/dist/nonccl.c); link it before libsmv.a
 #   build/smv            linked with mpicc: `mpirun -np N smv spmv|bench`
-#   build/mpitests/      MPI test programs, run by tests/cli/dist.sh
+#   build/mpitests/      MPI test programs, run by tests/cli/test_dist.sh
 # NCCL ?= auto (with MPI and CUDA): NCCL_HOME, else $(CUDA_HOME), else /usr;
 # the first with include/nccl.h and lib{,64,/x86_64-linux-gnu}/libnccl.so[.2].
 # NCCL=0 forces it off; NCCL=1 makes a missing NCCL an error.
@@ -67,22 +67,22 @@ ifeq ($(MPI),1)
 endif
 
 # mpicc wraps $(CC) with MPI's include and library flags.
-$(BUILD)/obj/src/dist/%.o: src/dist/%.c
+$(BUILD)/obj/src/dist/%.o: src/dist/%.c $(CONFIG_STAMP)
 	@mkdir -p $(@D)
-	OMPI_CC=$(CC) MPICH_CC=$(CC) $(MPICC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
-$(BUILD)/obj/cli/cmd_dist.o: cli/cmd_dist.c
+	OMPI_CC=$(CC) MPICH_CC=$(CC) $(MPICC) $(CPPFLAGS) $(call layer_paths,dist) $(CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/obj/cli/cmd_dist.o: cli/cmd_dist.c $(CONFIG_STAMP)
 	@mkdir -p $(@D)
-	OMPI_CC=$(CC) MPICH_CC=$(CC) $(MPICC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
-$(BUILD)/obj/src/cuda/dist/%.o: src/cuda/dist/%.cu src/dist/dist_device.h include/smv.h
+	OMPI_CC=$(CC) MPICH_CC=$(CC) $(MPICC) $(CPPFLAGS) -Ilab $(CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/obj/src/cuda/dist/%.o: src/cuda/dist/%.cu $(CONFIG_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -Iinclude -Isrc $(if $(NCCL_DIR),-I$(NCCL_DIR)/include) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -Iinclude $(call layer_paths,cuda/dist) $(if $(NCCL_DIR),-I$(NCCL_DIR)/include) -MMD -MP -c $< -o $@
 
 $(BUILD)/libsmv_dist.a: $(DIST_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/mpitests/%: tests/%.c tests/test.h $(DIST_LIB) $(BUILD)/libsmv.a
+$(BUILD)/mpitests/%: tests/%.c tests/test.h $(DIST_LIB) $(BUILD)/libsmv.a $(CONFIG_STAMP)
 	@mkdir -p $(@D)
 	OMPI_CC=$(CC) MPICH_CC=$(CC) $(MPICC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -Itests $< $(DIST_LIB) $(BUILD)/libsmv.a $(LDFLAGS) $(DIST_LDLIBS) $(LDLIBS) -o $@
 
@@ -114,4 +114,4 @@ endif
 cu-compile-check: $(BUILD)/cucheck/nccl.o
 $(BUILD)/cucheck/nccl.o: src/cuda/dist/nccl.cu src/dist/dist_device.h tests/ci/nccl.h
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -Iinclude -Isrc $(if $(NCCL_DIR),-I$(NCCL_DIR)/include,-Itests/ci) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -Iinclude $(call layer_paths,cuda/dist) $(if $(NCCL_DIR),-I$(NCCL_DIR)/include,-Itests/ci) -c $< -o $@

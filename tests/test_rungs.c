@@ -1,5 +1,5 @@
 /*
- * test_rungs.c — the registry of the kernel ladder (src/rungs.def) is the
+ * test_rungs.c — the registry of the kernel ladder (src/core/rungs.def) is the
  * one source of names, numbers and descriptions: every rung round-trips
  * through smv_alg_name / smv_alg_parse (so the registry's lines are in
  * number order), and the ladder tables of README.md and docs/engine.md

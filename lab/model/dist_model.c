@@ -30,7 +30,7 @@
  * / NVLink, its node's inter-node halo bytes / IB). Overlapped: T =
  * max(T_local, T_exch) + T_remote; the model's T(P) is the slowest rank's.
  */
-#include "dist/dist.h" /* dist_owner: the owner search the library uses */
+#include "smv_dist.h" /* smv_dist_row_owner: the owner search the library uses */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +96,7 @@ static int model_row(const smv_csr *A, int P, int weak, double *Tref) {
           continue;
         stamp[c] = r + 1;
         s->halo++;
-        int o = dist_owner(off, P, c);
+        int o = smv_dist_row_owner(off, P, c);
         if (nstamp[o] != r + 1) {
           nstamp[o] = r + 1;
           s->nb++;

@@ -18,7 +18,9 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-int dist_owner(const int64_t *off, int n, int64_t v) {
+int smv_dist_row_owner(const int64_t *off, int n, int64_t v) {
+  if (!off || n < 1 || v < off[0] || v >= off[n])
+    return -1;
   int lo = 0, hi = n - 1;
   while (lo < hi) {
     int mid = lo + (hi - lo + 1) / 2;
@@ -151,7 +153,7 @@ static smv_status plan(smv_dist *D, smv_error *err) {
     st = dist_fail(D, err, SMV_ERR_NOMEM, __FILE__, __LINE__,
                    "out of memory for the halo plan of %d ranks", P);
   for (int32_t k = 0; st == SMV_OK && k < D->nghost; k++)
-    rcnt[dist_owner(D->col_off, P, D->ghost_col[k])]++;
+    rcnt[smv_dist_row_owner(D->col_off, P, D->ghost_col[k])]++;
   st = dist_agree(D, st, err);
   int rc = MPI_SUCCESS;
   if (st == SMV_OK && (rc = MPI_Alltoall(rcnt, 1, MPI_INT, scnt, 1, MPI_INT,

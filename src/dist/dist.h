@@ -87,10 +87,6 @@ smv_status dist_cuda_setup(smv_dist *D, const smv_dist_options *opt,
                            smv_error *err);
 void dist_cuda_release(smv_dist *D);
 
-/* Index of the block holding v in off[0..n] (off[k] <= v < off[k+1]),
- * skipping empty blocks. Not collective. */
-int dist_owner(const int64_t *off, int n, int64_t v);
-
 /* Collective agreement on a status: the most negative one anywhere. A
  * failed MPI call here returns SMV_ERR_IO with its text in err. */
 smv_status dist_agree(smv_dist *D, smv_status st, smv_error *err);

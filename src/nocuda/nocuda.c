@@ -144,7 +144,7 @@ smv_status smv_matrix_launch_block(smv_context *ctx, const smv_matrix *dA,
     *block = 0;
   return SMV_ERR_NO_DEVICE;
 }
-/* Transposed SpMV and SpMM (src/cuda/transpose.cu, spmm_*.cu). */
+/* Transposed SpMV and SpMM (src/cuda/engine/transpose.cu, spmm_*.cu). */
 smv_status smv_matrix_prepare_transpose(smv_context *ctx, smv_matrix *dA) {
   (void)ctx, (void)dA;
   return SMV_ERR_NO_DEVICE;

@@ -3,7 +3,7 @@
  * count and UUID (to find ranks sharing a GPU) and the halo pack
  * out[k] = x[idx[k]], a gather of 12 bytes read + 8 written per entry.
  */
-#include "../../dist/dist_device.h"
+#include "dist_device.h"
 
 #include <cstdio>
 #include <cstring>

@@ -5,7 +5,7 @@
  * context's stream waits on before the remote block. No host wait, so the
  * local block on the context's stream overlaps the transfers.
  */
-#include "../../dist/dist_device.h"
+#include "dist_device.h"
 
 #include <cstdio>
 #include <cstdlib>

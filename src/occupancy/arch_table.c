@@ -1,6 +1,6 @@
 /*
  * arch_table.c — the per-SM limits of every compute capability smv models,
- * for the occupancy calculator (src/occupancy.c).
+ * for the occupancy calculator (src/occupancy/occupancy.c).
  *
  * Sources, cited per row by short name:
  *   [PG]   CUDA C++ Programming Guide, "Features and Technical

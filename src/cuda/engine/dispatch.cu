@@ -5,7 +5,7 @@
  * ==========================================================================
  * THE LADDER (table of contents; numbers are stable, never renumbered).
  * One line per rung: what changed / why / where it loses. The registry of
- * names and descriptions is src/rungs.def; the measurements (H100, dated,
+ * names and descriptions is src/core/rungs.def; the measurements (H100, dated,
  * with commits) are in bench/results/h100-80gb-hbm3/ladder.md, section
  * "Rung notes (moved from dispatch.cu)".
  * ==========================================================================
@@ -54,7 +54,7 @@
 #include <string.h>
 
 const struct smv_rung *smv_rung_of(smv_alg alg) {
-  switch (alg) { /* from the registry, src/rungs.def */
+  switch (alg) { /* from the registry, src/core/rungs.def */
 #define SMV_RUNG(n, alg, name, kernel, glue, what)                             \
   case alg:                                                                    \
     return &glue;

@@ -1,6 +1,6 @@
 /* alg.c — names of the kernel ladder's rungs (host side, no CUDA needed so
- * the CLI can parse --alg everywhere), all from the registry src/rungs.def.
- * Numbers are stable: see src/cuda/dispatch.cu for what each rung changes. */
+ * the CLI can parse --alg everywhere), all from the registry src/core/rungs.def.
+ * Numbers are stable: see src/cuda/engine/dispatch.cu for what each rung changes. */
 #include "smv_lab.h"
 
 #include <stdlib.h>
@@ -22,7 +22,7 @@ static const struct rung_info rungs[] = {
 #undef SMV_RUNG_LIB
 };
 _Static_assert(sizeof rungs / sizeof rungs[0] == SMV_ALG_COUNT,
-               "src/rungs.def needs one line per smv_alg");
+               "src/core/rungs.def needs one line per smv_alg");
 
 /* The registry's line for alg (lines are in number order: checked by
  * tests/test_rungs.c), NULL if out of range. */

@@ -172,7 +172,7 @@ int smv_is_spec(const char *s) {
 
 /* ---- PRNG: splitmix64 ---------------------------------------------------- */
 
-/* The library's one stream (src/rng.c). */
+/* The library's one stream (src/core/rng.c). */
 typedef smv_rng rng;
 static uint64_t mix64(uint64_t z) { return smv_mix64(z); }
 static uint64_t rng_next(rng *r) { return smv_rng_next(r); }

@@ -1,6 +1,6 @@
 /*
  * solve_internal.h — what the CPU solvers (solve_cpu.c) and the CUDA
- * solvers (src/cuda/solve.cu) share: option checking, the Jacobi diagonal
+ * solvers (src/cuda/solve/solve.cu) share: option checking, the Jacobi diagonal
  * and PageRank's transition matrix. Not installed.
  */
 #ifndef SMV_SOLVE_INTERNAL_H

@@ -301,8 +301,8 @@ struct smv_rung {
   int preferred_block; /* tie-break among max-occupancy sizes, measured */
 };
 
-/* One per rung with a kernel of ours, from the registry (src/rungs.def);
- * each defined at the end of its src/cuda/spmv_N_*.cu. */
+/* One per rung with a kernel of ours, from the registry (src/core/rungs.def);
+ * each defined at the end of its src/cuda/rungs/spmv_N_*.cu. */
 #define SMV_RUNG(n, alg, name, kernel, glue, what)                             \
   extern const struct smv_rung glue;
 #define SMV_RUNG_LIB(n, alg, name, what)

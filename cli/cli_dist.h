@@ -1,5 +1,5 @@
 /*
- * dist.h — the CLI's hook into distributed SpMV (cli/cmd_dist.c, built
+ * cli_dist.h — the CLI's hook into distributed SpMV (cli/cmd_dist.c, built
  * only when smv finds MPI). No MPI types here, so cmd_spmv.c and
  * cmd_bench.c include it with a plain compiler; without MPI the hook
  * always answers 0.
