@@ -1,6 +1,7 @@
 /* alg.c — names of the kernel ladder's rungs (host side, no CUDA needed so
- * the CLI can parse --alg everywhere), all from the registry src/core/rungs.def.
- * Numbers are stable: see src/cuda/engine/dispatch.cu for what each rung changes. */
+ * the CLI can parse --alg everywhere), all from the registry
+ * src/core/rungs.def. Numbers are stable: see src/cuda/engine/dispatch.cu for
+ * what each rung changes. */
 #include "smv_lab.h"
 
 #include <stdlib.h>
