@@ -1,12 +1,17 @@
 #!/bin/bash
-# scripts/gpu-kern.sh — issue 8's kernel round in ONE call on the GPU
-# machine: build for sm_90, run the device tests (every rung, f64 and f32,
-# incl. rung 10 and later) with compute-sanitizer memcheck and racecheck on
-# the small set, then time rungs 9, 10, cuSPARSE ALG1/ALG2 and AUTO on the
-# row-length sweep past the L2 (L2-warm and flushed) and on the real
-# matrices (L2-warm and inside a CUDA graph).
+# scripts/gpu/kern.sh — part `kern` of scripts/gpu-check.sh: issue 8's
+# kernel round in ONE call on the GPU machine: build for sm_90, run the
+# device tests (every rung, f64 and f32, incl. rung 10 and later) with
+# compute-sanitizer memcheck and racecheck on the small set, then time
+# rungs 9, 10, cuSPARSE ALG1/ALG2 and AUTO on the row-length sweep past the
+# L2 (L2-warm and flushed) and on the real matrices (L2-warm and inside a
+# CUDA graph).
 #
-#   scripts/gpu-kern.sh [test] [large] [real]      (default: all three)
+#   scripts/gpu/kern.sh [test] [large] [real]      (default: all three)
+#   scripts/gpu-check.sh kern | kern:large,real | ...
+#
+# Results: bench/results/<device>/kernels-issue8.md (the large.csv and
+# real.csv of each run under raw/kern-issue8/).
 #
 # SMV_COMMIT names the commit (the device copy has no .git). SMV_KERN_LARGE
 # replaces the large-matrix list, SMV_KERN_ALGS the rungs timed,
@@ -15,25 +20,21 @@
 # summary always prints. Files under $OUT: kern-summary.txt, large.csv,
 # real.csv, logs.tgz (build, tests, sanitizers, full bench output).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 OUT=${OUT:-/tmp/smv-gpu-kern}
 mkdir -p "$OUT"
 LOGS=$(mktemp -d)
 BUDGET=${SMV_KERN_BUDGET:-480}
 START=$SECONDS
-left() { echo $((BUDGET - (SECONDS - START))); }
 parts=${*:-test large real}
 summary=$OUT/kern-summary.txt
 : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
 MATS=${SMV_MATRICES:-.shared/matrices}
-COMMIT=${SMV_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 ALGS=${SMV_KERN_ALGS:-adaptive,stream,cusparse-alg1,cusparse-alg2,auto}
 LARGE=${SMV_KERN_LARGE:-band:8000000:3 band:8000000:4 band:8000000:8 band:4000000:16 band:2000000:24 band:2000000:32 band:1500000:40 band:1000000:64 lap3d:100 lap3d:250 lap2d:3000 rand:2000000:16 rand:20000000:16 plaw:2000000:16 denserow:2000000:16}
 
 note "gpu-kern: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $COMMIT"
-note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)"
-. scripts/gpu-build.sh
+note "device: $(gpu_device)"
 gpu_build all tests
 
 # Per matrix and precision: AUTO's and every rung's warm time against the
@@ -97,8 +98,8 @@ for p in $parts; do
   large)
     : >"$LOGS/large.txt"
     for m in $LARGE; do
-      [ "$(left)" -gt 40 ] || { note "large: budget spent before $m"; break; }
-      timeout $(($(left) - 20)) build/smv bench --backend cuda "$m" --alg "$ALGS" \
+      [ "$(gpu_left)" -gt 40 ] || { note "large: budget spent before $m"; break; }
+      timeout $(($(gpu_left) - 20)) build/smv bench --backend cuda "$m" --alg "$ALGS" \
         --precision both --flush-l2 --graph-batch 0 --runs 100 --max-time 1 \
         --label kern --csv "$LOGS/large-$(echo "$m" | tr ':' '_').csv" \
         >>"$LOGS/large.txt" 2>&1 || note "large: $m rc=$?"
@@ -108,8 +109,8 @@ for p in $parts; do
     summarize "$OUT/large.csv" | tee -a "$summary"
     ;;
   real)
-    [ "$(left)" -gt 60 ] || { note "real: budget spent"; continue; }
-    timeout $(($(left) - 15)) build/smv bench --backend cuda "$MATS"/*.mtx.gz \
+    [ "$(gpu_left)" -gt 60 ] || { note "real: budget spent"; continue; }
+    timeout $(($(gpu_left) - 15)) build/smv bench --backend cuda "$MATS"/*.mtx.gz \
       --alg "$ALGS,vector-shfl" --precision both --graph-batch 100 \
       --graph-replays 20 --runs 200 --max-time 0.5 --label kern \
       --csv "$OUT/real.csv" >"$LOGS/real.txt" 2>&1 || note "real: rc=$?"

@@ -1,33 +1,36 @@
 #!/bin/bash
-# scripts/gpu-test.sh — the engine's device tests, in one call on the GPU
-# machine: build for sm_90, run every test binary (the device tests need
+# scripts/gpu/test.sh — part `test` of scripts/gpu-check.sh: the engine's
+# device tests, in one call on the GPU machine: build for sm_90, run every
+# test binary (the device tests need
 # the GPU; the real matrices come from SMV_MATRICES, default
 # .shared/matrices, carried by the device tool), then compute-sanitizer
 # memcheck (with leak check), racecheck and synccheck on the small set
 # (tests/test_cuda_sanitize.c) and memcheck on the graph test. Full logs
 # under $OUT (default /tmp/smv-gpu-test); a summary is printed last.
 #
-#   scripts/gpu-test.sh             build + tests + sanitizers
-#   SMV_GPU_TEST_NOSAN=1 scripts/gpu-test.sh    skip the sanitizers
-#   SMV_COMMIT=abc123 scripts/gpu-test.sh       name the commit (no .git there)
+#   scripts/gpu/test.sh             build + device tests + sanitizers
+#   scripts/gpu/test.sh make-test   build + `make test` (every test, the
+#                                   device tests included) + sanitizers:
+#                                   what `scripts/gpu-check.sh test` runs
+#   SMV_GPU_TEST_NOSAN=1 scripts/gpu/test.sh    skip the sanitizers
+#   SMV_COMMIT=abc123 scripts/gpu/test.sh       name the commit (no .git there)
 #
 # Exit status 0 only if the build, every test and every sanitizer run pass.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 OUT=${OUT:-/tmp/smv-gpu-test}
 mkdir -p "$OUT"
 export SMV_MATRICES=${SMV_MATRICES:-.shared/matrices}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 summary=$OUT/gpu-test-summary.txt
 : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
 status=0
 
 # The device machine's copy of the tree has no .git: SMV_COMMIT names the
-# commit under test (stamped on the binaries and the summary).
-COMMIT=${SMV_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)}
+# commit under test (stamped on the binaries and the summary; COMMIT comes
+# from common.sh).
 note "gpu-test: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $COMMIT"
-note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)"
+note "device: $(gpu_device)"
 [ -d "$SMV_MATRICES" ] || note "note: $SMV_MATRICES missing: the real-matrix test will SKIP"
 
 t=$SECONDS
@@ -37,6 +40,18 @@ note "build (sm_90): rc=$rc, $((SECONDS - t)) s, $(grep -c 'warning' "$OUT/build
 if [ $rc -ne 0 ]; then
   tail -30 "$OUT/build.log"
   exit 1
+fi
+
+# With "make-test": the whole suite first (`make test`: CPU, CLI, Python and
+# the device tests), so the loop below does not run the device tests again.
+if [ "${1:-}" = make-test ]; then
+  t=$SECONDS
+  make test SM=90 GIT_COMMIT="$COMMIT" >"$OUT/make-test.log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || status=1
+  note "make test: rc=$rc ($((SECONDS - t)) s): $(tail -1 "$OUT/make-test.log")"
+  grep -E '^(FAIL|skip)' "$OUT/make-test.log" | head -20
+  export SMV_GPU_TEST_NOTESTS=1
 fi
 
 # Every device test (tests/test_cuda_*.c and other *gpu* tests), each with

@@ -1,22 +1,25 @@
 #!/bin/bash
-# scripts/gpu-dist.sh — distributed SpMV (issue 11) on the GPU machine in
-# ONE call: build with MPI (+ NCCL), the MPI tests with the CUDA backend
-# under mpirun -np 1/2/4 (ranks sharing the one GPU), the CLI against the
-# single process, then timings: strong scaling (1, 2, 4 ranks) with the
+# scripts/gpu/dist.sh — part `dist` of scripts/gpu-check.sh: distributed
+# SpMV (issue 11) on the GPU machine in ONE call: build with MPI (+ NCCL),
+# the MPI tests with the CUDA backend under mpirun -np 1/2/4 (ranks sharing
+# the one GPU), the CLI against the single process, then timings: strong scaling (1, 2, 4 ranks) with the
 # host-staged and the CUDA-aware exchange, weak scaling, CPU ranks, and
-# the NCCL fallback. Logs in $OUT/gpu-dist.tgz, a summary last.
-#   SMV_COMMIT=<hash> scripts/gpu-dist.sh
+# the NCCL fallback. Logs in $OUT/gpu-dist.tgz, a summary last. Results:
+# bench/results/<device>/dist.md.
+#   SMV_COMMIT=<hash> scripts/gpu/dist.sh
+#   scripts/gpu-check.sh dist
+# (scripts/gpu/dist-ranks.sh, part `dist-ranks`, is the short run: strong
+# scaling of stencil27 and R-MAT on CPU ranks and on GPU ranks.)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 OUT_FINAL=${OUT:-/tmp/smv-gpu-dist}
 WORK=$(mktemp -d)
 mkdir -p "$OUT_FINAL"
 summary=$WORK/summary.txt
 : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
-export SMV_COMMIT=${SMV_COMMIT:-unknown}
+export SMV_COMMIT=$COMMIT
 RUNS=${RUNS:-30}
 MATS=${MATS:-"lap3d:128 band:2000000:13 plaw:2000000:16 rand:2000000:16"}
 
@@ -29,7 +32,7 @@ MATS=${MATS:-"lap3d:128 band:2000000:13 plaw:2000000:16 rand:2000000:16"}
   ompi_info | grep -i -E 'cuda|btl|pml' | head -20
   grep -E '#define NCCL_(MAJOR|MINOR|PATCH)' /usr/include/nccl.h
 } >"$WORK/env.txt" 2>&1
-note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+note "device: $(gpu_device)"
 note "commit: $SMV_COMMIT; $(date -u +%Y-%m-%dT%H:%MZ); OMP_NUM_THREADS=$OMP_NUM_THREADS"
 note "MPI CUDA support: $(ompi_info --parsable --all 2>/dev/null | grep mpi_built_with_cuda_support:value | head -1)"
 

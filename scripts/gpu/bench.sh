@@ -1,18 +1,22 @@
 #!/bin/bash
-# scripts/gpu-bench.sh — build smv for sm_90 and run the benchmark set on the
-# GPU machine, in one call; results under $OUT (default /tmp/smv-gpu-bench).
+# scripts/gpu/bench.sh — part `bench` of scripts/gpu-check.sh: build smv for
+# sm_90 and run the benchmark set on the GPU machine, in one call; results
+# under $OUT (default /tmp/smv-gpu-bench). Alone or through the entry point:
 #
-#   scripts/gpu-bench.sh [ladder] [sweep]      (no argument = both)
+#   scripts/gpu/bench.sh [ladder] [sweep]           (no argument = both)
+#   scripts/gpu-check.sh bench | bench:ladder | bench:sweep
 #
 #   ladder: every rung and cuSPARSE on the real matrices ($SMV_MATRICES,
 #           default .shared/matrices, carried by the device tool) plus
 #           lap3d:160, rand:2000000:16 and plaw:2000000:16, f64 and f32,
 #           L2-warm, L2-flushed and CUDA graph; plus auto (rung 0, the
-#           engine's choice), verified and timed like the others;
+#           engine's choice), verified and timed like the others
+#           (bench/results/<device>/ladder.md);
 #   sweep:  block size 32..1024 for each of our kernels with the calculated
 #           occupancy, on one large DRAM-bound generated matrix
 #           (rand:2000000:16) and one small real one (delaunay_n16, the
-#           size of the seed's mark3jac140: 65536 rows, ~393k nonzeros).
+#           size of the seed's mark3jac140: 65536 rows, ~393k nonzeros)
+#           (bench/results/<device>/occupancy.md).
 #
 # SMV_COMMIT: the commit to stamp on the binary and the summary (the device
 # machine's copy of the tree has no .git, so without it the results say
@@ -25,7 +29,7 @@
 # sweep.{txt,csv}, gpu-bench-summary.txt, logs.tgz (build, device test,
 # stderr). Make PNGs on a machine with gnuplot: scripts/plot-bench.sh.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 OUT=${OUT:-/tmp/smv-gpu-bench}
 mkdir -p "$OUT"
 LOGS=$(mktemp -d)
@@ -35,14 +39,10 @@ START=$SECONDS
 parts=${*:-ladder sweep}
 summary=$OUT/gpu-bench-summary.txt
 : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
-left() { echo $((BUDGET - (SECONDS - START))); }
 
-COMMIT=${SMV_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)}
 note "gpu-bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $COMMIT"
-note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null || echo unknown)"
+note "device: $(gpu_device name,driver_version,clocks.sm,clocks.mem)"
 
-. scripts/gpu-build.sh
 gpu_build all build/tests/test_bench_gpu
 
 # The timing code's own device test first: a bench that cannot time is
@@ -66,8 +66,8 @@ for p in $parts; do
       [ -n "$mats" ] || note "ladder: no matrices in $MATS (carry .shared): generated ones only"
     fi
     # keep ~100 s for the sweep when it follows
-    lim=$(($(left) - 110))
-    case " $parts " in *" sweep "*) ;; *) lim=$(($(left) - 10)) ;; esac
+    lim=$(($(gpu_left) - 110))
+    case " $parts " in *" sweep "*) ;; *) lim=$(($(gpu_left) - 10)) ;; esac
     t=$SECONDS
     timeout -k 5 "$lim" $SMV bench --backend cuda $mats $gen \
       --alg all,auto --precision both --flush-l2 --graph-batch 100 --graph-replays 20 \
@@ -83,7 +83,7 @@ for p in $parts; do
   sweep)
     small="$MATS/delaunay_n16.mtx.gz"
     [ -f "$small" ] || small=lap2d:256
-    lim=$(($(left) - 10))
+    lim=$(($(gpu_left) - 10))
     t=$SECONDS
     timeout -k 5 "$lim" $SMV bench --backend cuda rand:2000000:16 "$small" --block sweep \
       --precision f64 --runs 50 --warmup 5 --max-time 0.5 --label sweep \

@@ -1,5 +1,6 @@
 #!/bin/bash
-# scripts/gpu-micro.sh — on the GPU machine: build the micro programs
+# scripts/gpu/micro.sh — part `micro` of scripts/gpu-check.sh, on the GPU
+# machine: build the micro programs
 # (nvcc -arch=sm_90, as the Makefile does) and run `smv micro`, writing
 # everything under $OUT:
 #   $OUT/micro.log            the full output of `smv micro`
@@ -8,10 +9,12 @@
 #                             file, so the device tool's 8-file limit never
 #                             bites)
 # A short summary is printed last. Usage:
-#   scripts/gpu-micro.sh [NAME...]        (default: all)
-# Then, on the development machine: scripts/plot-micro.sh DIR (see there).
+#   scripts/gpu/micro.sh [NAME...]        (default: all)
+#   scripts/gpu-check.sh micro | micro:NAME,... | micro-NAME
+# Then, on the development machine: scripts/plot-micro.sh DIR (see there);
+# the committed results are micro/results/<device>/.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 OUT=${OUT:-/tmp/smv-gpu-micro}
 mkdir -p "$OUT"
 WORK=$(mktemp -d)
@@ -20,7 +23,7 @@ J=$(nproc 2>/dev/null || echo 8)
 
 {
   date -u +"%Y-%m-%dT%H:%M:%SZ"
-  echo "commit ${SMV_COMMIT:-$(git rev-parse --verify -q HEAD 2>/dev/null || echo unknown)}"
+  echo "commit $COMMIT"
   git status --short 2>/dev/null | head -30
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,ecc.mode.current \
     --format=csv 2>&1
@@ -32,8 +35,7 @@ J=$(nproc 2>/dev/null || echo 8)
 # of the tree mid-edit), the CPU-only library serves them just as well.
 # The device machine's copy of the tree has no .git: SMV_COMMIT (set by
 # the caller) names the commit the programs then report.
-mkvars=()
-[ -n "${SMV_COMMIT:-}" ] && mkvars=("GIT_COMMIT=$SMV_COMMIT")
+mkvars=("GIT_COMMIT=$COMMIT")
 t0=$SECONDS
 BUILD=build
 if ! make -j"$J" "${mkvars[@]}" micro cli >"$WORK/build.log" 2>&1; then

@@ -1,20 +1,27 @@
-#!/bin/sh
-# bench-solvers.sh — one device call for the solvers (issue 13): build,
+#!/bin/bash
+# scripts/gpu/solvers.sh — part `solvers` of scripts/gpu-check.sh: one
+# device call for the solvers (issue 13): build,
 # run the solver tests on the GPU, then time smv's GPU CG against CG
 # written with cuSPARSE + cuBLAS (scripts/solvers/cg_cusparse.c, NVIDIA's
 # conjugateGradient sample's loop), CuPy's cg and SciPy's cg, plus
-# BiCGStab and PageRank GPU vs CPU. Run from the repository root on the
-# device machine:
+# BiCGStab and PageRank GPU vs CPU. On the device machine:
 #
-#   OUT=/some/dir GIT_COMMIT=abc123 sh scripts/bench-solvers.sh [quick]
+#   OUT=/some/dir SMV_COMMIT=abc123 scripts/gpu/solvers.sh [quick]
+#   scripts/gpu-check.sh solvers | solvers:quick
 #
-# Logs and results.txt (the RESULT lines) land in $OUT; tables.md is the
-# markdown for bench/results/<device>/solvers.md. "quick" runs two small
-# matrices only. The SuiteSparse matrices are read from .shared/matrices/
-# (carry ".shared"; from a copy in .dev-NAME/, link it: ln -s ../.shared).
+# Logs and results.txt (the RESULT lines) land in $OUT, with results.csv
+# (the same lines as CSV, the form bench/results/<device>/raw/solvers/
+# keeps); tables.md is the markdown for bench/results/<device>/solvers.md
+# (scripts/solvers/tables.py prints it from either file). "quick" runs two
+# small matrices only. The SuiteSparse matrices are read from
+# .shared/matrices/ (carry ".shared"; from a copy in .dev-NAME/, link it:
+# ln -s ../.shared). GIT_COMMIT, if set, names the commit instead of
+# SMV_COMMIT.
 set -u
+[ -z "${GIT_COMMIT:-}" ] || SMV_COMMIT=${SMV_COMMIT:-$GIT_COMMIT}
+. "$(dirname "$0")/common.sh"
 OUT=${OUT:-/tmp/solvers-out}
-GIT_COMMIT=${GIT_COMMIT:-unknown}
+GIT_COMMIT=$COMMIT
 MODE=${1:-full}
 mkdir -p "$OUT"
 R="$OUT/results.txt"
@@ -86,7 +93,7 @@ for m in $PR; do
   done
 done
 log "tables"
-python3 scripts/solvers/tables.py "$R" >"$OUT/tables.md" 2>>"$OUT/bench.log"
+python3 scripts/solvers/tables.py "$R" --csv "$OUT/results.csv" >"$OUT/tables.md" 2>>"$OUT/bench.log"
 grep -c 'check=PASS' "$R" | sed 's/^/PASS lines: /' | tee -a "$OUT/steps.log"
 grep 'check=FAIL' "$R" | cut -c1-220 | tee -a "$OUT/steps.log"
 cat "$OUT/tables.md" | head -n 60

@@ -1,16 +1,23 @@
-#!/bin/sh
-# scripts/gpu-spmm.sh — one device round for SpMM, transpose and Python
+#!/bin/bash
+# scripts/gpu/spmm.sh — part `spmm` of scripts/gpu-check.sh: one device
+# round for SpMM, transpose and Python
 # (issue 13): build with nvcc, run the device tests of transposed SpMV and
 # SpMM, the Python package's tests and the bench-spmm CLI test, then the
 # verified benchmark (smv bench-spmm, --flush) on lap3d:100,
 # rand:2000000:16 and four real matrices (f64 and f32), then every test
 # (tests/run.sh) and compute-sanitizer memcheck of the device test, as far
-# as BUDGET seconds allow. Full logs under $OUT; a short summary on stdout.
-#   SMV_COMMIT=abc123 sh scripts/gpu-spmm.sh [MATRIX_DIR]
+# as BUDGET seconds allow. Full logs under $OUT (logs.tgz); a short
+# summary on stdout. Results: bench/results/<device>/spmm.md (the bench's
+# table, raw/spmm/spmm-COMMIT.csv).
+#   SMV_COMMIT=abc123 scripts/gpu/spmm.sh [MATRIX_DIR]
+#   scripts/gpu-check.sh spmm
+# MATRIX_DIR: the real matrices, default $SMV_MATRICES, else
+# ../.shared/matrices (PREC, RUNS and BUDGET override the defaults).
 set -u
+. "$(dirname "$0")/common.sh"
 OUT=${OUT:-/tmp/gpu-spmm}
-MDIR=${1:-../.shared/matrices}
-C=${SMV_COMMIT:-unknown}
+MDIR=${1:-${SMV_MATRICES:-../.shared/matrices}}
+C=$COMMIT
 mkdir -p "$OUT"
 {
   echo "SMV_COMMIT=$C"
@@ -27,7 +34,8 @@ fi
 echo "build: $(($(date +%s) - t0)) s"
 for t in test_cuda_transpose_spmm test_transpose_spmm_cpu; do
   build/tests/$t >"$OUT/$t.log" 2>&1
-  echo "$t: $(tail -1 "$OUT/$t.log") (exit $?)"
+  rc=$?
+  echo "$t: $(tail -1 "$OUT/$t.log") (exit $rc)"
 done
 grep -h "FAIL\|cuSPARSE SpMM" "$OUT"/test_*.log | head -20
 SMV_PYTHON=${SMV_PYTHON:-python3} sh tests/python/run.sh build >"$OUT/python.log" 2>&1
@@ -44,6 +52,15 @@ done
 build/smv bench-spmm --flush --prec ${PREC:-both} --runs ${RUNS:-50} --max-seconds 0.3 \
   --markdown "$OUT/spmm.md" lap3d:100 rand:2000000:16 $M >"$OUT/bench.log" 2>&1
 echo "bench exit $?: $(($(date +%s) - t0)) s"
+# The bench's table as CSV, the form bench/results keeps beside spmm.md:
+# the device, commit and date of its first line on every row.
+awk 'NR == 1 { d = $0; sub(/^device: /, "", d); sub(/, device copy.*/, "", d)
+      c = $0; sub(/.*\(commit /, "", c); sub(/\).*/, "", c)
+      t = $0; sub(/.*; /, "", t)
+      print "device,commit,date,matrix,prec,order,k,alg,verify,warm_us,flush_us,gbps_warm,gbps_flushed,vs"; next }
+    NF == 11 && $6 ~ /^(PASS|FAIL|ERROR)$/ {
+      printf "%s,%s,%s", d, c, t; for (i = 1; i <= 11; i++) printf ",%s", $i; print "" }' \
+  "$OUT/bench.log" >"$OUT/spmm.csv"
 grep -E "^(lap3d|rand|bcsstk33|G2_|cage10|wiki)" "$OUT/bench.log" |
   awk '$5=="ours" || $5=="cusparse-alg1" {print}' | head -100
 echo "bench FAIL/ERROR lines: $(grep -ciE "FAIL|ERROR" "$OUT/bench.log")"
