@@ -12,7 +12,8 @@
 #
 # Needs smv built with MPI (mpicc on the machine). Files under $OUT
 # (default /tmp/smv-gpu-dist-ranks): dist-cpu.md and dist-gpu.md (the
-# bench's tables), their .err, build.log. Results:
+# bench's tables), the same as .csv (scripts/md-tables-csv.py), their .err,
+# build.log. Results:
 # bench/results/<device>/dist.md.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
@@ -37,6 +38,10 @@ OMP_NUM_THREADS=2 timeout 80 mpirun -np 4 --oversubscribe build/smv bench \
   stencil27:100 rmat:20:16 --backend cuda --exchange host --scaling strong \
   --runs 20 >"$OUT/dist-gpu.md" 2>"$OUT/dist-gpu.err"
 note "dist gpu ranks: rc=$? ($((SECONDS - t)) s)"
+# The tables as CSV too (bench/results keeps a summary and its CSV).
+for f in dist-cpu dist-gpu; do
+  python3 scripts/md-tables-csv.py "$OUT/$f.md" >"$OUT/$f.csv" 2>>"$OUT/$f.err"
+done
 tail -30 "$OUT/dist-cpu.md" "$OUT/dist-gpu.md"
 echo "==== summary"
 cat "$summary"
