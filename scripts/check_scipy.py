@@ -23,7 +23,7 @@ matrix passes, 1 otherwise, 2 on usage errors.
 
   scripts/check_scipy.py                      # CPU, f64, build/smv
   scripts/check_scipy.py --backend cuda       # on the GPU machine
-  scripts/check_scipy.py --record bench/results/scipy-check.md
+  scripts/check_scipy.py --record bench/results/DEVICE/scipy-check.md
   SMV_COMMIT=abc123 scripts/check_scipy.py ...   # where there is no .git
 """
 import argparse

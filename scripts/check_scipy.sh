@@ -2,7 +2,7 @@
 # check_scipy.sh [ARGS...] — build smv if needed, then compare it with scipy
 # on every matrix in ../shared/matrices (or .shared/matrices) through
 # scripts/check_scipy.py. ARGS go to the script: --backend cuda on the GPU
-# machine, --precision f32, --record bench/results/scipy-check.md, names...
+# machine, --precision f32, --record bench/results/DEVICE/scipy-check.md, names...
 # Uses /usr/bin/python3 when it has scipy (it does here), else python3.
 set -e
 cd "$(dirname "$0")/.."

@@ -1,25 +1,51 @@
 #!/bin/bash
-# scripts/gpu-check.sh — everything the GPU machine is for, in ONE call:
-# build (nvcc -arch=sm_90), run every test incl. the device tests on the real
-# matrices, compute-sanitizer, the microbenchmarks and the SpMV benchmark.
+# scripts/gpu-check.sh — the one GPU entry point: everything the GPU machine
+# is for, in ONE call. It builds once (nvcc -arch=sm_90), then runs the parts
+# named, in order; each part is scripts/gpu/PART.sh (which also runs alone,
+# with its own $OUT), and scripts/gpu/common.sh holds what they share.
 #
-#   scripts/gpu-check.sh [test] [micro | micro-NAME] [bench] [suite]
-#                        [solvers] [dist] [tune]     (default: test micro bench)
+#   SMV_COMMIT=$(git rev-parse --short=12 HEAD) \
+#     scripts/gpu-check.sh [PART[:ARG,...]]...       (default: test micro bench)
 #
-#   suite    smv bench --suite issue8 (+ the real matrices): AUTO, rungs 9
-#            and 10 and cuSPARSE ALG1/ALG2, f64 and f32, warm/flushed/graph
-#            (issue 8's tables: bench/results/<device>/suite.md)
-#   solvers  scripts/bench-solvers.sh (issue 13: solvers.md)
-#   dist     mpirun smv bench on CPU ranks (16 cores) and GPU ranks sharing
-#            the GPU: stencil27 and rmat strong scaling (issue 11: dist.md)
-#   tune     smv info --plan --tune on a few matrices (the measured plan)
+#   test        `make test` (every test, the device tests on the real
+#               matrices included), then compute-sanitizer memcheck,
+#               racecheck and synccheck                       (gpu/test.sh)
+#   micro       the microbenchmarks; micro:NAME,... (or micro-NAME) runs
+#               some only                 (gpu/micro.sh; micro/results/)
+#   bench       the ladder (every rung and cuSPARSE, warm, flushed, graph)
+#               and the block sweep; bench:ladder or bench:sweep for one
+#               (gpu/bench.sh; bench/results/<device>/ladder.md, occupancy.md)
+#   kern        issue 8's kernel round: device tests, sanitizers, the large
+#               matrices and the real ones; kern:test,large,real picks
+#               (gpu/kern.sh; kernels-issue8.md)
+#   suite       smv bench --suite issue8 (+ the real matrices): AUTO, rungs 9
+#               and 10 and cuSPARSE ALG1/ALG2, f64 and f32, warm/flushed/graph
+#               (gpu/suite.sh; suite.md)
+#   solvers     CG, BiCGStab and PageRank against cuSPARSE+cuBLAS, CuPy and
+#               SciPy; solvers:quick for two small matrices
+#               (gpu/solvers.sh; solvers.md)
+#   spmm        SpMM and transposed SpMV: device tests, bench-spmm against
+#               cuSPARSE, Python tests, memcheck       (gpu/spmm.sh; spmm.md)
+#   dist        distributed SpMV: MPI tests with the CUDA backend, the CLI
+#               against one process, strong and weak scaling, NCCL fallback
+#               (gpu/dist.sh; dist.md)
+#   dist-ranks  stencil27 and R-MAT strong scaling on CPU ranks (16 cores)
+#               and on GPU ranks sharing the GPU    (gpu/dist-ranks.sh; dist.md)
+#   tune        smv info --plan --tune on a few matrices: the measured plan
+#               (gpu/tune.sh; suite.md)
+#   python      pytest of tests/python and scripts/python/bench_python.py
+#               where they exist                            (gpu/python.sh)
 #
 # The device copy has no .git: pass the commit from here as SMV_COMMIT=<hash>
-# so every binary and results file names it. Needs the real matrices carried as .shared/matrices (device tool:
-# carry [".shared"]). Full logs go to $OUT/gpu-check.tgz (one file, so the
-# device tool's 8-file limit never bites) and a summary is printed last.
+# so every binary and results file names it. The real matrices are read from
+# .shared/matrices (device tool: carry [".shared"]; SMV_MATRICES overrides).
+# Budgets: SMV_SOLVERS_BUDGET (default 330 s) caps the solvers part; the
+# other parts carry their own (see each file). Full logs and every part's
+# files go to $OUT/gpu-check.tgz (one file, so the device tool's 8-file limit
+# never bites; never committed: unpack it and copy the summary tables and
+# CSVs into bench/results/<device>/). A summary is printed last.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/gpu/common.sh"
 OUT_FINAL=${OUT:-/tmp/smv-gpu-check}
 WORK=$(mktemp -d)
 mkdir -p "$OUT_FINAL"
@@ -27,103 +53,60 @@ parts=${*:-test micro bench}
 export SMV_MATRICES=${SMV_MATRICES:-.shared/matrices}
 summary=$WORK/summary.txt
 : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
 
 {
   date -u +"%Y-%m-%dT%H:%M:%SZ"
-  echo "commit ${SMV_COMMIT:-unknown}"
+  echo "commit $COMMIT"
   nvidia-smi
   nvcc --version | tail -2
 } >"$WORK/env.txt" 2>&1
-note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+note "device: $(gpu_device)"
 
-export SMV_COMMIT=${SMV_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
+export SMV_COMMIT=$COMMIT
 export MAKEFLAGS="GIT_COMMIT=$SMV_COMMIT"
 note "commit: $SMV_COMMIT"
 t0=$SECONDS
 targets="all tests"
 case " $parts " in *" micro"*) targets="$targets micro" ;; esac
-make -j16 $targets >"$WORK/build.log" 2>&1
+make -j16 SM=90 $targets >"$WORK/build.log" 2>&1
 rc=$?
 note "build: rc=$rc ($((SECONDS - t0)) s), warnings: $(grep -c 'warning' "$WORK/build.log")"
 [ $rc -eq 0 ] || { tail -40 "$WORK/build.log"; }
 
-run_part() { # name script [args...]
-  local name=$1 script=$2
-  shift 2
-  if [ ! -x "$script" ] && [ ! -f "$script" ]; then
-    note "$name: $script missing, skipped"
-    return
-  fi
-  mkdir -p "$WORK/$name"
-  local t=$SECONDS
-  OUT="$WORK/$name" bash "$script" "$@" >"$WORK/$name.log" 2>&1
-  local r=$?
-  note "$name: rc=$r ($((SECONDS - t)) s): $(grep -E 'passed, .* failed' "$WORK/$name.log" | tail -1)"
-  tail -25 "$WORK/$name.log"
-}
-
+status=0
 for p in $parts; do
-  case $p in
-  test)
-    t=$SECONDS
-    make test >"$WORK/make-test.log" 2>&1
-    note "make test: rc=$? ($((SECONDS - t)) s): $(tail -1 "$WORK/make-test.log")"
-    grep -E '^(FAIL|skip)' "$WORK/make-test.log" | head -20
-    export SMV_GPU_TEST_NOTESTS=1
-    run_part gpu-test scripts/gpu-test.sh
-    ;;
-  micro) run_part micro scripts/gpu-micro.sh ;;
-  micro-*) # one experiment, e.g. micro-readonly
-    run_part "$p" scripts/gpu-micro.sh "${p#micro-}" ;;
-  bench) run_part bench scripts/gpu-bench.sh ;;
-  suite)
-    t=$SECONDS
-    rc=0
-    timeout "${SMV_SUITE_BUDGET:-560}" build/smv bench --suite issue8 \
-      --matrices "$SMV_MATRICES" --alg auto,adaptive,stream,cusparse-alg1,cusparse-alg2 \
-      --precision both --flush-l2 --runs 100 --max-time 0.3 --graph-batch 50 \
-      --quiet --csv "$WORK/suite.csv" --markdown "$WORK/suite.md" \
-      >"$WORK/suite.txt" 2>"$WORK/suite.err"
-    rc=$?
-    note "suite: rc=$rc ($((SECONDS - t)) s), $(grep -c ',PASS,' "$WORK/suite.csv" 2>/dev/null) rows PASS, $(grep -c ',FAIL,' "$WORK/suite.csv" 2>/dev/null) FAIL"
-    tail -40 "$WORK/suite.txt"
-    tail -5 "$WORK/suite.err"
-    ;;
-  solvers)
-    t=$SECONDS
-    OUT="$WORK/solvers" GIT_COMMIT="$SMV_COMMIT" timeout "${SMV_SOLVERS_BUDGET:-330}" \
-      sh scripts/bench-solvers.sh >"$WORK/solvers.log" 2>&1
-    note "solvers: rc=$? ($((SECONDS - t)) s): $(grep 'PASS lines' "$WORK/solvers/steps.log" 2>/dev/null)"
-    tail -30 "$WORK/solvers.log"
-    ;;
-  dist)
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    t=$SECONDS
-    OMP_NUM_THREADS=1 timeout 100 mpirun -np 8 --bind-to core build/smv bench \
-      stencil27:100 rmat:20:16 --backend cpu --scaling strong --runs 20 \
-      >"$WORK/dist-cpu.md" 2>"$WORK/dist-cpu.err"
-    note "dist cpu ranks: rc=$? ($((SECONDS - t)) s)"
-    t=$SECONDS
-    OMP_NUM_THREADS=2 timeout 80 mpirun -np 4 --oversubscribe build/smv bench \
-      stencil27:100 rmat:20:16 --backend cuda --exchange host --scaling strong \
-      --runs 20 >"$WORK/dist-gpu.md" 2>"$WORK/dist-gpu.err"
-    note "dist gpu ranks: rc=$? ($((SECONDS - t)) s)"
-    tail -30 "$WORK/dist-cpu.md" "$WORK/dist-gpu.md"
-    ;;
-  tune)
-    for m in lap3d:160 stencil27:100 rand:2000000:16 rmat:20:16; do
-      for p in f64 f32; do
-        timeout 60 build/smv info "$m" --plan --tune --precision $p >>"$WORK/tune.txt" 2>&1
-      done
-    done
-    note "tune: $(grep -c -i 'measured' "$WORK/tune.txt") measured plans"
-    grep -i -E '^matrix|AUTO|plan|reason' "$WORK/tune.txt" | head -40
-    ;;
-  *) note "unknown part $p" ;;
-  esac
+  part=${p%%:*}
+  args=
+  case $p in *:*) args=$(echo "${p#*:}" | tr ',' ' ') ;; esac
+  case $part in micro-*) args=${part#micro-} part=micro ;; esac
+  name=$(echo "$p" | tr ':,' '--')
+  script=scripts/gpu/$part.sh
+  if [ ! -f "$script" ] || [ "$part" = common ]; then
+    note "unknown part $p (parts: $(ls scripts/gpu | sed -n 's/\.sh$//p' | grep -v '^common$' | tr '\n' ' '))"
+    status=1
+    continue
+  fi
+  [ "$part" = test ] && args="make-test $args"
+  lim=0
+  [ "$part" = solvers ] && lim=${SMV_SOLVERS_BUDGET:-330}
+  mkdir -p "$WORK/$name"
+  t=$SECONDS
+  # shellcheck disable=SC2086
+  OUT="$WORK/$name" timeout "$lim" bash "$script" $args >"$WORK/$name.log" 2>&1
+  r=$?
+  [ $r -eq 0 ] || status=1
+  note "$name: rc=$r ($((SECONDS - t)) s)$([ $r -eq 124 ] && echo ", cut at $lim s")"
+  # The part's own summary (what follows its last "==== summary" line),
+  # else the end of its output.
+  if grep -q '^==== ' "$WORK/$name.log"; then
+    awk '/^==== / { n = NR } { l[NR] = $0 } END { for (i = n + 1; i <= NR; i++) print l[i] }' \
+      "$WORK/$name.log" | sed 's/^/  /' | tee -a "$summary"
+  else
+    tail -25 "$WORK/$name.log" | sed 's/^/  /' | tee -a "$summary"
+  fi
 done
 
 tar czf "$OUT_FINAL/gpu-check.tgz" -C "$WORK" .
 echo "==== summary"
 cat "$summary"
+exit $status

@@ -1,7 +1,7 @@
 /*
  * test_cuda_matrices.c — every rung (and AUTO), fp64 and fp32, on every
  * Matrix Market file (.mtx, .mtx.gz) in the directory named by the
- * environment variable SMV_MATRICES (scripts/gpu-test.sh sets it to the
+ * environment variable SMV_MATRICES (scripts/gpu/test.sh sets it to the
  * real SuiteSparse matrices carried as .shared/matrices). Without the
  * variable or the directory, or without a device, the test SKIPs: the
  * repository's tests never need files outside it.

@@ -3,7 +3,7 @@
  * on the shapes most likely to expose out-of-bounds or racy accesses:
  * empty rows, tall and wide rectangular matrices, a row longer than a
  * block, nnz = 0. Quick enough to run under compute-sanitizer's memcheck,
- * racecheck and synccheck (scripts/gpu-test.sh does), and a normal device
+ * racecheck and synccheck (scripts/gpu/test.sh does), and a normal device
  * test otherwise. SKIPs without a device.
  */
 #include "test_cuda_common.h"

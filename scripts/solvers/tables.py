@@ -1,12 +1,56 @@
 #!/usr/bin/env python3
-"""tables.py RESULTS.txt — the solvers report's tables (markdown) from the
-RESULT lines of cg_cusparse, solve_smv and solve_py.py. Standard library
-only."""
+"""tables.py RESULTS [--csv OUT.csv] — the solvers report's tables
+(markdown) from the RESULT lines of cg_cusparse, solve_smv and solve_py.py.
+
+RESULTS is results.txt (the RESULT lines, as scripts/gpu/solvers.sh writes
+them) or a CSV of those lines (one column per key, as --csv writes it; the
+committed form under bench/results/<device>/raw/solvers/). With --csv the
+lines are also written to OUT.csv: one row per RESULT line, the union of
+their keys as columns in first-seen order, empty where a line lacks a key.
+Standard library only."""
+import csv
 import shlex
 import sys
 
 
 def parse(path):
+    if path.endswith(".csv"):
+        rows = []
+        with open(path, newline="") as fh:
+            for r in csv.DictReader(fh):
+                d = {k: v for k, v in r.items() if v != ""}
+                d.setdefault("method", "cg")
+                d.setdefault("precond", "none")
+                d.setdefault("prec", "f64")
+                rows.append(d)
+        return rows
+    return parse_lines(path)
+
+
+def write_csv(path, src):
+    """The RESULT lines of src as a CSV at path (keys as they were given)."""
+    lines = []
+    for ln in open(src):
+        if ln.startswith("RESULT "):
+            d = {}
+            for tok in shlex.split(ln[7:]):
+                if "=" in tok:
+                    k, v = tok.split("=", 1)
+                    d[k] = v
+            lines.append(d)
+    keys = []
+    for d in lines:
+        for k in d:
+            if k not in keys:
+                keys.append(k)
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=keys, lineterminator="\n")
+        w.writeheader()
+        for d in lines:
+            w.writerow(d)
+
+
+def parse_lines(path):
     rows = []
     for ln in open(path):
         if not ln.startswith("RESULT "):
@@ -65,7 +109,12 @@ def cg_impls(rows, m):
 
 
 def main():
-    rows = parse(sys.argv[1])
+    args = sys.argv[1:]
+    if len(args) not in (1, 3) or (len(args) == 3 and args[1] != "--csv"):
+        sys.exit("usage: tables.py RESULTS.txt|RESULTS.csv [--csv OUT.csv]")
+    if len(args) == 3:
+        write_csv(args[2], args[0])
+    rows = parse(args[0])
     mats = []
     for r in rows:
         if r.get("method", "cg") == "cg" and r["matrix"] not in mats:

@@ -107,7 +107,7 @@ if command -v gnuplot >/dev/null 2>&1; then
   # A matrix name with a backquoted command reaches the sweep plot's title
   # (it used to be written in double quotes, where gnuplot runs it): a
   # saved block sweep re-plotted with the matrix renamed.
-  sed -n '1p; /,rand:2000000:16,/p' bench/results/h100-80gb-hbm3/raw/final-80fd6badd242-sweep.csv |
+  sed -n '1p; /,rand:2000000:16,/p' bench/results/h100-80gb-hbm3/raw/ladder/sweep-80fd6badd242.csv |
     sed 's/,rand:2000000:16,/,m`touch PWNED4`.mtx,/' >"$T_TMP/sweep.csv"
   (cd "$T_TMP" && "$SMV" bench --from-csv sweep.csv --plot sweep.png) >"$OUT" 2>"$ERR"
   [ $? -eq 0 ] && [ -s "$T_TMP/sweep.png" ] && ok || bad "re-plot of the sweep: $(head -c 300 "$ERR")"
