@@ -176,7 +176,7 @@ static void auto_is(const char *spec, smv_alg want64, smv_alg want32) {
              f32 ? "f32" : "f64", smv_alg_name(p.alg), p.reason);
       /* Rung 10's plan line: scattered columns past the L2 gather in
        * entry order. */
-      if (p.alg == SMV_ALG_STREAM)
+      if (p.alg == SMV_ALG_TILED)
         CHECKF(strstr(p.reason, "rung 10 plan: ") &&
                    strstr(p.reason, "gathers in entry order"),
                "%s: plan: %s", spec, p.reason);
@@ -198,7 +198,7 @@ static void auto_is(const char *spec, smv_alg want64, smv_alg want32) {
 static void test_auto_scattered(void) {
   TC_NEED_DEVICE();
   /* 40M entries: 320 MB f32 past the L2; x 4 MB inside it. */
-  auto_is("rand:5000000:8,cols=1000000", SMV_ALG_STREAM, SMV_ALG_STREAM);
+  auto_is("rand:5000000:8,cols=1000000", SMV_ALG_TILED, SMV_ALG_TILED);
   auto_is("plaw:3000000:16,cols=1000000", SMV_ALG_CUSPARSE_ALG1,
           SMV_ALG_CUSPARSE_ALG1);
   /* A power-law graph, 31.4M entries: in f32 its hot columns (on an

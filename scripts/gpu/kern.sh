@@ -84,7 +84,7 @@ for p in $parts; do
       fi
     done
     note "device tests: $pass passed, $fail failed, $skip skipped ($((SECONDS - t)) s)"
-    grep -h 'spmv_stream\|spmv_adaptive' "$LOGS"/test_*.log | sort -u | tee -a "$summary"
+    grep -h 'spmv_tiled\|spmv_adaptive' "$LOGS"/test_*.log | sort -u | tee -a "$summary"
     SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in memcheck racecheck; do
       t=$SECONDS

@@ -186,10 +186,8 @@ template <typename T, int TILE, int LD> struct merge_kernel {
 };
 
 static cudaError_t launch(const struct smv_launch *P) {
-  return tile_run<merge_kernel>(P, &P->m->merge);
+  return tile_run<merge_kernel>(P, (const struct smv_tiles *)P->state);
 }
-
-const struct smv_rung smv_rung_merge = {kernel, smem, launch, 256};
 
 /* ---- analysis --------------------------------------------------------------
  */
@@ -206,9 +204,26 @@ static int64_t tile_end(const smv_csr *A, int64_t start, int64_t tile) {
   return i;
 }
 
-smv_status smv_merge_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A) {
-  struct smv_tiles *tl = &m->merge;
-  tl->tile = smv_tile_size(ctx, m->st.rows + m->st.nnz, 2048);
-  tl->load = smv_tile_load(ctx, m);
-  return smv_tiles_build(ctx, A, tl->tile, tile_end, "merge", tl);
+/* The rung's state: its own tile list (tiles.h). */
+static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
+                        void **state) {
+  const int tile = smv_tile_size(ctx, m->st.rows + m->st.nnz, 2048);
+  return smv_tiles_setup(ctx, A, tile, smv_tile_load(ctx, m), tile_end,
+                         "merge", state);
 }
+
+static void describe(const smv_matrix *, const void *state, char *buf,
+                     size_t n) {
+  smv_tiles_describe((const struct smv_tiles *)state, 11, buf, n);
+}
+
+static constexpr struct smv_rung descriptor() {
+  struct smv_rung r = smv_kernel_rung(SMV_ALG_MERGE, kernel, smem, 256, launch);
+  r.host_rows = 1;
+  r.setup = setup;
+  r.release = smv_tiles_release;
+  r.device_bytes = smv_tiles_device_bytes;
+  r.describe = describe;
+  return r;
+}
+const struct smv_rung smv_rung_merge = descriptor();

@@ -54,4 +54,4 @@ __global__ void spmv_vector(int64_t rows, const int32_t *row_ptr,
 }
 
 const struct smv_rung smv_rung_vector =
-    SMV_SIMPLE_RUNG(spmv_vector, 32, 1, 128);
+    SMV_SIMPLE_RUNG(SMV_ALG_VECTOR, spmv_vector, 32, 1, 128);

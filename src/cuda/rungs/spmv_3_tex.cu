@@ -82,9 +82,10 @@ static cudaError_t launch(const struct smv_launch *L) {
   return L->prec == SMV_F64 ? run<double>(L) : run<float>(L);
 }
 
-const struct smv_rung smv_rung_vector_tex = {
+const struct smv_rung smv_rung_vector_tex = smv_kernel_rung(
+    SMV_ALG_VECTOR_TEX,
     smv_kernel_pick<spmv_vector_tex<double>, spmv_vector_tex<float>>,
-    smv_smem_per_thread<1>, launch, 128};
+    smv_smem_per_thread<1>, 128, launch);
 
 /* ---- the texture cache --------------------------------------------------- */
 

@@ -41,4 +41,4 @@ spmv_vector_ldg(int64_t rows, const int32_t *__restrict__ row_ptr,
 }
 
 const struct smv_rung smv_rung_vector_ldg =
-    SMV_SIMPLE_RUNG(spmv_vector_ldg, 32, 1, 128);
+    SMV_SIMPLE_RUNG(SMV_ALG_VECTOR_LDG, spmv_vector_ldg, 32, 1, 128);

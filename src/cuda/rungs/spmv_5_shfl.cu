@@ -44,4 +44,4 @@ spmv_vector_shfl(int64_t rows, const int32_t *__restrict__ row_ptr,
 }
 
 const struct smv_rung smv_rung_vector_shfl =
-    SMV_SIMPLE_RUNG(spmv_vector_shfl, 32, 0, 128);
+    SMV_SIMPLE_RUNG(SMV_ALG_VECTOR_SHFL, spmv_vector_shfl, 32, 0, 128);

@@ -51,4 +51,4 @@ spmv_vector_atomic(int64_t rows, const int32_t *__restrict__ row_ptr,
 }
 
 const struct smv_rung smv_rung_vector_atomic =
-    SMV_SIMPLE_RUNG(spmv_vector_atomic, 32, 0, 128);
+    SMV_SIMPLE_RUNG(SMV_ALG_VECTOR_ATOMIC, spmv_vector_atomic, 32, 0, 128);

@@ -103,6 +103,48 @@
 
 #define SMV_CHUNK 128 /* one round of a warp: 32 lanes x 4 entries */
 
+/* Programmatic dependent launch (change 6): OFF, ON (launched with the
+ * attribute: our matrix loads overlap the end of the kernel before us) or
+ * TRIGGER (also let the kernel after us launch as soon as all our blocks
+ * run). */
+enum adaptive_pdl { PDL_OFF = 0, PDL_ON = 1, PDL_TRIGGER = 2 };
+
+/* The rung's state on one matrix (its plan), made by setup below.
+ * `lanes` threads per row, chosen from the row lengths; rows longer than
+ * long_threshold are skipped by the row groups and summed, in the same
+ * launch, by one warp per chunk of SMV_CHUNK entries, listed in `chunks`
+ * (device, nchunks entries of {row, first entry, row begin, row end}). One
+ * allocation (`alloc`, `bytes` long, the only thing freed) holds the
+ * block-row list (below), then the chunks, then `partials` (nchunks
+ * doubles or floats: each chunk's sum) and `counts` (nchunks unsigned: at
+ * a row's first chunk, how many of its chunks are done; 0 between
+ * calls): 16 bytes per block row, 28 per chunk.
+ * evict_first: load values and indices L2 evict-first (matrices past the
+ * L2 with lanes >= 8 only; change 4).
+ * The one-round plan for small matrices (plan_one_round): rows of more
+ * than one warp round and at most block_row_max entries are summed by a
+ * whole block each, listed in block_rows (nblock_rows of {row, begin,
+ * end, 0}); block = the launch's block size (0: the context's). Zero for
+ * the default plan.
+ * one_per_row: nnz == rows, every row one entry: its own kernel. */
+struct adaptive_plan {
+  int lanes;
+  int evict_first;
+  int64_t long_threshold;
+  int4 *chunks;
+  void *partials;
+  unsigned *counts;
+  int64_t nchunks;
+  void *alloc;
+  size_t bytes;
+  int block;
+  int one_per_row;
+  enum adaptive_pdl pdl;
+  int64_t block_row_max;
+  int64_t nblock_rows;
+  int4 *block_rows;
+};
+
 /* ---- loads, optionally with an L2 eviction policy --------------------------
  * createpolicy / ld.global.nc.L2::cache_hint: PTX ISA 7.4, sm_80+. The
  * loads are `asm volatile`: a plain asm counts as free of side effects, and
@@ -116,24 +158,25 @@ __device__ __forceinline__ uint64_t smv_policy_evict_first() {
 }
 /* One evict-first load per element type: PTX type suffix and register
  * constraint. */
-#define SMV_LD_STREAM(T, PTX_TYPE, REG)                                        \
-  __device__ __forceinline__ T smv_ld_stream(const T *a, uint64_t pol) {       \
+#define SMV_LD_EVICT_FIRST(T, PTX_TYPE, REG)                                   \
+  __device__ __forceinline__ T smv_ld_evict_first(const T *a, uint64_t pol) {  \
     T v;                                                                       \
     asm volatile("ld.global.nc.L2::cache_hint." PTX_TYPE " %0, [%1], %2;"      \
                  : "=" REG(v)                                                  \
                  : "l"(a), "l"(pol));                                          \
     return v;                                                                  \
   }
-SMV_LD_STREAM(int32_t, "s32", "r")
-SMV_LD_STREAM(double, "f64", "d")
-SMV_LD_STREAM(float, "f32", "f")
-#undef SMV_LD_STREAM
+SMV_LD_EVICT_FIRST(int32_t, "s32", "r")
+SMV_LD_EVICT_FIRST(double, "f64", "d")
+SMV_LD_EVICT_FIRST(float, "f32", "f")
+#undef SMV_LD_EVICT_FIRST
 
-/* A matrix-stream load: evict-first in L2 when EF, else plain __ldg. */
+/* A load of the matrix's indices or values (read once per SpMV):
+ * evict-first in L2 when EF, else plain __ldg. */
 template <bool EF, typename V>
 __device__ __forceinline__ V smv_ld_mat(const V *a, uint64_t pol) {
   if constexpr (EF)
-    return smv_ld_stream(a, pol);
+    return smv_ld_evict_first(a, pol);
   else
     return __ldg(a);
 }
@@ -420,7 +463,7 @@ template <typename T> static cudaError_t run_one_per_row(const smv_launch *P) {
 
 template <typename T, int L, bool EF>
 static cudaError_t run_l(const smv_launch *P) {
-  smv_matrix *m = P->m;
+  const struct adaptive_plan *p = (const struct adaptive_plan *)P->state;
   /* The plan's block size unless the caller fixed one for every rung
    * (dispatch.cu's launch_block decides). */
   const int block = P->block;
@@ -429,10 +472,10 @@ static cudaError_t run_l(const smv_launch *P) {
    * earliest. Each part loops, so capping its blocks keeps the grid under
    * gridDim.x's 2^31 - 1. */
   const unsigned nbr_blocks =
-      (unsigned)(m->nblock_rows < (1 << 20) ? m->nblock_rows : (1 << 20));
+      (unsigned)(p->nblock_rows < (1 << 20) ? p->nblock_rows : (1 << 20));
   unsigned chunk_blocks = 0;
-  if (m->nchunks > 0) {
-    int64_t want = (m->nchunks * 32 + block - 1) / block;
+  if (p->nchunks > 0) {
+    int64_t want = (p->nchunks * 32 + block - 1) / block;
     chunk_blocks = (unsigned)(want < (1 << 24) ? want : (1 << 24));
   }
   const int64_t room = (int64_t)INT32_MAX - nbr_blocks - chunk_blocks;
@@ -441,19 +484,20 @@ static cudaError_t run_l(const smv_launch *P) {
     row_blocks = room;
   const unsigned grid = nbr_blocks + chunk_blocks + (unsigned)row_blocks;
   return smv_launch_pdl(
-      spmv_adaptive<T, L, EF>, grid, block, 0, P->stream, m->pdl != SMV_PDL_OFF,
+      spmv_adaptive<T, L, EF>, grid, block, 0, P->stream, p->pdl != PDL_OFF,
       P->rows, P->row_ptr, P->col_idx, (const T *)P->values, (const T *)P->x,
-      (T)P->alpha, (T)P->beta, (T *)P->y, (unsigned)m->long_threshold,
-      nbr_blocks, m->nblock_rows, (const int4 *)m->block_rows, chunk_blocks,
-      m->nchunks, (const int4 *)m->chunks, (T *)m->partials, m->counts,
-      (unsigned)(m->pdl == SMV_PDL_TRIGGER));
+      (T)P->alpha, (T)P->beta, (T *)P->y, (unsigned)p->long_threshold,
+      nbr_blocks, p->nblock_rows, (const int4 *)p->block_rows, chunk_blocks,
+      p->nchunks, (const int4 *)p->chunks, (T *)p->partials, p->counts,
+      (unsigned)(p->pdl == PDL_TRIGGER));
 }
 
 template <typename T> static cudaError_t run(const struct smv_launch *P) {
-  if (P->m->one_per_row)
+  const struct adaptive_plan *p = (const struct adaptive_plan *)P->state;
+  if (p->one_per_row)
     return run_one_per_row<T>(P);
-  const bool ef = P->m->stream_hint; /* only ever set with lanes >= 8 */
-  switch (P->m->lanes) {
+  const bool ef = p->evict_first; /* only ever set with lanes >= 8 */
+  switch (p->lanes) {
   case 1:
     return run_l<T, 1, false>(P);
   case 2:
@@ -472,11 +516,6 @@ template <typename T> static cudaError_t run(const struct smv_launch *P) {
 static cudaError_t launch(const struct smv_launch *P) {
   return P->prec == SMV_F64 ? run<double>(P) : run<float>(P);
 }
-
-const struct smv_rung smv_rung_adaptive = {
-    smv_kernel_pick<spmv_adaptive<double, 8, false>,
-                    spmv_adaptive<float, 8, false>>,
-    smv_smem_per_thread<0>, launch, 128};
 
 /* ---- analysis --------------------------------------------------------------
  */
@@ -575,9 +614,9 @@ static void count_long_rows(const smv_csr *A, int64_t thr, int64_t bmax,
  * hangGlider_2, fidapex6, adder_dcop_05, bcsstk13, bcspwr10). Above the
  * budget a warp per long row costs waves of warps (crack, 10240 rows of
  * 3-9: rung 5 6.2 us, rung 9 5.1), so 16 L stays. */
-static int64_t plan_threshold(const smv_context *ctx, const smv_matrix *m,
-                              const smv_csr *A) {
-  const int64_t L = m->lanes;
+static int64_t plan_threshold(const smv_context *ctx,
+                              const struct adaptive_plan *p, const smv_csr *A) {
+  const int64_t L = p->lanes;
   const int64_t budget = (int64_t)ctx->prop.multiProcessorCount *
                          ctx->prop.maxThreadsPerMultiProcessor / 4;
   if (A->rows * L > budget) /* no pass over the rows of a large matrix */
@@ -618,8 +657,8 @@ static int64_t plan_threshold(const smv_context *ctx, const smv_matrix *m,
 
 /* Fills lanes, long_threshold, block and block_row_max and returns 1 if
  * the one-round plan applies, else 0 (plan untouched). */
-static int plan_one_round(const smv_context *ctx, smv_matrix *m,
-                          const smv_csr *A) {
+static int plan_one_round(const smv_context *ctx, const smv_matrix *m,
+                          struct adaptive_plan *p, const smv_csr *A) {
   const int64_t resident = (int64_t)ctx->prop.multiProcessorCount *
                            ctx->prop.maxThreadsPerMultiProcessor;
   if (A->rows == 0 || A->rows > resident / 2 || smv_matrix_past_l2(ctx, m))
@@ -653,10 +692,10 @@ static int plan_one_round(const smv_context *ctx, smv_matrix *m,
     int64_t nb, n;
     count_long_rows(A, thr, SMV_BLOCK_ROW_MAX, &nb, &n);
     if (nb * SMV_ONE_ROUND_BLOCK + 32 * n <= A->rows * L) {
-      m->lanes = L;
-      m->long_threshold = thr;
-      m->block = SMV_ONE_ROUND_BLOCK;
-      m->block_row_max = SMV_BLOCK_ROW_MAX;
+      p->lanes = L;
+      p->long_threshold = thr;
+      p->block = SMV_ONE_ROUND_BLOCK;
+      p->block_row_max = SMV_BLOCK_ROW_MAX;
       return 1;
     }
   }
@@ -670,36 +709,22 @@ static int plan_one_round(const smv_context *ctx, smv_matrix *m,
  * (the three largest of the 28 real matrices in CUDA graphs: G2_circuit
  * 727k entries 1.27-1.35x slower than ON, Trefethen_20000 1.07-1.08x,
  * bcsstk33 0.99-1.10x; wathen100 with 472k gained 12-15%). */
-static enum smv_pdl_mode plan_pdl(const smv_context *ctx, const smv_matrix *m) {
+static enum adaptive_pdl plan_pdl(const smv_context *ctx, const smv_matrix *m) {
   if (!smv_pdl_capable((const void *)spmv_adaptive<double, 8, false>))
-    return SMV_PDL_OFF;
+    return PDL_OFF;
   const int64_t resident = (int64_t)ctx->prop.multiProcessorCount *
                            ctx->prop.maxThreadsPerMultiProcessor;
-  return m->st.nnz <= 2 * resident ? SMV_PDL_TRIGGER : SMV_PDL_ON;
+  return m->st.nnz <= 2 * resident ? PDL_TRIGGER : PDL_ON;
 }
 
-smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
-                              const smv_csr *A) {
-  /* Exactly one entry in every row (nnz == rows and none longer than 1,
-   * so none empty): the kernel above, nothing to set up. */
-  m->one_per_row = m->st.nnz == m->st.rows && m->st.row_max == 1;
-  m->pdl = SMV_PDL_OFF;
-  if (m->one_per_row)
-    return SMV_OK;
-  if (!plan_one_round(ctx, m, A)) {
-    m->lanes = choose_lanes(ctx, m);
-    m->long_threshold = plan_threshold(ctx, m, A);
-  }
-  m->pdl = plan_pdl(ctx, m);
-  /* The evict-first stream (point 4 at the top): past the L2, L >= 8. */
-  m->stream_hint = smv_matrix_past_l2(ctx, m) && m->lanes >= 8;
-  if (m->st.row_max <= m->long_threshold)
-    return SMV_OK;
-
+/* The plan and, with rows past the threshold, their lists on the device
+ * (one allocation). On error *state stays NULL and nothing is left. */
+static smv_status plan_lists(smv_context *ctx, const smv_csr *A,
+                             struct adaptive_plan *p) {
   /* Rows past the threshold: a block each when the plan has block rows
    * and the row is longer than one warp round (128) and at most
    * block_row_max long, else chunks of SMV_CHUNK for warps. */
-  const int64_t thr = m->long_threshold, bmax = m->block_row_max;
+  const int64_t thr = p->long_threshold, bmax = p->block_row_max;
   int64_t nb, n;
   count_long_rows(A, thr, bmax, &nb, &n);
   /* One allocation: nb block rows {row, begin, end, 0} (16 bytes each),
@@ -739,19 +764,19 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
                      "counters)",
                      bytes);
   } else {
-    m->long_alloc = d; /* freed with the matrix */
-    m->block_rows = (int4 *)d;
-    m->chunks = (int4 *)((char *)d + rows_bytes);
-    m->partials = (char *)d + host_bytes;
-    m->counts = (unsigned *)((char *)d + host_bytes + (size_t)n * 8);
-    /* Each step names itself if it fails (the message used to say
-     * cudaMemcpy whichever of the three it was). */
+    p->alloc = d; /* freed by release */
+    p->bytes = bytes;
+    p->block_rows = (int4 *)d;
+    p->chunks = (int4 *)((char *)d + rows_bytes);
+    p->partials = (char *)d + host_bytes;
+    p->counts = (unsigned *)((char *)d + host_bytes + (size_t)n * 8);
+    /* Each step names itself if it fails. */
     const char *what = "cudaMemcpy of the long-row lists";
     err =
         cudaMemcpyAsync(d, h, host_bytes, cudaMemcpyHostToDevice, ctx->stream);
     if (err == cudaSuccess && n > 0) {
       what = "cudaMemset of the long-row counters";
-      err = cudaMemsetAsync(m->counts, 0, (size_t)n * 4, ctx->stream);
+      err = cudaMemsetAsync(p->counts, 0, (size_t)n * 4, ctx->stream);
     }
     if (err == cudaSuccess) {
       what = "cudaStreamSynchronize after the long-row set-up";
@@ -760,30 +785,100 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
     if (err != cudaSuccess) {
       st = smv_cu_fail(ctx, err, "%s (%zu bytes)", what, bytes);
     } else {
-      m->nchunks = n;
-      m->nblock_rows = nb;
+      p->nchunks = n;
+      p->nblock_rows = nb;
     }
-    m->chunk_bytes = bytes;
   }
   free(h);
   return st;
 }
 
-void smv_adaptive_describe(const smv_matrix *m, char *buf, size_t n) {
-  if (m->one_per_row) {
+static void release(void *state) {
+  struct adaptive_plan *p = (struct adaptive_plan *)state;
+  if (!p)
+    return;
+  cudaFree(p->alloc); /* cudaFree(NULL) does nothing */
+  free(p);
+}
+
+/* The rung's analysis: choose the lanes per row from the statistics, list
+ * and upload the long rows' chunks. */
+static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
+                        void **state) {
+  *state = NULL;
+  struct adaptive_plan *p =
+      (struct adaptive_plan *)calloc(1, sizeof(struct adaptive_plan));
+  if (!p)
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "rung 9 plan: out of host memory");
+  /* Exactly one entry in every row (nnz == rows and none longer than 1,
+   * so none empty): the kernel above, nothing to set up. */
+  p->one_per_row = m->st.nnz == m->st.rows && m->st.row_max == 1;
+  p->pdl = PDL_OFF;
+  if (!p->one_per_row) {
+    if (!plan_one_round(ctx, m, p, A)) {
+      p->lanes = choose_lanes(ctx, m);
+      p->long_threshold = plan_threshold(ctx, p, A);
+    }
+    p->pdl = plan_pdl(ctx, m);
+    /* Evict-first loads (change 4 at the top): past the L2, L >= 8. */
+    p->evict_first = smv_matrix_past_l2(ctx, m) && p->lanes >= 8;
+    if (m->st.row_max > p->long_threshold) {
+      const smv_status st = plan_lists(ctx, A, p);
+      if (st != SMV_OK) {
+        release(p);
+        return st;
+      }
+    }
+  }
+  *state = p;
+  return SMV_OK;
+}
+
+static size_t device_bytes(const smv_matrix *, const void *state) {
+  const struct adaptive_plan *p = (const struct adaptive_plan *)state;
+  return p ? p->bytes : 0;
+}
+
+static int plan_block(const void *state) {
+  return ((const struct adaptive_plan *)state)->block;
+}
+
+/* One line on the plan (lanes, threshold, long-row lists), for the
+ * analysis record. */
+static void describe(const smv_matrix *, const void *state, char *buf,
+                     size_t n) {
+  const struct adaptive_plan *p = (const struct adaptive_plan *)state;
+  if (p->one_per_row) {
     snprintf(buf, n, "rung 9 plan: one entry per row, four rows per thread");
     return;
   }
   char block[24] = "the context's";
-  if (m->block)
-    snprintf(block, sizeof block, "%d", m->block);
+  if (p->block)
+    snprintf(block, sizeof block, "%d", p->block);
   static const char *const pdl[] = {
       "", ", PDL (overlaps the kernel before)",
       ", PDL (overlaps the kernels before and after)"};
   snprintf(buf, n,
            "rung 9 plan: %s, %d lanes per row, rows over %lld entries to "
            "%lld warp chunks and %lld block rows, block %s%s",
-           m->block_row_max ? "one-round" : "default", m->lanes,
-           (long long)m->long_threshold, (long long)m->nchunks,
-           (long long)m->nblock_rows, block, pdl[m->pdl]);
+           p->block_row_max ? "one-round" : "default", p->lanes,
+           (long long)p->long_threshold, (long long)p->nchunks,
+           (long long)p->nblock_rows, block, pdl[p->pdl]);
 }
+
+/* Attributes and default block: the L = 8 instance. */
+static constexpr struct smv_rung descriptor() {
+  struct smv_rung r = smv_kernel_rung(
+      SMV_ALG_ADAPTIVE,
+      smv_kernel_pick<spmv_adaptive<double, 8, false>,
+                      spmv_adaptive<float, 8, false>>,
+      smv_smem_per_thread<0>, 128, launch);
+  r.host_rows = 1;
+  r.setup = setup;
+  r.release = release;
+  r.device_bytes = device_bytes;
+  r.describe = describe;
+  r.block = plan_block;
+  return r;
+}
+const struct smv_rung smv_rung_adaptive = descriptor();

@@ -4,7 +4,7 @@
  * entries, where x comes from (x_plain, x_hot), the staging of its
  * products in shared memory, block sums, the pieces of a row longer than a
  * tile (partials added by the last block to finish), and rung 10's work on
- * one tile (stream_tile, which rung 12 runs too).
+ * one tile (tiled_tile, which rung 12 runs too).
  *
  * A tile list (struct smv_tiles, built by smv_tiles_build in tiles.cu) has
  * ntiles + 1 entries of int2: {first row, -1} for a tile of whole rows (its
@@ -15,6 +15,7 @@
 #define SMV_CUDA_TILE_COMMON_H
 
 #include "kernel_common.h"
+#include "tiles.h"
 
 #include <atomic>
 #include <type_traits>
@@ -302,7 +303,7 @@ __device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
  * and last_s are free for the next tile). */
 template <typename T, int TILE, int LD, typename XS>
 __device__ __forceinline__ void
-stream_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T> &a,
+tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T> &a,
             const XS &x, T *sm, T *red, unsigned *last_s) {
   const unsigned t = threadIdx.x, B = blockDim.x;
   const int32_t *__restrict__ row_ptr = a.row_ptr;

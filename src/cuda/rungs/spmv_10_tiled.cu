@@ -1,5 +1,5 @@
 /*
- * spmv_10_stream.cu — rung 10: tile-staged CSR-stream (after Greathouse and
+ * spmv_10_tiled.cu — rung 10: tile-staged CSR-stream (after Greathouse and
  * Daga's CSR-adaptive, SC'14): rows packed into tiles of a fixed number of
  * entries, the tile's products staged in shared memory, then reduced per row.
  *
@@ -55,7 +55,7 @@
  *      machinery (loads, staging, pieces, the list) moved to
  *      tile_common.h and tiles.cu for rung 11 (commit 8b23aca).
  *   8. In f32 with those gathers, the kernel asks for a smaller shared
- *      memory carveout (stream_kernel's smem_pct below): 5 blocks per SM
+ *      memory carveout (tiled_kernel's smem_pct below): 5 blocks per SM
  *      instead of 9, and the rest of the L1 for x. rmat:22:16 f32 0.931x
  *      -> 0.999-1.002x ALG1 (2026-11-25).
  * Why it should help: no lanes wasted on any row length, 16-byte loads,
@@ -86,24 +86,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The tile list: see tile_common.h; each tile: stream_tile there. */
+/* The tile list: see tile_common.h; each tile: tiled_tile there. */
 template <typename T, int TILE, int LD>
 __global__ void __maxnreg__(32)
-    spmv_stream(int64_t ntiles, const int2 *__restrict__ tiles,
+    spmv_tiled(int64_t ntiles, const int2 *__restrict__ tiles,
                 const tile_args<T> a) {
   __shared__ T sm[TILE];
   __shared__ T red[32];
   __shared__ unsigned last_s;
   const x_plain<T> xs = {a.x};
   for (int64_t b = blockIdx.x; b < ntiles; b += gridDim.x)
-    stream_tile<T, TILE, LD>(b, tiles, a, xs, sm, red, &last_s);
+    tiled_tile<T, TILE, LD>(b, tiles, a, xs, sm, red, &last_s);
 }
 
-#define SMV_STREAM_TILE_MAX 4096
+#define SMV_TILED_TILE_MAX 4096
 
 static const void *kernel(smv_precision prec) {
-  return prec == SMV_F64 ? (const void *)spmv_stream<double, 2048, SMV_TILE_EF>
-                         : (const void *)spmv_stream<float, 4096, SMV_TILE_EF>;
+  return prec == SMV_F64 ? (const void *)spmv_tiled<double, 2048, SMV_TILE_EF>
+                         : (const void *)spmv_tiled<float, 4096, SMV_TILE_EF>;
 }
 
 static size_t smem(smv_precision, int) { return 0; } /* all static */
@@ -125,17 +125,15 @@ static size_t smem(smv_precision, int) { return 0; } /* all static */
  * 1.064x. Not in f64 (rmat:22:16 0.946 -> 0.852x, lap3d:160,perm=rand
  * 1.027 -> 0.997x) nor on local columns (band:8000000:8 f32 1.111 ->
  * 1.061x): there the blocks in flight matter more than the L1. */
-template <typename T, int TILE, int LD> struct stream_kernel {
-  static constexpr auto fn = spmv_stream<T, TILE, LD>;
+template <typename T, int TILE, int LD> struct tiled_kernel {
+  static constexpr auto fn = spmv_tiled<T, TILE, LD>;
   static constexpr int smem_pct =
       std::is_same<T, float>::value && LD == SMV_TILE_EF_TG ? 40 : 0;
 };
 
 static cudaError_t launch(const struct smv_launch *P) {
-  return tile_run<stream_kernel>(P, &P->m->stream);
+  return tile_run<tiled_kernel>(P, (const struct smv_tiles *)P->state);
 }
-
-const struct smv_rung smv_rung_stream = {kernel, smem, launch, 256};
 
 /* ---- analysis --------------------------------------------------------------
  */
@@ -146,7 +144,7 @@ const struct smv_rung smv_rung_stream = {kernel, smem, launch, 256};
  * tile); smaller on small matrices (smv_tile_size). */
 /* Rows per tile are sized for this many threads per block (the default;
  * another block size changes only the speed). */
-#define SMV_STREAM_PLAN_BLOCK 256
+#define SMV_TILED_PLAN_BLOCK 256
 
 /* The tile of whole rows starting at row `start` (whose length is <= tile):
  * rows are added while their entries fit in `tile` and the tile holds at
@@ -172,9 +170,9 @@ static int64_t tile_end(const smv_csr *A, int64_t start, int64_t tile) {
   if (R < 2)
     return i;
   int64_t P = 1;
-  while (P < 32 && 2 * P * R <= SMV_STREAM_PLAN_BLOCK)
+  while (P < 32 && 2 * P * R <= SMV_TILED_PLAN_BLOCK)
     P *= 2;
-  int64_t lim = 2 * P * tile / SMV_STREAM_PLAN_BLOCK;
+  int64_t lim = 2 * P * tile / SMV_TILED_PLAN_BLOCK;
   if (lim < tile / 8)
     lim = tile / 8;
   for (int64_t j = start; j < i; j++)
@@ -183,10 +181,27 @@ static int64_t tile_end(const smv_csr *A, int64_t start, int64_t tile) {
   return i;
 }
 
-smv_status smv_stream_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A) {
-  struct smv_tiles *tl = &m->stream;
-  tl->tile = smv_tile_size(ctx, m->st.nnz,
-                           m->prec == SMV_F64 ? 2048 : SMV_STREAM_TILE_MAX);
-  tl->load = smv_tile_load(ctx, m);
-  return smv_tiles_build(ctx, A, tl->tile, tile_end, "stream", tl);
+/* The rung's state: its tile list (tiles.h), which rung 12 runs on too. */
+static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
+                        void **state) {
+  const int tile = smv_tile_size(
+      ctx, m->st.nnz, m->prec == SMV_F64 ? 2048 : SMV_TILED_TILE_MAX);
+  return smv_tiles_setup(ctx, A, tile, smv_tile_load(ctx, m), tile_end,
+                         "tiled", state);
 }
+
+static void describe(const smv_matrix *, const void *state, char *buf,
+                     size_t n) {
+  smv_tiles_describe((const struct smv_tiles *)state, 10, buf, n);
+}
+
+static constexpr struct smv_rung descriptor() {
+  struct smv_rung r = smv_kernel_rung(SMV_ALG_TILED, kernel, smem, 256, launch);
+  r.host_rows = 1;
+  r.setup = setup;
+  r.release = smv_tiles_release;
+  r.device_bytes = smv_tiles_device_bytes;
+  r.describe = describe;
+  return r;
+}
+const struct smv_rung smv_rung_tiled = descriptor();
