@@ -1,17 +1,19 @@
 /*
- * spmv_10_tiled.cu — rung 10: tile-staged CSR-stream (after Greathouse and
- * Daga's CSR-adaptive, SC'14): rows packed into tiles of a fixed number of
- * entries, the tile's products staged in shared memory, then reduced per row.
+ * spmv_10_tiled.cu — rung 10, tiled: rows packed into tiles of a fixed
+ * number of entries, the tile's products staged in shared memory, then
+ * reduced per row (after Greathouse and Daga's CSR-adaptive, SC'14, whose
+ * tile scheme they call CSR-stream). The measurements behind each change,
+ * dated and with their commits: bench/results/h100-80gb-hbm3/ladder.md,
+ * "Rung notes (moved from the rung files)", and kernels-issue8.md.
  *
  * What changed from rung 9 (L lanes per row, L a power of two):
  *   1. The work unit is a TILE of at most TILE entries (256..4096, chosen
- *      per matrix at upload), not a row: at analysis the rows are cut into
- *      tiles of whole rows (greedy, in order: a tile takes rows while their
- *      entries fit), listed as {first row, -1}. A block takes one tile.
- *      Row lengths no longer have to match a lane count: a band of 9, 17 or
- *      33 entries per row wastes no lanes, where rung 9 at L = 8, 16 or 32
- *      left most of its second round's slots idle (band:8000000:4, 9 per
- *      row, ran at 70% of the copy bandwidth, 0.64x ALG1 in f32).
+ *      per matrix at set-up), not a row: the rows are cut into tiles of
+ *      whole rows (greedy, in order: a tile takes rows while their entries
+ *      fit), listed as {first row, -1}. A block takes one tile. Row
+ *      lengths no longer have to match a lane count: a band of 9, 17 or 33
+ *      entries per row wastes no lanes, where rung 9 at L = 8, 16 or 32
+ *      leaves most of its second round's slots idle.
  *   2. Loading: the block reads the tile's column indices and values as
  *      16-byte vectors (int4 + 2 x double2 or int4 + float4: 4 entries per
  *      load per thread), fully coalesced whatever the row boundaries, in
@@ -31,52 +33,35 @@
  *      `partials`, fences and counts itself in on the row's counter (at its
  *      first tile); the block that arrives last adds the partials in tile
  *      order and writes y (rung 9's scheme, with blocks instead of warps).
- *   5. Past the L2 the matrix stream is loaded with __ldcs (ld.global.cs:
- *      evict-first), so the stream, read once, does not push x out of L2.
- *      Every sector of the stream is read exactly once per SpMV here
- *      (unlike rung 9 at L = 1, where the hint cost 2x on lap3d).
- *   6. At most 32 registers (__maxnreg__): the first version let the
- *      compiler take 50 in f64, which left 36 of 64 warps per SM resident;
- *      capped, it compiles without spills and runs 64 of 64, and f64 went
- *      from 74-77% to 93-95% of the copy bandwidth on bands of 9-33 per
- *      row (band:8000000:4 442.6 -> 356.9 us; H100, 2026-11-24, commits
- *      e207e05 -> d42aa2a). f32 took 32 registers from the start.
+ *   5. Past the L2 the indices and values are loaded with __ldcs
+ *      (ld.global.cs: evict-first), so they, read once, do not push x out
+ *      of L2. Every sector of them is read exactly once per SpMV here
+ *      (unlike rung 9 at L = 1, where the hint hurt).
+ *   6. At most 32 registers (__maxnreg__): uncapped, the compiler took 50
+ *      in f64, which left 36 of 64 warps per SM resident; capped, it
+ *      compiles without spills and runs 64 of 64 (f64 from about 75% to
+ *      about 94% of the copy bandwidth on bands of 9-33 per row).
  *   7. Past the L2 with scattered columns, the gathers of x go in entry
  *      order across the warp (tile_common.h's stage_tg: lane l gathers
  *      entries 32 j + l of the warp's 128 after the 16-byte loads), where
  *      lane l used to gather its own quad's 4 entries (lanes 4 entries
- *      apart). ncu on rmat:22:16 f32 showed what limits these matrices:
- *      the L2's tag lookups, at 81-96% of peak for rung 10 and ALG1 alike,
- *      with ALG1 issuing 10% fewer of them (118M against 132M) and
- *      running about 14% faster. In entry order, lanes that read one 128-byte
- *      line of x share one request. rmat:22:16 went from 0.855x to 0.932x
- *      ALG1 in f32, and most f64 scattered matrices from 0.92-1.00x to
- *      0.998-1.062x (the figures: tiles.cu's smv_tile_load). The shared
- *      machinery (loads, staging, pieces, the list) moved to
- *      tile_common.h and tiles.cu for rung 11 (commit 8b23aca).
+ *      apart). What limits these matrices is the L2's tag lookups (ncu on
+ *      rmat:22:16), for this rung and cuSPARSE alike; in entry order,
+ *      lanes that read one 128-byte line of x share one request. The
+ *      shared machinery (loads, staging, pieces, the list) is in
+ *      tile_common.h and tiles.cu, for rungs 11 and 12 too.
  *   8. In f32 with those gathers, the kernel asks for a smaller shared
- *      memory carveout (tiled_kernel's smem_pct below): 5 blocks per SM
- *      instead of 9, and the rest of the L1 for x. rmat:22:16 f32 0.931x
- *      -> 0.999-1.002x ALG1 (2026-11-25).
+ *      memory carveout (tiled_kernel's smem_pct below): fewer blocks per
+ *      SM, the rest of the L1 for x.
  * Why it should help: no lanes wasted on any row length, 16-byte loads,
  * a fixed amount of work per block.
  * Where it loses: the staging round trip through shared memory and the
- * block barrier cost latency on tiny (launch-bound) matrices; the tile
- * list costs 8 bytes per tile (0.03% of an f64 matrix at TILE = 2048);
- * like rung 9, two SpMVs of this rung on the SAME matrix must not run
- * concurrently when it has rows longer than a tile (shared partials).
- *
- * Measured (H100, 2026-11-24, commit 507252b, L2-warm; full table in
- * bench/results/h100-80gb-hbm3/kernels-issue8.md): bands of 9-81 entries
- * per row past the L2 at 91-95% of the copy bandwidth in f64, 93-100% in
- * f32, 1.02-1.28x the faster cuSPARSE algorithm; 7 per row level with
- * rung 9 in f64, 5-9% behind in f32; 129 per row 9% behind rung 9 (f64);
- * rand:2000000:16 level with ALG1; plaw:2000000:16 3% (f64) and 4%
- * (f32) behind ALG1; every real matrix 0.2-2.5 us behind rung 9.
- * After change 7 (H100, 2026-11-25, commit 8b23aca, raw/rung11/):
- * 1.00-1.07x ALG1 with x in the L2 and even rows (denserow, lap3d
- * with perm=rand, rand; f64 and f32), 0.98-1.00x on plaw:4000000:16 and
- * 0.89-0.96x on R-MAT, where AUTO keeps ALG1.
+ * block barrier cost latency on tiny (launch-bound) matrices (every real
+ * matrix runs slower than on rung 9); power-law rows (plaw, R-MAT) stay a
+ * little behind cuSPARSE ALG1; the tile list costs 8 bytes per tile
+ * (0.03% of an f64 matrix at TILE = 2048), 20 with rows longer than a
+ * tile; like rung 9, two SpMVs of this rung on the SAME matrix must not
+ * run concurrently when it has rows longer than a tile (shared partials).
  *
  * Attributes and default block: the rung reports its large-matrix instance
  * (TILE = 2048 in f64, 4096 in f32).
@@ -111,20 +96,12 @@ static size_t smem(smv_precision, int) { return 0; } /* all static */
 /* The kernel for a tile size and load mode (tile_run's K).
  * smem_pct (change 8 at the top): in f32 with gathers in entry order (past
  * the L2, scattered columns) a carveout of 40% of the largest shared-memory
- * configuration. On the H100 the driver then configures 102 KB of shared
+ * configuration. On sm_90 the driver then configures 102 KB of shared
  * memory: 5 blocks of 4096 entries per SM, the rest of the 256 KB L1 for
- * x; by default it takes 168 KB (9 blocks), and at 43% it took 135 KB (7
- * blocks). ncu on rmat:22:16 f32 (H100, 2026-11-25, raw/pdl/carveout/):
- * L1 hits 11.4% at 102 KB against 9.0% at 135 KB, 61% of warps active
- * against 86%, and the kernel 1.01 against 1.05 ms. Timed, same run:
- * rmat:22:16 1010.0 us against 1047.7 at 135 KB and 1081-1084 without
- * the hint in earlier runs (ALG1 1009.1: 0.999x, from 0.931x);
- * rand:2000000:16,cols=1000000 274.7 us (ALG1 275.4: 1.003x, a tie
- * before). Earlier runs at 40%: rand:1000000:64 1.000 -> 1.007x, rmat
- * perm=rand 0.958 -> 0.977x, plaw 0.975 -> 0.982x, denserow 1.069 ->
- * 1.064x. Not in f64 (rmat:22:16 0.946 -> 0.852x, lap3d:160,perm=rand
- * 1.027 -> 0.997x) nor on local columns (band:8000000:8 f32 1.111 ->
- * 1.061x): there the blocks in flight matter more than the L1. */
+ * x; by default it takes 168 KB (9 blocks). ncu on rmat:22:16 f32 showed
+ * more L1 hits with fewer warps active, and the kernel faster. Not in f64
+ * nor on local columns: there the blocks in flight matter more than the
+ * L1 (both ran slower with it). */
 template <typename T, int TILE, int LD> struct tiled_kernel {
   static constexpr auto fn = spmv_tiled<T, TILE, LD>;
   static constexpr int smem_pct =
@@ -139,7 +116,7 @@ static cudaError_t launch(const struct smv_launch *P) {
  */
 
 /* Entries per tile: 2048 in f64, 4096 in f32 on large matrices (16 KiB
- * of products either way: 8 resident blocks of 256 threads on an H100 SM
+ * of products either way: 8 resident blocks of 256 threads on an sm_90 SM
  * fit its 228 KiB of shared memory; each thread loads 8 or 16 entries per
  * tile); smaller on small matrices (smv_tile_size). */
 /* Rows per tile are sized for this many threads per block (the default;
@@ -155,11 +132,9 @@ static cudaError_t launch(const struct smv_launch *P) {
  * (power-law rows among short ones: plaw:2000000:16 has rows of thousands
  * in tiles where P = 2) ends the tile before it, or, as the tile's first
  * row, gets a tile of its own (summed by the whole block). Returns the row
- * after the tile's last.
- * Measured (H100, 2026-11-24, plaw:2000000:16, L2-warm): no split 322 /
- * 315 us (f64 / f32); split at twice the load alone (commit d42aa2a: a
- * third of the rows, mostly of 33-200 entries, got tiles of their own, one
- * 256-thread block each) 1705 / 673 us; hence the floor of tile / 8. */
+ * after the tile's last. The floor of tile / 8: splitting at twice the
+ * load alone gave a third of plaw's rows (mostly of 33-200 entries) tiles
+ * of their own and ran 2-5x slower than no split. */
 static int64_t tile_end(const smv_csr *A, int64_t start, int64_t tile) {
   const int64_t k0 = A->row_ptr[start];
   int64_t i = start;

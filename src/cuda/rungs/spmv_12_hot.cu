@@ -13,7 +13,7 @@
  *      SMV_MATRIX_HOT, or by the tuner; without them the rung runs on the
  *      matrix's own column array.
  *   2. A persistent grid: as many blocks as fit on the device at once (6 of
- *      256 threads per H100 SM at 40 registers). Each block loads x at the
+ *      256 threads per sm_90 SM at 40 registers). Each block loads x at the
  *      k hot columns into shared memory (k gathers, once per block), then
  *      takes tiles of rung 10's list one at a time from a counter and runs
  *      rung 10's tile code on them (tile_common.h's tiled_tile).
@@ -28,24 +28,14 @@
  * Why it should help: on power-law graphs a few columns take many entries
  * (rmat:22:16: its 3072 most used columns of 4.2M hold 20% of the 128M
  * entries). ncu showed that the L2's tag lookups limit these matrices, for
- * rung 10 and cuSPARSE alike: one per gather that misses the L1 (rung 10:
- * 129M L2 requests on rmat:22:16 f32, 11% L1 hits). A gather from shared
- * memory asks the L2 nothing.
- * Measured (H100, 2026-11-25, commit bb0890e, L2-warm, us; the speed-up
- * over the faster of ALG1/ALG2; raw/hot/rmat-bb0890e.csv):
- *
- *   matrix                 prec  rung 12  rung 10    ALG1    ALG2  12 vs best
- *   rmat:22:16             f32     959.6   1011.6  1010.2  1016.7  1.052
- *   rmat:22:16,perm=rand   f32     960.7   1098.5  1072.9  1080.6  1.117
- *   rmat:22:16             f64    1215.4   1250.1  1178.4  1211.1  0.970
- *   rmat:22:16,perm=rand   f64    1512.3   1400.4  1271.2  1288.4  0.841
- *
- * (flushed and in a graph the f32 rows read 1.050/1.051 and 1.109/1.117).
- * AUTO runs it in f32 when the hot columns hold 10% of the entries or
- * more; f64 stays on cuSPARSE: there even small hot sets lose (4-12 KB:
- * 0.95-0.97x on rmat, 0.76-0.85x with perm=rand; at 512 threads and 48 KB
- * 0.57x; ncu on the generic-load version showed MIO and LSU-queue throttle
- * stalls doubled and tripled; not understood further).
+ * rung 10 and cuSPARSE alike: one per gather that misses the L1. A gather
+ * from shared memory asks the L2 nothing.
+ * Measured (ladder.md's rung notes, with the table): ahead of the faster
+ * cuSPARSE algorithm in f32 on R-MAT graphs (1.05x, 1.12x with
+ * perm=rand), behind it in f64 (0.84-0.97x). AUTO runs it in f32 when the
+ * hot columns hold 10% of the entries or more; f64 stays on cuSPARSE:
+ * there even small hot sets lose (not understood; ncu showed MIO and
+ * LSU-queue throttle stalls doubled and tripled).
  * Where it loses: a second column array (4 bytes per entry) and k gathers
  * per block; f64 (above); f32 holds one 4-byte spill at its 40 registers.
  * With columns used evenly (rand, plaw) no column qualifies and it is rung
@@ -88,13 +78,9 @@ static const struct smv_tiles *tiles_of(const smv_matrix *m) {
 
 /* Hot columns at most: 12 KB of x in f32 (3072 columns), 8 KB in f64
  * (1024), in blocks of 256 threads: 16 KB of products + the hot set per
- * block, 6 blocks per H100 SM (40 registers). Measured on rmat:22:16 and
- * rmat:22:16,perm=rand with the predicated loads (H100, 2026-11-25,
- * speed-up over ALG1 in the same run, raw/hot/explore/run4, run5): f32 at 256
- * threads 4 KB 1.018 / 1.067, 8 KB 1.044 / 1.101, 12 KB 1.050 / 1.111, 16 KB
- * 0.943 / 0.924 (fewer blocks fit), 24 KB 0.949 / 0.906; at 512 threads 48
- * KB 1.116 / 0.958; f64 at 256: 4 KB 0.953 / 0.846, 8 KB 0.971 / 0.825, 12 KB
- * 0.950 / 0.760; at 512 48 KB 0.566 / 0.402. */
+ * block, 6 blocks per sm_90 SM (40 registers). The best of a sweep of 4-48
+ * KB at 256 and 512 threads on rmat:22:16 (ladder.md's rung notes): more
+ * than 12 KB fits fewer blocks and loses; in f64 every size loses. */
 static size_t hot_bytes(smv_precision prec) {
   return prec == SMV_F64 ? 8 * 1024 : 12 * 1024;
 }

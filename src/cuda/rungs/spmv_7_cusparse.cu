@@ -14,7 +14,7 @@
  * pointers, alpha and beta — we verified rather than read: the device
  * tests call it after one preprocess with fresh x and y buffers and
  * several alpha/beta pairs and check every row (test_vector_reuse, the
- * graph test, every tc_case), on the H100.
+ * graph test, every tc_case) on the device.
  *   - index types: our row offsets and column indices are int32, so the
  *     descriptor is CUSPARSE_INDEX_32I for both (64-bit indices are only
  *     needed past 2^31-1 entries, which smv_offset cannot express);
@@ -43,7 +43,7 @@
  *     kernels' arguments. With its buffer preallocated, cusparseSpMV
  *     captures into a CUDA graph: the graph test captures both rungs
  *     (global capture mode, which refuses unsafe calls) and checks two
- *     replays on the H100.
+ *     replays on the device.
  *   - ALG1 is cuSPARSE's default CSR algorithm; ALG2 is documented as
  *     giving bit-identical results run to run (deterministic). How each
  *     splits the work is not documented; the bench times both.

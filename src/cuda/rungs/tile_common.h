@@ -1,5 +1,5 @@
 /*
- * tile_common.h — the tile machinery rungs 10 (stream), 11 (merge) and 12
+ * tile_common.h — the tile machinery rungs 10 (tiled), 11 (merge) and 12
  * (hot) share (C++ templates, src/cuda only): 16-byte loads of a tile's
  * entries, where x comes from (x_plain, x_hot), the staging of its
  * products in shared memory, block sums, the pieces of a row longer than a
@@ -127,9 +127,9 @@ __device__ __forceinline__ void transpose_cols(const int c[4], int out[4]) {
  * gather instruction reads 32 consecutive entries' columns. Where a row's
  * columns lie close together (the sorted columns of a power-law graph's
  * hot vertices) several lanes fall in one 128-byte line and share one L2
- * request; the L2's tag lookups are what limits these matrices (H100,
- * rmat:22:16 f32: lts__t_tag_requests at 81-96% of peak, cuSPARSE ALG1
- * 10% fewer requests than rung 10's quad-order gathers). The values go to
+ * request; the L2's tag lookups are what limits these matrices (ncu on
+ * rmat:22:16 f32: lts__t_tag_requests near their peak, cuSPARSE ALG1
+ * fewer requests than rung 10's quad-order gathers). The values go to
  * sm at their entries' places; the products are made there once the
  * gathers are in (one quad per thread per round: 32 registers). Whole
  * warps iterate (blockDim is a multiple of 32). */

@@ -23,15 +23,10 @@ int smv_tile_size(const smv_context *ctx, int64_t work, int top) {
 }
 
 /* Entry-order gathers (SMV_TILE_EF_TG) only for scattered columns
- * (col_spread > 0.05) past the L2. Measured on rung 10 (H100, L2-warm,
- * speed-up over ALG1 in the same run; before: suite at 59dc89c, after:
- * 8b23aca, 2026-11-25; raw/rung11/ and suite.md): rmat:22:16 0.855 ->
- * 0.932 (f32) and 0.854 -> 0.923 (f64); f64 denserow:4000000:8 1.000 ->
- * 1.062, lap3d:160,perm=rand 0.958 -> 1.025, plaw:4000000:16 0.922 ->
- * 0.998, rand 0.989-0.993 -> 1.007-1.009; the other f32 scattered
- * matrices within 1% either way. Local columns keep the quad-order
- * gathers: band:8000000:8 f32 was 1% slower with entry order in a
- * development build (raw/rung11/dev/tg.tgz). */
+ * (col_spread > 0.05) past the L2, where they cut the L2 requests of
+ * rung 10's gathers (up to 1.06x faster, ladder.md's rung notes). Local
+ * columns keep the quad-order gathers: there entry order was a little
+ * slower. */
 int smv_tile_load(const smv_context *ctx, const smv_matrix *m) {
   if (!smv_matrix_past_l2(ctx, m))
     return SMV_TILE_RO;
