@@ -62,14 +62,14 @@ static void test_aliasing(void) {
     if (dA && h) {
       for (int i = 0; i < 3000; i++)
         h[i] = 1.0 + (double)(i % 7);
-      CHECK_STATUS(
-          smv_spmv_host_vectors(ctx, SMV_ALG_AUTO, 1.0, dA, h + 1000, 0.0, h + 1000),
-          SMV_ERR_ARG);
-      CHECK_STATUS(
-          smv_spmv_host_vectors(ctx, SMV_ALG_AUTO, 1.0, dA, h + 1000, 0.0, h + 1500),
-          SMV_ERR_ARG);
-      CHECK_OK(
-          smv_spmv_host_vectors(ctx, SMV_ALG_AUTO, 1.0, dA, h + 1000, 0.0, h + 2000));
+      CHECK_STATUS(smv_spmv_host_vectors(ctx, SMV_ALG_AUTO, 1.0, dA, h + 1000,
+                                         0.0, h + 1000),
+                   SMV_ERR_ARG);
+      CHECK_STATUS(smv_spmv_host_vectors(ctx, SMV_ALG_AUTO, 1.0, dA, h + 1000,
+                                         0.0, h + 1500),
+                   SMV_ERR_ARG);
+      CHECK_OK(smv_spmv_host_vectors(ctx, SMV_ALG_AUTO, 1.0, dA, h + 1000, 0.0,
+                                     h + 2000));
     }
     free(h);
     smv_device_free(ctx, buf);

@@ -62,8 +62,7 @@ static void test_round_trip(void) {
   smv_alg back = SMV_ALG_AUTO;
   CHECK(smv_alg_parse("stream", &back) == SMV_OK && back == SMV_ALG_TILED);
   back = SMV_ALG_AUTO;
-  CHECK(smv_alg_parse("spmv_stream", &back) == SMV_OK &&
-        back == SMV_ALG_TILED);
+  CHECK(smv_alg_parse("spmv_stream", &back) == SMV_OK && back == SMV_ALG_TILED);
   CHECK(strcmp(smv_alg_name(SMV_ALG_TILED), "tiled") == 0);
 }
 
@@ -129,8 +128,8 @@ static void test_auto_rule_doc(void) {
   const char *open = "<!-- auto-rule -->\n", *close = "<!-- /auto-rule -->";
   char *b = strstr(doc, open);
   char *e = b ? strstr(b, close) : NULL;
-  CHECKF(b && e, "docs/engine.md lacks the block %s ... %s", "<!-- auto-rule -->",
-         close);
+  CHECKF(b && e, "docs/engine.md lacks the block %s ... %s",
+         "<!-- auto-rule -->", close);
   if (!b || !e) {
     free(doc);
     return;
@@ -145,8 +144,9 @@ static void test_auto_rule_doc(void) {
       *nl = '\0';
     if (*line) {
       const smv_status st = smv_auto_rule_line(i, want, sizeof want);
-      CHECKF(st == SMV_OK, "docs/engine.md's AUTO rule has a line %d too many: %s",
-             i + 1, line);
+      CHECKF(st == SMV_OK,
+             "docs/engine.md's AUTO rule has a line %d too many: %s", i + 1,
+             line);
       if (st == SMV_OK)
         CHECKF(strcmp(line, want) == 0,
                "docs/engine.md's AUTO rule, line %d:\n  doc:  %s\n  code: %s",

@@ -5,9 +5,13 @@
  * ==========================================================================
  * THE LADDER (table of contents; numbers are stable, never renumbered).
  * One line per rung: what changed / why / where it loses. The registry of
- * names and descriptions is src/core/rungs.def; the measurements (H100, dated,
- * with commits) are in bench/results/h100-80gb-hbm3/ladder.md, section
- * "Rung notes (moved from dispatch.cu)".
+ * names, descriptions and descriptors is src/core/rungs.def; the
+ * measurements (dated, with commits) are in
+ * bench/results/h100-80gb-hbm3/ladder.md, sections "Rung notes (moved from
+ * dispatch.cu)" and "Rung notes (moved from the rung files)". The tuner
+ * times every rung but 2, 3, 4 and 6 (rungs.def's `tuned`): 2 and 4 are
+ * superseded by 5 (the same loads, a slower reduction), 3 and 6 are
+ * losses; 11, a loss AUTO never picks, is still timed.
  * ==========================================================================
  * 1 scalar: thread per row / no setup, short rows busy / waits on longest row
  * 2 vector: warp per row, smem reduction / coalesced rows / idle lanes <32
@@ -23,7 +27,7 @@
  *   plaw-like rows; launched with PDL (its start overlaps the kernel
  *   before it) / concurrent rung-9 SpMVs on one matrix with
  *   multi-chunk rows must not overlap
- * 10 stream: rows in fixed-size tiles staged in shared memory, 16-byte
+ * 10 tiled: rows in fixed-size tiles staged in shared memory, 16-byte
  *   loads, 1-32 threads per row / no lane waste at any row length, f32
  *   past the L2 / small matrices (staging and barriers), 5-7 per row f32
  * 11 merge: rung 10's tiles summed along the merge path (each thread an
@@ -37,7 +41,8 @@
  *   whose tag lookups limit graphs / f64 (0.82-0.97x ALG1 on R-MAT),
  *   4 bytes more per entry; AUTO's pick for f32 graphs (rmat:22:16 1.05x,
  *   perm=rand 1.11x ALG1)
- * 0 auto: smv_auto_choose below, once per matrix at upload
+ * 0 auto: smv_auto_choose below (src/core/auto.def), once per matrix at
+ *   analysis
  *
  * Block sizes: every rung with a kernel gets the block size with the
  * highest occupancy for its real registers and shared memory on the actual
@@ -369,9 +374,10 @@ extern "C" smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg,
   if (!y)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv_host_vectors: y is NULL");
   if (smv_overlap(x, (size_t)cols * sizeof *x, y, (size_t)rows * sizeof *y))
-    return smv_ctx_set(ctx, SMV_ERR_ARG,
-                       "smv_spmv_host_vectors: x and y overlap (in-place SpMV is not "
-                       "supported: y must not share memory with x)");
+    return smv_ctx_set(
+        ctx, SMV_ERR_ARG,
+        "smv_spmv_host_vectors: x and y overlap (in-place SpMV is not "
+        "supported: y must not share memory with x)");
   const int need_x = dA->st.nnz > 0 && !is_zero(dA->prec, alpha);
   const int need_y = !is_zero(dA->prec, beta);
   if (need_x && !x)

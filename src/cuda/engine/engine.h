@@ -54,7 +54,7 @@ struct smv_context {
   int max_tex1d_linear; /* texels, cudaDevAttrMaxTexture1DLinearWidth */
   size_t tex_align;     /* bytes, cudaDevAttrTextureAlignment         */
 
-  int block_override;              /* 0 = per-rung default            */
+  int block_override;                  /* 0 = per-rung default            */
   int default_block[SMV_ALG_COUNT][2]; /* [alg][prec], 0: no kernel */
 
   struct smv_tex_entry tex[SMV_TEX_CACHE];
@@ -88,9 +88,9 @@ struct smv_matrix {
   int device;
   smv_precision prec;
   struct smv_matrix_stats st;
-  int32_t *row_ptr; /* rows + 1 */
-  int32_t *col_idx; /* nnz      */
-  void *values;     /* nnz doubles or floats */
+  int32_t *row_ptr;      /* rows + 1 */
+  int32_t *col_idx;      /* nnz      */
+  void *values;          /* nnz doubles or floats */
   smv_alg auto_alg;      /* what SMV_ALG_AUTO runs for this matrix */
   smv_alg heuristic_alg; /* what AUTO's rule chose at analysis */
 
@@ -233,8 +233,7 @@ struct smv_rung {
                       void **state);
   void (*release)(void *state);
   size_t (*device_bytes)(const smv_matrix *m, const void *state);
-  void (*describe)(const smv_matrix *m, const void *state, char *buf,
-                   size_t n);
+  void (*describe)(const smv_matrix *m, const void *state, char *buf, size_t n);
   int (*block)(const void *state);
 
   int (*probe)(const smv_context *ctx, const smv_matrix *m);
@@ -244,8 +243,8 @@ struct smv_rung {
   void (*plan_settle)(smv_matrix *m, void *state);
 
   cudaError_t (*launch)(const struct smv_launch *L);
-  smv_status (*run)(smv_context *ctx, smv_matrix *m, void *state,
-                    double alpha, const void *x, double beta, void *y);
+  smv_status (*run)(smv_context *ctx, smv_matrix *m, void *state, double alpha,
+                    const void *x, double beta, void *y);
 };
 #define SMV_PREC_BOTH (1u << SMV_F64 | 1u << SMV_F32)
 
@@ -279,7 +278,8 @@ smv_kernel_rung(smv_alg alg, const void *(*kernel)(smv_precision prec),
 #undef SMV_RUNG_LIB
 #undef SMV_RUNG_AUTO
 
-/* ---- the registry at work (rungs.cu) -------------------------------------- */
+/* ---- the registry at work (rungs.cu) --------------------------------------
+ */
 
 /* The rung behind an alg, NULL for AUTO. */
 const struct smv_rung *smv_rung_of(smv_alg alg);

@@ -75,8 +75,7 @@ static smv_status host_view(smv_context *ctx, const smv_matrix *m,
     e = cudaStreamSynchronize(ctx->stream);
   if (e != cudaSuccess) {
     free(h);
-    return smv_cu_fail(ctx, e, "cudaMemcpy of %zu bytes (row offsets)",
-                       bytes);
+    return smv_cu_fail(ctx, e, "cudaMemcpy of %zu bytes (row offsets)", bytes);
   }
   *rows = h;
   v->row_ptr = h;
@@ -101,8 +100,8 @@ smv_status smv_rung_prepare(smv_context *ctx, smv_matrix *m, smv_alg alg,
   if (!(r->precisions & (1u << m->prec)))
     return smv_ctx_set(ctx, SMV_ERR_UNSUPPORTED, "%s does not run in %s",
                        smv_alg_name(alg), m->prec == SMV_F64 ? "f64" : "f32");
-  const int dep_was_ready = r->needs == SMV_ALG_AUTO ||
-                            ready(m, smv_rung_of(r->needs));
+  const int dep_was_ready =
+      r->needs == SMV_ALG_AUTO || ready(m, smv_rung_of(r->needs));
   if (r->needs != SMV_ALG_AUTO) {
     smv_status st = smv_rung_prepare(ctx, m, r->needs, A, keep);
     if (st != SMV_OK)
@@ -128,7 +127,7 @@ smv_status smv_rung_prepare(smv_context *ctx, smv_matrix *m, smv_alg alg,
   if (st != SMV_OK) {
     if (r->release)
       r->release(state); /* setups leave NULL on error; NULL-safe */
-    if (!dep_was_ready) /* what was set up for this rung alone goes too */
+    if (!dep_was_ready)  /* what was set up for this rung alone goes too */
       release_one(m, r->needs);
     return st;
   }

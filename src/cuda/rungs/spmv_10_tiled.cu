@@ -75,7 +75,7 @@
 template <typename T, int TILE, int LD>
 __global__ void __maxnreg__(32)
     spmv_tiled(int64_t ntiles, const int2 *__restrict__ tiles,
-                const tile_args<T> a) {
+               const tile_args<T> a) {
   __shared__ T sm[TILE];
   __shared__ T red[32];
   __shared__ unsigned last_s;
@@ -161,8 +161,8 @@ static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
                         void **state) {
   const int tile = smv_tile_size(
       ctx, m->st.nnz, m->prec == SMV_F64 ? 2048 : SMV_TILED_TILE_MAX);
-  return smv_tiles_setup(ctx, A, tile, smv_tile_load(ctx, m), tile_end,
-                         "tiled", state);
+  return smv_tiles_setup(ctx, A, tile, smv_tile_load(ctx, m), tile_end, "tiled",
+                         state);
 }
 
 static void describe(const smv_matrix *, const void *state, char *buf,

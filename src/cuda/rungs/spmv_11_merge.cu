@@ -203,8 +203,8 @@ static int64_t tile_end(const smv_csr *A, int64_t start, int64_t tile) {
 static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
                         void **state) {
   const int tile = smv_tile_size(ctx, m->st.rows + m->st.nnz, 2048);
-  return smv_tiles_setup(ctx, A, tile, smv_tile_load(ctx, m), tile_end,
-                         "merge", state);
+  return smv_tiles_setup(ctx, A, tile, smv_tile_load(ctx, m), tile_end, "merge",
+                         state);
 }
 
 static void describe(const smv_matrix *, const void *state, char *buf,

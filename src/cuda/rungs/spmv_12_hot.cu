@@ -276,8 +276,7 @@ static size_t device_bytes(const smv_matrix *m, const void *state) {
   return h && h->col ? (size_t)m->st.nnz * 4 + (size_t)h->k * 4 : 0;
 }
 
-static smv_status hot_build(smv_context *ctx, smv_matrix *m,
-                            struct smv_hot *h);
+static smv_status hot_build(smv_context *ctx, smv_matrix *m, struct smv_hot *h);
 
 static smv_status plan_setup(smv_context *ctx, smv_matrix *m, void *state) {
   return hot_build(ctx, m, (struct smv_hot *)state);

@@ -31,4 +31,5 @@ __global__ void spmv_scalar(int64_t rows, const int32_t *row_ptr,
   }
 }
 
-const struct smv_rung smv_rung_scalar = SMV_SIMPLE_RUNG(SMV_ALG_SCALAR, spmv_scalar, 1, 0, 128);
+const struct smv_rung smv_rung_scalar =
+    SMV_SIMPLE_RUNG(SMV_ALG_SCALAR, spmv_scalar, 1, 0, 128);

@@ -120,8 +120,7 @@ smv_status smv_cusparse_setup(smv_context *ctx, smv_matrix *m, int i,
   const float one32 = 1.0f, zero32 = 0.0f;
   const void *alpha = m->prec == SMV_F64 ? (const void *)&one64 : &one32;
   const void *beta = m->prec == SMV_F64 ? (const void *)&zero64 : &zero32;
-  struct smv_sparse_state *s =
-      (struct smv_sparse_state *)calloc(1, sizeof *s);
+  struct smv_sparse_state *s = (struct smv_sparse_state *)calloc(1, sizeof *s);
   if (!s)
     return smv_ctx_set(ctx, SMV_ERR_NOMEM,
                        "cuSPARSE %s state: out of host memory", alg_label[i]);
@@ -152,8 +151,8 @@ smv_status smv_cusparse_setup(smv_context *ctx, smv_matrix *m, int i,
     st = smv_cu_fail(ctx, e, "cudaStreamSynchronize before preprocess");
     goto out;
   }
-  ss = cusparseCreateCsr(&s->mat, m->st.rows, m->st.cols, m->st.nnz,
-                         m->row_ptr, m->col_idx, m->values, CUSPARSE_INDEX_32I,
+  ss = cusparseCreateCsr(&s->mat, m->st.rows, m->st.cols, m->st.nnz, m->row_ptr,
+                         m->col_idx, m->values, CUSPARSE_INDEX_32I,
                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, vt);
   if (ss != CUSPARSE_STATUS_SUCCESS) {
     s->mat = NULL;
@@ -201,8 +200,7 @@ out:
 }
 
 smv_status smv_cusparse_run(smv_context *ctx, smv_matrix *m, void *state,
-                            double alpha, const void *x, double beta,
-                            void *y) {
+                            double alpha, const void *x, double beta, void *y) {
   struct smv_sparse_state *s = (struct smv_sparse_state *)state;
   if (!s) /* set up without entries: the dispatcher never gets here */
     return smv_ctx_set(ctx, SMV_ERR_ARG,

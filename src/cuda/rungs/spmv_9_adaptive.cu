@@ -819,11 +819,11 @@ static void describe(const smv_matrix *, const void *state, char *buf,
 
 /* Attributes and default block: the L = 8 instance. */
 static constexpr struct smv_rung descriptor() {
-  struct smv_rung r = smv_kernel_rung(
-      SMV_ALG_ADAPTIVE,
-      smv_kernel_pick<spmv_adaptive<double, 8, false>,
-                      spmv_adaptive<float, 8, false>>,
-      smv_smem_per_thread<0>, 128, launch);
+  struct smv_rung r =
+      smv_kernel_rung(SMV_ALG_ADAPTIVE,
+                      smv_kernel_pick<spmv_adaptive<double, 8, false>,
+                                      spmv_adaptive<float, 8, false>>,
+                      smv_smem_per_thread<0>, 128, launch);
   r.host_rows = 1;
   r.setup = setup;
   r.release = release;

@@ -304,7 +304,7 @@ __device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
 template <typename T, int TILE, int LD, typename XS>
 __device__ __forceinline__ void
 tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T> &a,
-            const XS &x, T *sm, T *red, unsigned *last_s) {
+           const XS &x, T *sm, T *red, unsigned *last_s) {
   const unsigned t = threadIdx.x, B = blockDim.x;
   const int32_t *__restrict__ row_ptr = a.row_ptr;
   T *__restrict__ y = a.y;

@@ -139,8 +139,7 @@ smv_status smv_tiles_setup(smv_context *ctx, const smv_csr *A, int tile,
   *state = NULL;
   struct smv_tiles *tl = (struct smv_tiles *)calloc(1, sizeof *tl);
   if (!tl)
-    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "%s tiles: out of host memory",
-                       who);
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "%s tiles: out of host memory", who);
   tl->tile = tile;
   tl->load = load;
   const smv_status st = smv_tiles_build(ctx, A, tile, end, who, tl);
