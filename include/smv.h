@@ -548,6 +548,9 @@ void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
  * call smv_matrix_prepare, or run the rung once, before capturing.
  *
  * The matrix is not const: some rungs write to it. Sharing one matrix:
+ *   - the first call of a rung not set up on it sets it up (above), which
+ *     writes the matrix: set up every rung the threads will run
+ *     (smv_matrix_prepare) before sharing it;
  *   - rungs 1-6 only read it: any number of contexts, threads and streams
  *     may run them on one matrix at once;
  *   - rungs 7 and 8 (cuSPARSE) set the matrix's vector descriptors on the

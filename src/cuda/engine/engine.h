@@ -248,17 +248,24 @@ struct smv_rung {
 };
 #define SMV_PREC_BOTH (1u << SMV_F64 | 1u << SMV_F32)
 
-/* The descriptor of a rung of ours without per-matrix state, in both
- * precisions; a rung with state sets its other hooks on the result (a
- * constexpr function of its file: the descriptor stays a constant). */
-static constexpr struct smv_rung
-smv_kernel_rung(smv_alg alg, const void *(*kernel)(smv_precision prec),
-                size_t (*smem)(smv_precision prec, int block), int preferred,
-                cudaError_t (*launch)(const struct smv_launch *L)) {
+/* A descriptor with its number, both precisions and nothing else; a
+ * rung's file sets its hooks on the result (in a constexpr function: the
+ * descriptor stays a constant). */
+static constexpr struct smv_rung smv_base_rung(smv_alg alg) {
   struct smv_rung r = {};
   r.alg = alg;
   r.precisions = SMV_PREC_BOTH;
   r.needs = SMV_ALG_AUTO;
+  return r;
+}
+
+/* The descriptor of a rung of ours without per-matrix state; a rung with
+ * state sets its other hooks on the result. */
+static constexpr struct smv_rung
+smv_kernel_rung(smv_alg alg, const void *(*kernel)(smv_precision prec),
+                size_t (*smem)(smv_precision prec, int block), int preferred,
+                cudaError_t (*launch)(const struct smv_launch *L)) {
+  struct smv_rung r = smv_base_rung(alg);
   r.kernel = kernel;
   r.smem = smem;
   r.preferred_block = preferred;

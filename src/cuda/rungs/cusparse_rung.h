@@ -28,10 +28,7 @@ static constexpr struct smv_rung
 smv_cusparse_rung(smv_alg alg,
                   smv_status (*setup)(smv_context *ctx, smv_matrix *m,
                                       const smv_csr *A, void **state)) {
-  struct smv_rung r = {};
-  r.alg = alg;
-  r.precisions = SMV_PREC_BOTH;
-  r.needs = SMV_ALG_AUTO;
+  struct smv_rung r = smv_base_rung(alg);
   r.setup = setup;
   r.release = smv_cusparse_release;
   r.device_bytes = smv_cusparse_device_bytes;

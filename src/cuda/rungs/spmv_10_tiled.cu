@@ -165,18 +165,5 @@ static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
                          state);
 }
 
-static void describe(const smv_matrix *, const void *state, char *buf,
-                     size_t n) {
-  smv_tiles_describe((const struct smv_tiles *)state, 10, buf, n);
-}
-
-static constexpr struct smv_rung descriptor() {
-  struct smv_rung r = smv_kernel_rung(SMV_ALG_TILED, kernel, smem, 256, launch);
-  r.host_rows = 1;
-  r.setup = setup;
-  r.release = smv_tiles_release;
-  r.device_bytes = smv_tiles_device_bytes;
-  r.describe = describe;
-  return r;
-}
-const struct smv_rung smv_rung_tiled = descriptor();
+const struct smv_rung smv_rung_tiled =
+    smv_tile_rung<SMV_ALG_TILED>(kernel, smem, 256, launch, setup);

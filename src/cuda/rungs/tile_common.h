@@ -427,4 +427,29 @@ static cudaError_t tile_run(const smv_launch *P, const struct smv_tiles *tl) {
                             : tile_run_t<K, float>(P, tl);
 }
 
+/* The descriptor of a rung whose state is its own tile list (rungs 10
+ * and 11): `setup` makes the list (smv_tiles_setup), the rest is common;
+ * RUNG numbers its plan line. */
+template <int RUNG>
+static void smv_tiles_describe_state(const smv_matrix *, const void *state,
+                                     char *buf, size_t n) {
+  smv_tiles_describe((const struct smv_tiles *)state, RUNG, buf, n);
+}
+template <int RUNG>
+static constexpr struct smv_rung
+smv_tile_rung(const void *(*kernel)(smv_precision prec),
+              size_t (*smem)(smv_precision prec, int block), int preferred,
+              cudaError_t (*launch)(const struct smv_launch *L),
+              smv_status (*setup)(smv_context *ctx, smv_matrix *m,
+                                  const smv_csr *A, void **state)) {
+  struct smv_rung r =
+      smv_kernel_rung((smv_alg)RUNG, kernel, smem, preferred, launch);
+  r.host_rows = 1;
+  r.setup = setup;
+  r.release = smv_tiles_release;
+  r.device_bytes = smv_tiles_device_bytes;
+  r.describe = smv_tiles_describe_state<RUNG>;
+  return r;
+}
+
 #endif
