@@ -510,7 +510,8 @@ typedef struct {
   double upload_ms;         /* allocate and copy the CSR arrays        */
   double stats_ms;          /* statistics from the host CSR            */
   double plan_ms;           /* the heuristic's choice                  */
-  double prep_ms;           /* our rungs' set-up (rung 9's chunk list) */
+  double prep_ms;           /* set-up of our rungs at analysis (AUTO's
+                               rung, what its rule read, flags)       */
   double tune_ms;           /* smv_matrix_tune (0 if never called)     */
   double cusparse_ms[2];    /* ALG1, ALG2: cusparseSpMV_bufferSize,
                                buffer allocation and cusparseSpMV_
@@ -521,7 +522,7 @@ typedef struct {
 
 smv_status smv_matrix_plan(const smv_matrix *dA, smv_matrix_plan_info *p);
 /* Device memory the matrix holds: CSR arrays, cuSPARSE buffers prepared so
- * far, rung set-up (0 for NULL). */
+ * far, the state of every rung set up (0 for NULL). */
 size_t smv_matrix_device_bytes(const smv_matrix *dA);
 void smv_matrix_free(smv_matrix *dA);
 smv_precision smv_matrix_precision(const smv_matrix *dA);

@@ -244,9 +244,11 @@ static void test_graph_lazy(void) {
       CHECK_OK(smv_matrix_plan(dA, &p));
       CHECK(p.cusparse_ms[alg == SMV_ALG_CUSPARSE_ALG2] > 0);
     }
-    /* Set up: its state now counts (every rung here keeps some). */
-    CHECKF(smv_matrix_device_bytes(dA) > before, "%s: %zu bytes, before %zu",
-           smv_alg_name(alg), smv_matrix_device_bytes(dA), before);
+    /* Set up: its state now counts (a tile list for rungs 11 and 12; a
+     * cuSPARSE buffer may be empty). */
+    if (smv_kernel_name(alg))
+      CHECKF(smv_matrix_device_bytes(dA) > before, "%s: %zu bytes, before %zu",
+             smv_alg_name(alg), smv_matrix_device_bytes(dA), before);
     CHECK_OK(smv_context_set_stream(ctx, NULL));
   next:
     smv_device_free(ctx, dx);

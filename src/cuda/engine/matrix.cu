@@ -304,7 +304,8 @@ extern "C" smv_status smv_matrix_plan(const smv_matrix *m,
   for (int i = 0; i < 2; i++) {
     const smv_alg a = i ? SMV_ALG_CUSPARSE_ALG2 : SMV_ALG_CUSPARSE_ALG1;
     const struct smv_rung *r = smv_rung_of(a);
-    p->cusparse_ms[i] = m->ready[a] ? m->setup_ms[a] : 0;
+    /* No state: nothing was prepared (a matrix without entries). */
+    p->cusparse_ms[i] = m->ready[a] && m->state[a] ? m->setup_ms[a] : 0;
     p->cusparse_bytes[i] =
         m->ready[a] && r->device_bytes ? r->device_bytes(m, m->state[a]) : 0;
   }
