@@ -12,6 +12,9 @@
  *     6) plus ALG1 and ALG2; AUTO becomes one of them and gives a verified
  *     result, f64 and f32; cuSPARSE state made only for the measurement
  *     is released again;
+ *   - smv_matrix_prepare sets a rung up once (its state then counts in the
+ *     device bytes, rung 12 brings rung 10's tile list), the tuner keeps
+ *     what was prepared, and bad arguments are refused;
  *   - the plan record (reason, times) and bad arguments.
  * The capture rule for a cuSPARSE rung never prepared is in
  * test_cuda_graph.c (it needs the CUDA runtime's header).
@@ -207,6 +210,54 @@ static void test_auto_scattered(void) {
   auto_is("rmat:20:16", SMV_ALG_CUSPARSE_ALG1, SMV_ALG_HOT);
 }
 
+/* Lazy set-up made explicit: on lap3d:20 (AUTO runs rung 9) rungs 10-12
+ * hold nothing until prepared; prepared twice they hold the same; rung 12
+ * needs rung 10's tiles and sets them up; what the matrix holds before
+ * smv_matrix_tune stays after it; each prepared rung is right. */
+static void prepare_check(const char *spec, const smv_csr *A, int f32) {
+  smv_context *ctx = tc_context();
+  smv_matrix *dA = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
+  smv_matrix_plan_info p;
+  if (!dA || smv_matrix_plan(dA, &p) != SMV_OK) {
+    smv_matrix_free(dA);
+    return;
+  }
+  CHECKF(p.alg == SMV_ALG_ADAPTIVE, "%s: AUTO %s", spec, smv_alg_name(p.alg));
+  const size_t b0 = smv_matrix_device_bytes(dA);
+  CHECK_OK(smv_matrix_prepare(ctx, dA, SMV_ALG_HOT));
+  const size_t b1 = smv_matrix_device_bytes(dA);
+  CHECKF(b1 > b0, "%s: rung 12 (and rung 10's tiles): %zu bytes, before %zu",
+         spec, b1, b0);
+  CHECK_OK(smv_matrix_prepare(ctx, dA, SMV_ALG_TILED)); /* set up already */
+  CHECK_OK(smv_matrix_prepare(ctx, dA, SMV_ALG_HOT));
+  CHECK(smv_matrix_device_bytes(dA) == b1);
+  CHECK_OK(smv_matrix_prepare(ctx, dA, SMV_ALG_MERGE));
+  const size_t b2 = smv_matrix_device_bytes(dA);
+  CHECKF(b2 > b1, "%s: rung 11: %zu bytes, before %zu", spec, b2, b1);
+  CHECK_OK(smv_matrix_prepare(ctx, dA, SMV_ALG_AUTO)); /* rung 9: set up */
+  CHECK(smv_matrix_device_bytes(dA) == b2);
+  const smv_alg algs[] = {SMV_ALG_TILED, SMV_ALG_MERGE, SMV_ALG_HOT};
+  for (int i = 0; i < 3; i++)
+    CHECK_INT(tc_case(ctx, dA, A, algs[i], 1.5, -0.5, 0, 1, spec), 0);
+  CHECK(smv_matrix_device_bytes(dA) == b2);
+  CHECK_OK(smv_matrix_tune(ctx, dA, 3));
+  CHECKF(smv_matrix_device_bytes(dA) >= b2,
+         "%s: %zu bytes after tuning, %zu "
+         "before",
+         spec, smv_matrix_device_bytes(dA), b2);
+  /* Bad arguments. */
+  CHECK_STATUS(smv_matrix_prepare(ctx, NULL, SMV_ALG_TILED), SMV_ERR_ARG);
+  CHECK_STATUS(smv_matrix_prepare(ctx, dA, SMV_ALG_COUNT), SMV_ERR_ARG);
+  CHECK_STATUS(smv_matrix_prepare(NULL, dA, SMV_ALG_TILED), SMV_ERR_ARG);
+  smv_matrix_free(dA);
+}
+
+static void test_prepare(void) {
+  TC_NEED_DEVICE();
+  both_precisions("lap3d:20", prepare_check);
+}
+
 static void test_plan_edges(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
@@ -247,6 +298,7 @@ static void test_plan_edges(void) {
 int main(void) {
   RUN(test_lazy_cusparse);
   RUN(test_tune);
+  RUN(test_prepare);
   RUN(test_plan_edges);
   RUN(test_auto_scattered);
   smv_context_free(tc_ctx);
