@@ -163,10 +163,44 @@ static void test_auto_rule_doc(void) {
   free(doc);
 }
 
+/* docs/engine.md names the tuner's candidates: "the candidates are rungs
+ * 1, 5, ... and 12", exactly the registry's `tuned` rungs (the text is
+ * compared with its line breaks and indents read as single spaces). */
+static void test_tuned_doc(void) {
+  char *doc = read_doc("docs/engine.md");
+  if (!doc)
+    return;
+  char *w = doc;
+  for (const char *r = doc; *r; r++) { /* collapse whitespace runs */
+    const int sp = *r == ' ' || *r == '\n' || *r == '\t';
+    if (!sp || w == doc || w[-1] != ' ')
+      *w++ = sp ? ' ' : *r;
+  }
+  *w = '\0';
+  int tuned[SMV_ALG_COUNT], n = 0;
+  for (int a = 0; a < SMV_ALG_COUNT; a++)
+    if (smv_alg_tuned((smv_alg)a))
+      tuned[n++] = a;
+  CHECK(n >= 2 && !smv_alg_tuned(SMV_ALG_AUTO) &&
+        smv_alg_tuned(SMV_ALG_CUSPARSE_ALG1));
+  char want[256] = "the candidates are rungs";
+  for (int i = 0; i < n; i++) {
+    const size_t len = strlen(want);
+    snprintf(want + len, sizeof want - len, "%s %d",
+             i == 0       ? ""
+             : i == n - 1 ? " and"
+                          : ",",
+             tuned[i]);
+  }
+  CHECKF(strstr(doc, want) != NULL, "docs/engine.md lacks \"%s\"", want);
+  free(doc);
+}
+
 int main(void) {
   RUN(test_round_trip);
   RUN(test_readme);
   RUN(test_engine_doc);
   RUN(test_auto_rule_doc);
+  RUN(test_tuned_doc);
   return TEST_END();
 }

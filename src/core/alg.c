@@ -13,13 +13,15 @@ struct rung_info {
   const char *name;   /* --alg NAME                                   */
   const char *kernel; /* the CUDA kernel of ours, NULL for cuSPARSE   */
   const char *what;   /* one line: what the rung changes              */
+  int tuned;          /* a candidate of smv_matrix_tune               */
 };
 
 static const struct rung_info rungs[] = {
 #define SMV_RUNG(n, alg, name, kernel, glue, tuned, what)                      \
-  {alg, name, kernel, what},
-#define SMV_RUNG_LIB(n, alg, name, glue, tuned, what) {alg, name, NULL, what},
-#define SMV_RUNG_AUTO(n, alg, name, what) {alg, name, NULL, what},
+  {alg, name, kernel, what, tuned},
+#define SMV_RUNG_LIB(n, alg, name, glue, tuned, what)                          \
+  {alg, name, NULL, what, tuned},
+#define SMV_RUNG_AUTO(n, alg, name, what) {alg, name, NULL, what, 0},
 #include "rungs.def"
 #undef SMV_RUNG
 #undef SMV_RUNG_LIB
@@ -44,6 +46,11 @@ const char *smv_alg_name(smv_alg alg) {
 const char *smv_alg_description(smv_alg alg) {
   const struct rung_info *r = info(alg);
   return r ? r->what : NULL;
+}
+
+int smv_alg_tuned(smv_alg alg) {
+  const struct rung_info *r = info(alg);
+  return r ? r->tuned : 0;
 }
 
 const char *smv_kernel_name(smv_alg alg) {

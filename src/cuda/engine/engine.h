@@ -292,8 +292,6 @@ smv_kernel_rung(smv_alg alg, const void *(*kernel)(smv_precision prec),
 const struct smv_rung *smv_rung_of(smv_alg alg);
 /* The rung behind an alg if it has a kernel of ours, else NULL. */
 const struct smv_rung *smv_kernel_rung_of(smv_alg alg);
-/* 1 if the registry makes alg a candidate of smv_matrix_tune. */
-int smv_rung_tuned(smv_alg alg);
 
 /* Set up rung alg on m (and first the rung it needs) unless it is ready;
  * A: the host CSR at analysis, NULL later (then the row offsets are

@@ -19,11 +19,10 @@
 
 static const struct {
   const struct smv_rung *r;
-  int tuned;
 } table[SMV_ALG_COUNT] = {
-#define SMV_RUNG(n, alg, name, kernel, glue, tuned, what) {&glue, tuned},
-#define SMV_RUNG_LIB(n, alg, name, glue, tuned, what) {&glue, tuned},
-#define SMV_RUNG_AUTO(n, alg, name, what) {NULL, 0},
+#define SMV_RUNG(n, alg, name, kernel, glue, tuned, what) {&glue},
+#define SMV_RUNG_LIB(n, alg, name, glue, tuned, what) {&glue},
+#define SMV_RUNG_AUTO(n, alg, name, what) {NULL},
 #include "rungs.def"
 #undef SMV_RUNG
 #undef SMV_RUNG_LIB
@@ -39,10 +38,6 @@ const struct smv_rung *smv_rung_of(smv_alg alg) {
 const struct smv_rung *smv_kernel_rung_of(smv_alg alg) {
   const struct smv_rung *r = smv_rung_of(alg);
   return r && r->kernel ? r : NULL;
-}
-
-int smv_rung_tuned(smv_alg alg) {
-  return (int)alg >= 0 && alg < SMV_ALG_COUNT && table[alg].tuned;
 }
 
 /* Ready: set up, or nothing to set up. */

@@ -150,7 +150,7 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
   }
   for (int a = 1; a < SMV_ALG_COUNT; a++) {
     const smv_alg alg = (smv_alg)a;
-    if (!smv_rung_tuned(alg))
+    if (!smv_alg_tuned(alg)) /* the registry's `tuned` */
       continue;
     double ms = -1;
     /* Set up for the measurement (rung 12 with its hot columns), kept
