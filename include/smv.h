@@ -383,8 +383,8 @@ typedef enum {
   SMV_ALG_CUSPARSE_ALG2 = 8, /* cusparseSpMV CSR ALG2 (+ preprocess)      */
   SMV_ALG_ADAPTIVE = 9,      /* lanes per row from the matrix, long rows
                                 split in chunks (past the seed)           */
-  SMV_ALG_STREAM = 10,       /* rows packed in fixed-size tiles staged in
-                                shared memory (CSR-stream)                */
+  SMV_ALG_TILED = 10,        /* rows packed in fixed-size tiles staged in
+                                shared memory (after CSR-stream)          */
   SMV_ALG_MERGE = 11,        /* rung 10's tiles summed along the merge path
                                 (rows + entries cut evenly per thread)    */
   SMV_ALG_HOT = 12,          /* rung 10 with the most used entries of x in
@@ -392,9 +392,16 @@ typedef enum {
   SMV_ALG_COUNT = 13
 } smv_alg;
 
+/* Deprecated: rung 10's former name (it was called "stream", a word smv now
+ * keeps for CUDA streams). Kept so existing code compiles; use
+ * SMV_ALG_TILED. */
+#define SMV_ALG_STREAM SMV_ALG_TILED
+
 /* "auto", "scalar", "vector", "vector-tex", ... ; NULL if out of range. */
 const char *smv_alg_name(smv_alg alg);
-/* Parse a name (or its number) into an alg. */
+/* Parse a name (or its number, or its kernel's name) into an alg. Rung
+ * 10's former names "stream" and "spmv_stream" are still accepted (so
+ * scripts written for them keep working) and parse to SMV_ALG_TILED. */
 smv_status smv_alg_parse(const char *name, smv_alg *alg);
 /* One line on what the rung changes (the README's ladder table); NULL if
  * out of range. Names and descriptions come from one registry,
@@ -438,18 +445,20 @@ smv_status smv_context_set_block_size(smv_context *ctx, int block);
 smv_status smv_device_props_get(smv_context *ctx, smv_device_props *p);
 
 /* Analysis phase: upload a host CSR once (checked with smv_csr_check),
- * compute the per-matrix statistics, choose AUTO's rung by the heuristic
- * (the plan) and run the set-up that rung and our own rungs need. It
- * prepares cuSPARSE (rungs 7 and 8: descriptor, buffer, preprocess) only
- * for an algorithm AUTO chose; the other is prepared on its first call
- * (see smv_spmv), or at analysis with SMV_MATRIX_CUSPARSE. */
+ * compute the per-matrix statistics, choose AUTO's rung by its rule (the
+ * plan; docs/engine.md) and set up that rung. A rung's set-up is its
+ * per-matrix state: rung 9's long-row lists, the tile lists of rungs 10
+ * and 11, rung 12's launch and hot columns, cuSPARSE's descriptor, buffer
+ * and preprocess for rungs 7 and 8. Only AUTO's rung is set up here (and
+ * rungs 7 and 8 with SMV_MATRIX_CUSPARSE, rung 12 with SMV_MATRIX_HOT);
+ * any other rung is set up by smv_matrix_prepare or on its first call
+ * (see smv_spmv). */
 smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
                              smv_precision prec, smv_matrix **dA);
 
 /* Options of smv_matrix_create_ex (flags are OR-ed). */
 #define SMV_MATRIX_CUSPARSE                                                    \
-  1u                       /* prepare cuSPARSE ALG1 and ALG2 at analysis       \
-                            */
+  1u /* set up cuSPARSE ALG1 and ALG2 (rungs 7 and 8) at analysis */
 #define SMV_MATRIX_TUNE 2u /* plan by measurement: smv_matrix_tune     */
 /* Prepare rung 12's hot columns at analysis for any matrix that has them
  * (a second column array, 4 bytes per entry). Without it they are made
@@ -467,14 +476,24 @@ smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
                                 smv_precision prec,
                                 const smv_matrix_options *opt, smv_matrix **dA);
 
-/* Plan by measurement, like an autotuner: time every candidate (each rung
- * with a kernel of ours except the documented losers 2, 3, 4 and 6, plus
- * cuSPARSE ALG1 and ALG2) on scratch vectors (x random, alpha 1, beta 0),
- * 2 warm-up runs then `runs` timed ones (0 = 10) each, CUDA events, and
- * make the fastest median the matrix's AUTO rung. cuSPARSE state made for
- * the measurement is released again unless the winner needs it or the
- * matrix was created with SMV_MATRIX_CUSPARSE. Synchronises; must not be
- * called inside a stream capture (SMV_ERR_UNSUPPORTED). */
+/* Set up rung `alg` on the matrix ahead of its first call (SMV_ALG_AUTO:
+ * the plan's rung): what the rung keeps per matrix is made now (it
+ * allocates and synchronises), so a later smv_spmv of that rung allocates
+ * nothing and may be captured in a CUDA graph. A rung already set up
+ * costs nothing. When A^T has been built (smv_matrix_prepare_transpose),
+ * the rung is set up on it too, for smv_spmv_t. Must not be called inside
+ * a stream capture (SMV_ERR_UNSUPPORTED). */
+smv_status smv_matrix_prepare(smv_context *ctx, smv_matrix *dA, smv_alg alg);
+
+/* Plan by measurement, like an autotuner: time every candidate (the rungs
+ * src/core/rungs.def marks as tuned: every rung of ours but 2, 3, 4 and
+ * 6, plus cuSPARSE ALG1 and ALG2) on scratch vectors (x random, alpha 1,
+ * beta 0), 2 warm-up runs then `runs` timed ones (0 = 10) each, CUDA
+ * events, and make the fastest median the matrix's AUTO rung. A rung set
+ * up for the measurement is released again unless it won (rung 12's hot
+ * columns too, unless asked for with SMV_MATRIX_HOT); what the matrix held
+ * before stays. Synchronises; must not be called inside a stream capture
+ * (SMV_ERR_UNSUPPORTED). */
 smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *dA, int runs);
 
 /* The matrix's plan and analysis record. Times are host wall-clock
@@ -491,7 +510,8 @@ typedef struct {
   double upload_ms;         /* allocate and copy the CSR arrays        */
   double stats_ms;          /* statistics from the host CSR            */
   double plan_ms;           /* the heuristic's choice                  */
-  double prep_ms;           /* our rungs' set-up (rung 9's chunk list) */
+  double prep_ms;           /* set-up of our rungs at analysis (AUTO's
+                               rung, what its rule read, flags)       */
   double tune_ms;           /* smv_matrix_tune (0 if never called)     */
   double cusparse_ms[2];    /* ALG1, ALG2: cusparseSpMV_bufferSize,
                                buffer allocation and cusparseSpMV_
@@ -502,7 +522,7 @@ typedef struct {
 
 smv_status smv_matrix_plan(const smv_matrix *dA, smv_matrix_plan_info *p);
 /* Device memory the matrix holds: CSR arrays, cuSPARSE buffers prepared so
- * far, rung set-up (0 for NULL). */
+ * far, the state of every rung set up (0 for NULL). */
 size_t smv_matrix_device_bytes(const smv_matrix *dA);
 void smv_matrix_free(smv_matrix *dA);
 smv_precision smv_matrix_precision(const smv_matrix *dA);
@@ -521,14 +541,17 @@ void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
  * deterministic by NVIDIA). Rung 6 (atomics) and ALG1 are not
  * bit-reproducible; AUTO inherits the guarantee of the rung it picked.
  *
- * One exception: the first call of a cuSPARSE rung (7 or 8) that analysis
- * did not prepare (not AUTO's choice, no SMV_MATRIX_CUSPARSE) prepares it
- * then (allocates its buffer, runs cusparseSpMV_preprocess, synchronises).
- * Inside a stream capture that call fails with SMV_ERR_UNSUPPORTED and a
- * message saying so, allocating nothing: create the matrix with
- * SMV_MATRIX_CUSPARSE, or call the rung once before capturing.
+ * One exception: the first call of a rung that is not set up on this
+ * matrix (not AUTO's rung, not named by smv_matrix_prepare or a creation
+ * flag, never run on it) sets it up then (smv_matrix_prepare: it
+ * allocates and synchronises). Inside a stream capture that call fails
+ * with SMV_ERR_UNSUPPORTED and a message saying so, allocating nothing:
+ * call smv_matrix_prepare, or run the rung once, before capturing.
  *
  * The matrix is not const: some rungs write to it. Sharing one matrix:
+ *   - the first call of a rung not set up on it sets it up (above), which
+ *     writes the matrix: set up every rung the threads will run
+ *     (smv_matrix_prepare) before sharing it;
  *   - rungs 1-6 only read it: any number of contexts, threads and streams
  *     may run them on one matrix at once;
  *   - rungs 7 and 8 (cuSPARSE) set the matrix's vector descriptors on the

@@ -197,6 +197,15 @@ typedef struct {
 
 /* Names of the engine's own kernels for `smv occupancy --kernel`. */
 const char *smv_kernel_name(smv_alg alg);
+/* 1 if smv_matrix_tune times rung alg (its line in src/core/rungs.def
+ * says `tuned`), 0 otherwise or out of range. */
+int smv_alg_tuned(smv_alg alg);
+/* Line i (from 0) of AUTO's rule, as docs/engine.md shows it:
+ * "1. `!f->past_l2` -> `adaptive` (rung 9): the matrix fits in the L2".
+ * The lines are the ones the engine evaluates, in order (the first that
+ * holds wins; src/core/auto.def). SMV_ERR_NOT_FOUND past the last line,
+ * SMV_ERR_ARG if buf is NULL or too small. In libsmv, no CUDA needed. */
+smv_status smv_auto_rule_line(int i, char *buf, size_t n);
 smv_status smv_kernel_attributes(smv_context *ctx, smv_alg alg,
                                  smv_precision prec, int block,
                                  smv_kernel_attrs *out);

@@ -4,7 +4,7 @@
     scripts/suite-report.py SUITE.csv [--rerun RERUN.csv] [--png-dir DIR]
 
 SUITE.csv is the --csv output of `smv bench --suite issue8 --alg
-auto,adaptive,stream,cusparse-alg1,cusparse-alg2 --precision both
+auto,adaptive,tiled,cusparse-alg1,cusparse-alg2 --precision both
 --flush-l2` (scripts/gpu-check.sh suite). RERUN.csv, if given, holds later
 rows (same columns) that replace the suite's rows of the same matrix,
 precision and rung: a re-run after a rule change, named in the output.
@@ -24,7 +24,9 @@ import os
 import subprocess
 import sys
 
-ALGS = ["auto", "adaptive", "stream", "cusparse-alg1", "cusparse-alg2"]
+ALGS = ["auto", "adaptive", "tiled", "cusparse-alg1", "cusparse-alg2"]
+# Rung 10 was called "stream" until issue 20: runs made before then name it so.
+FORMER = {"stream": "tiled"}
 
 
 def num(r, k):
@@ -40,7 +42,7 @@ def load(path):
     d = collections.defaultdict(dict)
     with open(path) as f:
         for r in csv.DictReader(f):
-            d[(r["matrix"], r["precision"])][r["alg"]] = r
+            d[(r["matrix"], r["precision"])][FORMER.get(r["alg"], r["alg"])] = r
     return d
 
 
@@ -115,7 +117,7 @@ def main():
         out.write("| %s | %s | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %.1f "
                   "| %.3f | %s | %s | %.1f | %s |\n"
                   % (r["m"], r["p"], r["per"], r["pick"], t["auto"],
-                     t["adaptive"], t["stream"], t["cusparse-alg1"],
+                     t["adaptive"], t["tiled"], t["cusparse-alg1"],
                      t["cusparse-alg2"], r["sp"], g(r["spf"], "%.3f"),
                      g(r["spg"], "%.3f"), r["pct"], g(r["pctf"], "%.1f")))
     # AUTO running a cuSPARSE algorithm is that same kernel timed again: a

@@ -233,8 +233,10 @@ static void test_matrix_validation(void) {
   for (int i = 0; i < 50; i++)
     zeros &= y[i] == 0.0;
   CHECK(zeros);
-  CHECK_STATUS(smv_spmv_host(ctx, SMV_ALG_AUTO, 1, dA, NULL, 0, y),
+  CHECK_STATUS(smv_spmv_host_vectors(ctx, SMV_ALG_AUTO, 1, dA, NULL, 0, y),
                SMV_ERR_ARG);
+  /* The error names the function under its own name. */
+  CHECK_STR_HAS(smv_context_error(ctx), "smv_spmv_host_vectors: x is NULL");
   smv_device_free(ctx, dx);
   smv_device_free(ctx, dy);
   smv_matrix_free(dA);

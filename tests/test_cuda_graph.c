@@ -27,10 +27,13 @@ static void check_graph(smv_csr *A, smv_precision prec) {
   const size_t es = f32 ? sizeof(float) : sizeof(double);
   const int64_t m = A->rows, n = A->cols;
   smv_matrix *dA = NULL;
-  /* Every rung is captured below, cuSPARSE's too: prepare both now (a
-   * cuSPARSE rung never prepared cannot be captured, test_graph_lazy). */
-  const smv_matrix_options o = {SMV_MATRIX_CUSPARSE, 0};
-  CHECK_OK(smv_matrix_create_ex(ctx, A, prec, &o, &dA));
+  /* Every rung is captured below, cuSPARSE's too: set them all up now (a
+   * rung never set up on the matrix cannot be captured, test_graph_lazy). */
+  CHECK_OK(smv_matrix_create(ctx, A, prec, &dA));
+  for (int alg = 0; dA && alg < SMV_ALG_COUNT; alg++)
+    CHECKF(smv_matrix_prepare(ctx, dA, (smv_alg)alg) == SMV_OK,
+           "prepare %s: %s", smv_alg_name((smv_alg)alg),
+           smv_context_error(ctx));
   cudaStream_t s = NULL;
   CUDA_OK(cudaStreamCreate(&s));
   if (!dA || !s)
@@ -168,8 +171,10 @@ static void test_graph_rectangular(void) {
   graph_on("rand:3000:20,cols=7000");
 }
 
-/* A cuSPARSE rung analysis did not prepare refuses a stream capture with
- * a clear error, allocating nothing, and works once called outside. */
+/* A rung analysis did not set up (cuSPARSE's and ours: here AUTO runs
+ * rung 9) refuses a stream capture with a clear error, allocating nothing;
+ * smv_matrix_prepare refuses it too; outside the capture the call sets the
+ * rung up and is right; smv_matrix_prepare then makes a capture work. */
 static void test_graph_lazy(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
@@ -182,10 +187,13 @@ static void test_graph_lazy(void) {
   smv_matrix_plan_info p;
   if (!dA || smv_matrix_plan(dA, &p) != SMV_OK)
     goto out;
-  for (int i = 0; i < 2; i++) {
-    smv_alg alg = i ? SMV_ALG_CUSPARSE_ALG2 : SMV_ALG_CUSPARSE_ALG1;
-    if (p.cusparse_ms[i] > 0)
-      continue; /* AUTO's choice: prepared at analysis */
+  /* Rung 12 last: it sets up rung 10's tile list, which it runs on. */
+  const smv_alg algs[] = {SMV_ALG_CUSPARSE_ALG1, SMV_ALG_CUSPARSE_ALG2,
+                          SMV_ALG_MERGE, SMV_ALG_HOT};
+  for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++) {
+    const smv_alg alg = algs[i];
+    if (alg == p.alg)
+      continue; /* AUTO's choice: set up at analysis */
     const int64_t m = A->rows, n = A->cols;
     void *dx = NULL, *dy = NULL;
     cudaStream_t s = NULL;
@@ -199,17 +207,48 @@ static void test_graph_lazy(void) {
     cudaGraph_t g = NULL;
     CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
     smv_status st = smv_spmv(ctx, alg, 1.0, dA, dx, 0.0, dy);
+    smv_status pst = smv_matrix_prepare(ctx, dA, alg);
     CUDA_OK(cudaStreamEndCapture(s, &g));
-    CHECK_STATUS(st, SMV_ERR_UNSUPPORTED);
-    CHECK_STR_HAS(smv_context_error(ctx), "SMV_MATRIX_CUSPARSE");
-    CHECK_STR_HAS(smv_context_error(ctx), "stream capture");
+    CHECKF(st == SMV_ERR_UNSUPPORTED, "%s: captured unprepared: %d",
+           smv_alg_name(alg), (int)st);
+    CHECKF(pst == SMV_ERR_UNSUPPORTED, "%s: prepared in a capture: %d",
+           smv_alg_name(alg), (int)pst);
     CHECK(smv_matrix_device_bytes(dA) == before);
     if (g)
-      cudaGraphDestroy(g);
-    /* Outside the capture it prepares itself and is right. */
-    CHECK_INT(tc_case(ctx, dA, A, alg, 1.0, 0.0, 0, 0, "lap2d:60 lazy"), 0);
-    CHECK_OK(smv_matrix_plan(dA, &p));
-    CHECK(p.cusparse_ms[i] > 0);
+      cudaGraphDestroy(g), g = NULL;
+    /* The refusal of the call itself names the way out. */
+    CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    st = smv_spmv(ctx, alg, 1.0, dA, dx, 0.0, dy);
+    CUDA_OK(cudaStreamEndCapture(s, &g));
+    CHECK_STATUS(st, SMV_ERR_UNSUPPORTED);
+    CHECK_STR_HAS(smv_context_error(ctx), "smv_matrix_prepare");
+    CHECK_STR_HAS(smv_context_error(ctx), "stream capture");
+    CHECK_STR_HAS(smv_context_error(ctx), smv_alg_name(alg));
+    if (g)
+      cudaGraphDestroy(g), g = NULL;
+    if (i % 2 == 0) {
+      /* Outside the capture it sets itself up and is right. */
+      CHECK_INT(tc_case(ctx, dA, A, alg, 1.0, 0.0, 0, 0, "lap2d:60 lazy"), 0);
+    } else {
+      /* Or prepared ahead: then the capture works. */
+      CHECK_OK(smv_matrix_prepare(ctx, dA, alg));
+      CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+      st = smv_spmv(ctx, alg, 1.0, dA, dx, 0.0, dy);
+      CUDA_OK(cudaStreamEndCapture(s, &g));
+      CHECKF(st == SMV_OK, "%s: capture after prepare: %s", smv_alg_name(alg),
+             smv_context_error(ctx));
+      if (g)
+        cudaGraphDestroy(g), g = NULL;
+    }
+    if (alg == SMV_ALG_CUSPARSE_ALG1 || alg == SMV_ALG_CUSPARSE_ALG2) {
+      CHECK_OK(smv_matrix_plan(dA, &p));
+      CHECK(p.cusparse_ms[alg == SMV_ALG_CUSPARSE_ALG2] > 0);
+    }
+    /* Set up: its state now counts (a tile list for rungs 11 and 12; a
+     * cuSPARSE buffer may be empty). */
+    if (smv_kernel_name(alg))
+      CHECKF(smv_matrix_device_bytes(dA) > before, "%s: %zu bytes, before %zu",
+             smv_alg_name(alg), smv_matrix_device_bytes(dA), before);
     CHECK_OK(smv_context_set_stream(ctx, NULL));
   next:
     smv_device_free(ctx, dx);

@@ -1,7 +1,7 @@
 /* test_cuda_harden.c — the device side of issue 9 (SKIPs without a GPU):
  *   - smv_matrix_create refuses a CSR whose interior row_ptr is not
  *     monotone (rows = 2, nnz = 2, row_ptr {0,5,2} and {0,-3,2});
- *   - smv_spmv and smv_spmv_host refuse x and y that overlap;
+ *   - smv_spmv and smv_spmv_host_vectors refuse x and y that overlap;
  *   - the rungs documented as deterministic (docs/engine.md,
  *     "Determinism") give the same bits on every call. */
 #include "test_cuda_common.h"
@@ -62,14 +62,14 @@ static void test_aliasing(void) {
     if (dA && h) {
       for (int i = 0; i < 3000; i++)
         h[i] = 1.0 + (double)(i % 7);
-      CHECK_STATUS(
-          smv_spmv_host(ctx, SMV_ALG_AUTO, 1.0, dA, h + 1000, 0.0, h + 1000),
-          SMV_ERR_ARG);
-      CHECK_STATUS(
-          smv_spmv_host(ctx, SMV_ALG_AUTO, 1.0, dA, h + 1000, 0.0, h + 1500),
-          SMV_ERR_ARG);
-      CHECK_OK(
-          smv_spmv_host(ctx, SMV_ALG_AUTO, 1.0, dA, h + 1000, 0.0, h + 2000));
+      CHECK_STATUS(smv_spmv_host_vectors(ctx, SMV_ALG_AUTO, 1.0, dA, h + 1000,
+                                         0.0, h + 1000),
+                   SMV_ERR_ARG);
+      CHECK_STATUS(smv_spmv_host_vectors(ctx, SMV_ALG_AUTO, 1.0, dA, h + 1000,
+                                         0.0, h + 1500),
+                   SMV_ERR_ARG);
+      CHECK_OK(smv_spmv_host_vectors(ctx, SMV_ALG_AUTO, 1.0, dA, h + 1000, 0.0,
+                                     h + 2000));
     }
     free(h);
     smv_device_free(ctx, buf);
@@ -89,7 +89,7 @@ static void test_deterministic_rungs(void) {
   const smv_alg algs[] = {SMV_ALG_SCALAR,      SMV_ALG_VECTOR,
                           SMV_ALG_VECTOR_TEX,  SMV_ALG_VECTOR_LDG,
                           SMV_ALG_VECTOR_SHFL, SMV_ALG_CUSPARSE_ALG2,
-                          SMV_ALG_ADAPTIVE,    SMV_ALG_STREAM,
+                          SMV_ALG_ADAPTIVE,    SMV_ALG_TILED,
                           SMV_ALG_MERGE,       SMV_ALG_HOT};
   for (int s = 0; s < 2; s++) {
     smv_csr *A = tst_generate(specs[s]);
@@ -113,7 +113,7 @@ static void test_deterministic_rungs(void) {
         for (int rep = 0; rep < 3; rep++) {
           double *out = rep == 0 ? y1 : y;
           memcpy(out, y0, (size_t)m * sizeof(double));
-          CHECK_OK(smv_spmv_host(ctx, algs[a], 1.5, dA, x, -0.25, out));
+          CHECK_OK(smv_spmv_host_vectors(ctx, algs[a], 1.5, dA, x, -0.25, out));
           if (rep > 0)
             for (int64_t i = 0; i < m; i++)
               differ += memcmp(&y1[i], &y[i], sizeof(double)) != 0;

@@ -115,7 +115,7 @@ static void check_on(const smv_csr *A, smv_precision prec, unsigned flags,
     run_alg(ctx, SMV_ALG_HOT, dA, f32, dx, dy, m, nan, y12);
     CHECKF(tc_verify(A, f32, 1.0, x, 0.0, nan, y12, what) == 0, "%s", what);
     if (blocks[bi]) {
-      run_alg(ctx, SMV_ALG_STREAM, dA, f32, dx, dy, m, nan, y10);
+      run_alg(ctx, SMV_ALG_TILED, dA, f32, dx, dy, m, nan, y10);
       int64_t diff = 0;
       for (int64_t i = 0; i < m; i++)
         diff += memcmp(&y10[i], &y12[i], sizeof(double)) != 0;

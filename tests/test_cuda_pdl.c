@@ -190,6 +190,9 @@ static void chains_on(const smv_csr *A, smv_precision prec, const char *label) {
     if (!s)
       continue;
     CHECK_OK(smv_context_set_stream(ctx, (void *)s));
+    /* What is captured must be set up first (it is: the chains above ran
+     * it; prepared anyway, as a caller would). */
+    CHECK_OK(smv_matrix_prepare(ctx, c.dA, algs[a]));
     cudaGraph_t g = NULL;
     cudaGraphExec_t ge = NULL;
     CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));

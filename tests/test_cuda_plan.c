@@ -12,6 +12,9 @@
  *     6) plus ALG1 and ALG2; AUTO becomes one of them and gives a verified
  *     result, f64 and f32; cuSPARSE state made only for the measurement
  *     is released again;
+ *   - smv_matrix_prepare sets a rung up once (its state then counts in the
+ *     device bytes, rung 12 brings rung 10's tile list), the tuner keeps
+ *     what was prepared, and bad arguments are refused;
  *   - the plan record (reason, times) and bad arguments.
  * The capture rule for a cuSPARSE rung never prepared is in
  * test_cuda_graph.c (it needs the CUDA runtime's header).
@@ -176,7 +179,7 @@ static void auto_is(const char *spec, smv_alg want64, smv_alg want32) {
              f32 ? "f32" : "f64", smv_alg_name(p.alg), p.reason);
       /* Rung 10's plan line: scattered columns past the L2 gather in
        * entry order. */
-      if (p.alg == SMV_ALG_STREAM)
+      if (p.alg == SMV_ALG_TILED)
         CHECKF(strstr(p.reason, "rung 10 plan: ") &&
                    strstr(p.reason, "gathers in entry order"),
                "%s: plan: %s", spec, p.reason);
@@ -198,13 +201,61 @@ static void auto_is(const char *spec, smv_alg want64, smv_alg want32) {
 static void test_auto_scattered(void) {
   TC_NEED_DEVICE();
   /* 40M entries: 320 MB f32 past the L2; x 4 MB inside it. */
-  auto_is("rand:5000000:8,cols=1000000", SMV_ALG_STREAM, SMV_ALG_STREAM);
+  auto_is("rand:5000000:8,cols=1000000", SMV_ALG_TILED, SMV_ALG_TILED);
   auto_is("plaw:3000000:16,cols=1000000", SMV_ALG_CUSPARSE_ALG1,
           SMV_ALG_CUSPARSE_ALG1);
   /* A power-law graph, 31.4M entries: in f32 its hot columns (on an
    * H100 the 1351 of 1584 or more entries) hold 22% of them, so AUTO runs
    * rung 12; f64: ALG1. */
   auto_is("rmat:20:16", SMV_ALG_CUSPARSE_ALG1, SMV_ALG_HOT);
+}
+
+/* Lazy set-up made explicit: on lap3d:20 (AUTO runs rung 9) rungs 10-12
+ * hold nothing until prepared; prepared twice they hold the same; rung 12
+ * needs rung 10's tiles and sets them up; what the matrix holds before
+ * smv_matrix_tune stays after it; each prepared rung is right. */
+static void prepare_check(const char *spec, const smv_csr *A, int f32) {
+  smv_context *ctx = tc_context();
+  smv_matrix *dA = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
+  smv_matrix_plan_info p;
+  if (!dA || smv_matrix_plan(dA, &p) != SMV_OK) {
+    smv_matrix_free(dA);
+    return;
+  }
+  CHECKF(p.alg == SMV_ALG_ADAPTIVE, "%s: AUTO %s", spec, smv_alg_name(p.alg));
+  const size_t b0 = smv_matrix_device_bytes(dA);
+  CHECK_OK(smv_matrix_prepare(ctx, dA, SMV_ALG_HOT));
+  const size_t b1 = smv_matrix_device_bytes(dA);
+  CHECKF(b1 > b0, "%s: rung 12 (and rung 10's tiles): %zu bytes, before %zu",
+         spec, b1, b0);
+  CHECK_OK(smv_matrix_prepare(ctx, dA, SMV_ALG_TILED)); /* set up already */
+  CHECK_OK(smv_matrix_prepare(ctx, dA, SMV_ALG_HOT));
+  CHECK(smv_matrix_device_bytes(dA) == b1);
+  CHECK_OK(smv_matrix_prepare(ctx, dA, SMV_ALG_MERGE));
+  const size_t b2 = smv_matrix_device_bytes(dA);
+  CHECKF(b2 > b1, "%s: rung 11: %zu bytes, before %zu", spec, b2, b1);
+  CHECK_OK(smv_matrix_prepare(ctx, dA, SMV_ALG_AUTO)); /* rung 9: set up */
+  CHECK(smv_matrix_device_bytes(dA) == b2);
+  const smv_alg algs[] = {SMV_ALG_TILED, SMV_ALG_MERGE, SMV_ALG_HOT};
+  for (int i = 0; i < 3; i++)
+    CHECK_INT(tc_case(ctx, dA, A, algs[i], 1.5, -0.5, 0, 1, spec), 0);
+  CHECK(smv_matrix_device_bytes(dA) == b2);
+  CHECK_OK(smv_matrix_tune(ctx, dA, 3));
+  CHECKF(smv_matrix_device_bytes(dA) >= b2,
+         "%s: %zu bytes after tuning, %zu "
+         "before",
+         spec, smv_matrix_device_bytes(dA), b2);
+  /* Bad arguments. */
+  CHECK_STATUS(smv_matrix_prepare(ctx, NULL, SMV_ALG_TILED), SMV_ERR_ARG);
+  CHECK_STATUS(smv_matrix_prepare(ctx, dA, SMV_ALG_COUNT), SMV_ERR_ARG);
+  CHECK_STATUS(smv_matrix_prepare(NULL, dA, SMV_ALG_TILED), SMV_ERR_ARG);
+  smv_matrix_free(dA);
+}
+
+static void test_prepare(void) {
+  TC_NEED_DEVICE();
+  both_precisions("lap3d:20", prepare_check);
 }
 
 static void test_plan_edges(void) {
@@ -247,6 +298,7 @@ static void test_plan_edges(void) {
 int main(void) {
   RUN(test_lazy_cusparse);
   RUN(test_tune);
+  RUN(test_prepare);
   RUN(test_plan_edges);
   RUN(test_auto_scattered);
   smv_context_free(tc_ctx);

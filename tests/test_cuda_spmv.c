@@ -203,8 +203,8 @@ static void test_one_round_tiers(void) {
   int b = 0, d = 0;
   CHECK_OK(smv_matrix_launch_block(ctx, dA, SMV_ALG_ADAPTIVE, &b));
   CHECK_INT(b, 256);
-  CHECK_OK(smv_matrix_launch_block(ctx, dA, SMV_ALG_STREAM, &b));
-  CHECK_OK(smv_kernel_default_block(ctx, SMV_ALG_STREAM, SMV_F64, &d));
+  CHECK_OK(smv_matrix_launch_block(ctx, dA, SMV_ALG_TILED, &b));
+  CHECK_OK(smv_kernel_default_block(ctx, SMV_ALG_TILED, SMV_F64, &d));
   CHECK_INT(b, d);
   CHECK_OK(smv_context_set_block_size(ctx, 96));
   CHECK_OK(smv_matrix_launch_block(ctx, dA, SMV_ALG_ADAPTIVE, &b));
@@ -363,7 +363,7 @@ static void test_adaptive_reproducible(void) {
   TC_NEED_DEVICE();
   /* Rung 9 (chunks of 128), rungs 10 and 11 (pieces of one tile,
    * 256-4096). */
-  const smv_alg algs[] = {SMV_ALG_ADAPTIVE, SMV_ALG_STREAM, SMV_ALG_MERGE};
+  const smv_alg algs[] = {SMV_ALG_ADAPTIVE, SMV_ALG_TILED, SMV_ALG_MERGE};
   for (int a = 0; a < 3; a++) {
     reproducible_on("denserow:300:3,cols=2500", algs[a]);    /* 20 chunks */
     reproducible_on("denserow:1000:4,cols=150000", algs[a]); /* 1172 */

@@ -298,6 +298,8 @@ static void test_graph(void) {
   if (g)
     cudaGraphDestroy(g), g = NULL;
   CHECK_OK(smv_matrix_prepare_transpose(ctx, dA));
+  /* What is captured is set up (AUTO's rung is at analysis; on A^T too). */
+  CHECK_OK(smv_matrix_prepare(ctx, dA, SMV_ALG_AUTO));
   CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
   CHECK_OK(smv_spmm(ctx, SMV_SPMM_OURS, 1.5, dA, dX, k, 0.0, dY, k, k,
                     SMV_LAYOUT_ROW_MAJOR));

@@ -470,7 +470,7 @@ static void lib_rungs(Mat<T> &M, const smv_csr *A, smv_context *ctx,
     exit(1);
   }
   const smv_alg algs[3] = {SMV_ALG_ADAPTIVE, SMV_ALG_CUSPARSE_ALG1,
-                           SMV_ALG_STREAM};
+                           SMV_ALG_TILED};
   const char *an[3] = {"lib9", "alg1", "lib10"};
   for (int a = 0; a < 3; a++) {
     auto f = [&] { smv_spmv(ctx, algs[a], 1.0, dA, M.x, 0.0, M.y); };

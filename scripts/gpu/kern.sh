@@ -30,7 +30,7 @@ parts=${*:-test large real}
 summary=$OUT/kern-summary.txt
 : >"$summary"
 MATS=${SMV_MATRICES:-.shared/matrices}
-ALGS=${SMV_KERN_ALGS:-adaptive,stream,cusparse-alg1,cusparse-alg2,auto}
+ALGS=${SMV_KERN_ALGS:-adaptive,tiled,cusparse-alg1,cusparse-alg2,auto}
 LARGE=${SMV_KERN_LARGE:-band:8000000:3 band:8000000:4 band:8000000:8 band:4000000:16 band:2000000:24 band:2000000:32 band:1500000:40 band:1000000:64 lap3d:100 lap3d:250 lap2d:3000 rand:2000000:16 rand:20000000:16 plaw:2000000:16 denserow:2000000:16}
 
 note "gpu-kern: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $COMMIT"
@@ -56,7 +56,7 @@ summarize() { # csv
         bw = best(w, k); bf = best(f, k); bg = best(g, k); v = "ok"
         for (a in algs) if (ok[k, a] != "" && ok[k, a] != "PASS") v = "FAIL:" a
         printf "%-34s %-4s %9.2f %9.2f %9.2f %9.2f %7.3f %7s %7s %6.1f %6s %-6s %s\n", p[1], p[2], w[k, "auto"], bw,
-          w[k, "adaptive"], w[k, "stream"], bw / w[k, "auto"],
+          w[k, "adaptive"], w[k, "tiled"], bw / w[k, "auto"],
           (f[k, "auto"] > 0 ? sprintf("%.3f", bf / f[k, "auto"]) : "-"),
           (g[k, "auto"] > 0 ? sprintf("%.3f", bg / g[k, "auto"]) : "-"), pw[k, "auto"],
           (pf[k, "auto"] > 0 ? sprintf("%.1f", pf[k, "auto"]) : "-"), v,
@@ -84,7 +84,7 @@ for p in $parts; do
       fi
     done
     note "device tests: $pass passed, $fail failed, $skip skipped ($((SECONDS - t)) s)"
-    grep -h 'spmv_stream\|spmv_adaptive' "$LOGS"/test_*.log | sort -u | tee -a "$summary"
+    grep -h 'spmv_tiled\|spmv_adaptive' "$LOGS"/test_*.log | sort -u | tee -a "$summary"
     SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in memcheck racecheck; do
       t=$SECONDS

@@ -30,7 +30,7 @@ gpu_build all
 
 t=$SECONDS
 timeout "${SMV_SUITE_BUDGET:-560}" build/smv bench --suite issue8 \
-  --matrices "$MATS" --alg auto,adaptive,stream,cusparse-alg1,cusparse-alg2 \
+  --matrices "$MATS" --alg auto,adaptive,tiled,cusparse-alg1,cusparse-alg2 \
   --precision both --flush-l2 --runs 100 --max-time 0.3 --graph-batch 50 \
   --quiet --csv "$OUT/suite.csv" --markdown "$OUT/suite.md" \
   >"$OUT/suite.txt" 2>"$OUT/suite.err"

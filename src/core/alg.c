@@ -13,14 +13,19 @@ struct rung_info {
   const char *name;   /* --alg NAME                                   */
   const char *kernel; /* the CUDA kernel of ours, NULL for cuSPARSE   */
   const char *what;   /* one line: what the rung changes              */
+  int tuned;          /* a candidate of smv_matrix_tune               */
 };
 
 static const struct rung_info rungs[] = {
-#define SMV_RUNG(n, alg, name, kernel, glue, what) {alg, name, kernel, what},
-#define SMV_RUNG_LIB(n, alg, name, what) {alg, name, NULL, what},
+#define SMV_RUNG(n, alg, name, kernel, glue, tuned, what)                      \
+  {alg, name, kernel, what, tuned},
+#define SMV_RUNG_LIB(n, alg, name, glue, tuned, what)                          \
+  {alg, name, NULL, what, tuned},
+#define SMV_RUNG_AUTO(n, alg, name, what) {alg, name, NULL, what, 0},
 #include "rungs.def"
 #undef SMV_RUNG
 #undef SMV_RUNG_LIB
+#undef SMV_RUNG_AUTO
 };
 _Static_assert(sizeof rungs / sizeof rungs[0] == SMV_ALG_COUNT,
                "src/core/rungs.def needs one line per smv_alg");
@@ -43,14 +48,31 @@ const char *smv_alg_description(smv_alg alg) {
   return r ? r->what : NULL;
 }
 
+int smv_alg_tuned(smv_alg alg) {
+  const struct rung_info *r = info(alg);
+  return r ? r->tuned : 0;
+}
+
 const char *smv_kernel_name(smv_alg alg) {
   const struct rung_info *r = info(alg);
   return r ? r->kernel : NULL;
 }
 
+/* Former names, still parsed so users' scripts keep working (smv.h):
+ * rung 10 was "stream" until the word was kept for CUDA streams. */
+static const struct {
+  const char *name;
+  smv_alg alg;
+} former[] = {{"stream", SMV_ALG_TILED}, {"spmv_stream", SMV_ALG_TILED}};
+
 smv_status smv_alg_parse(const char *name, smv_alg *alg) {
   if (!name || !alg)
     return SMV_ERR_ARG;
+  for (size_t i = 0; i < sizeof former / sizeof former[0]; i++)
+    if (strcasecmp(name, former[i].name) == 0) {
+      *alg = former[i].alg;
+      return SMV_OK;
+    }
   for (int i = 0; i < SMV_ALG_COUNT; i++) {
     if (strcasecmp(name, rungs[i].name) == 0 ||
         (rungs[i].kernel && strcasecmp(name, rungs[i].kernel) == 0)) {
@@ -65,4 +87,27 @@ smv_status smv_alg_parse(const char *name, smv_alg *alg) {
     return SMV_OK;
   }
   return SMV_ERR_NOT_FOUND;
+}
+
+/* AUTO's rule, as text (src/core/auto.def; the engine evaluates the same
+ * lines in smv_auto_choose). */
+static const struct {
+  const char *cond;
+  smv_alg alg;
+  const char *why;
+} auto_rule[] = {
+#define SMV_AUTO_RULE(cond, alg, why) {#cond, alg, why},
+#include "auto.def"
+#undef SMV_AUTO_RULE
+};
+
+smv_status smv_auto_rule_line(int i, char *buf, size_t n) {
+  if (!buf || n == 0)
+    return SMV_ERR_ARG;
+  if (i < 0 || (size_t)i >= sizeof auto_rule / sizeof auto_rule[0])
+    return SMV_ERR_NOT_FOUND;
+  const int w = snprintf(buf, n, "%d. `%s` -> `%s` (rung %d): %s", i + 1,
+                         auto_rule[i].cond, smv_alg_name(auto_rule[i].alg),
+                         (int)auto_rule[i].alg, auto_rule[i].why);
+  return w >= 0 && (size_t)w < n ? SMV_OK : SMV_ERR_ARG;
 }

@@ -48,6 +48,10 @@ smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   (void)opt;
   return smv_matrix_create(ctx, A, prec, dA);
 }
+smv_status smv_matrix_prepare(smv_context *ctx, smv_matrix *dA, smv_alg alg) {
+  (void)ctx, (void)dA, (void)alg;
+  return SMV_ERR_NO_DEVICE;
+}
 smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *dA, int runs) {
   (void)ctx, (void)dA, (void)runs;
   return SMV_ERR_NO_DEVICE;

@@ -42,7 +42,11 @@ expect_err 2 "explicit --beta" "y without beta" "$SMV" spmv "$T_TMP/a.mtx" --y "
 expect_err 2 "--backend must be auto, cpu or cuda" "bad backend" "$SMV" spmv lap2d:3 --backend gpu
 expect_err 2 "--precision must be f64 or f32" "bad precision" "$SMV" spmv lap2d:3 --precision f16
 expect_err 2 "unknown --alg 'fastest'" "bad alg" "$SMV" spmv lap2d:3 --alg fastest
-expect_err 2 "cusparse-alg2, adaptive, stream, merge, hot;" "bad alg lists rungs 9 to 12" "$SMV" spmv lap2d:3 --alg fastest
+# The rung names come from the registry: the error lists every line of
+# src/core/rungs.def, in number order (the tests run from the repository root).
+RUNGS=$(sed -n 's/^SMV_RUNG[A-Z_]*([0-9]*, [A-Z0-9_]*, "\([^"]*\)".*/\1/p' src/core/rungs.def | paste -sd, - | sed 's/,/, /g')
+[ -n "$RUNGS" ] || bad "no rung names read from src/core/rungs.def"
+expect_err 2 "(CUDA: $RUNGS;" "bad alg lists every rung of the registry" "$SMV" spmv lap2d:3 --alg fastest
 expect_err 2 "--alpha: 'abc' is not a number" "bad alpha" "$SMV" spmv lap2d:3 --alpha abc
 expect_err 2 "--beta: 'nan' is not a number" "nan beta" "$SMV" spmv lap2d:3 --beta nan --y "$T_TMP/y.mtx"
 expect_err 2 "--x needs a value" "x without value" "$SMV" spmv lap2d:3 --x

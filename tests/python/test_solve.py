@@ -217,7 +217,7 @@ def test_cuda_matches_cpu_and_algs():
     A = nonsymmetric(500, seed=3)
     b = rhs(500, seed=9)
     xc, ic = smv.bicgstab(A, b, tol=1e-12, backend="cpu")
-    for alg in ("auto", "adaptive", "stream", "cusparse-alg1"):
+    for alg in ("auto", "adaptive", "tiled", "cusparse-alg1"):
         with smv.Matrix(A, backend="cuda") as M:
             xg, ig = M.solve(b, method="bicgstab", tol=1e-12, alg=alg)
         assert ig.converged and relerr(xg, xc) <= 1e-9
@@ -400,7 +400,7 @@ def test_struct_layout_matches_library():
 
 
 def test_alg_tables_come_from_the_library():
-    assert smv.SPMV_ALGS["stream"] == 10
+    assert smv.SPMV_ALGS["tiled"] == 10
     for name, i in smv.SPMV_ALGS.items():
         assert L.alg_name(i).decode() == name
     assert L.alg_name(len(smv.SPMV_ALGS)) is None

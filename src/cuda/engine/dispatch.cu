@@ -5,9 +5,13 @@
  * ==========================================================================
  * THE LADDER (table of contents; numbers are stable, never renumbered).
  * One line per rung: what changed / why / where it loses. The registry of
- * names and descriptions is src/core/rungs.def; the measurements (H100, dated,
- * with commits) are in bench/results/h100-80gb-hbm3/ladder.md, section
- * "Rung notes (moved from dispatch.cu)".
+ * names, descriptions and descriptors is src/core/rungs.def; the
+ * measurements (dated, with commits) are in
+ * bench/results/h100-80gb-hbm3/ladder.md, sections "Rung notes (moved from
+ * dispatch.cu)" and "Rung notes (moved from the rung files)". The tuner
+ * times every rung but 2, 3, 4 and 6 (rungs.def's `tuned`): 2 and 4 are
+ * superseded by 5 (the same loads, a slower reduction), 3 and 6 are
+ * losses; 11, a loss AUTO never picks, is still timed.
  * ==========================================================================
  * 1 scalar: thread per row / no setup, short rows busy / waits on longest row
  * 2 vector: warp per row, smem reduction / coalesced rows / idle lanes <32
@@ -23,7 +27,7 @@
  *   plaw-like rows; launched with PDL (its start overlaps the kernel
  *   before it) / concurrent rung-9 SpMVs on one matrix with
  *   multi-chunk rows must not overlap
- * 10 stream: rows in fixed-size tiles staged in shared memory, 16-byte
+ * 10 tiled: rows in fixed-size tiles staged in shared memory, 16-byte
  *   loads, 1-32 threads per row / no lane waste at any row length, f32
  *   past the L2 / small matrices (staging and barriers), 5-7 per row f32
  * 11 merge: rung 10's tiles summed along the merge path (each thread an
@@ -37,7 +41,8 @@
  *   whose tag lookups limit graphs / f64 (0.82-0.97x ALG1 on R-MAT),
  *   4 bytes more per entry; AUTO's pick for f32 graphs (rmat:22:16 1.05x,
  *   perm=rand 1.11x ALG1)
- * 0 auto: smv_auto_choose below, once per matrix at upload
+ * 0 auto: smv_auto_choose below (src/core/auto.def), once per matrix at
+ *   analysis
  *
  * Block sizes: every rung with a kernel gets the block size with the
  * highest occupancy for its real registers and shared memory on the actual
@@ -52,20 +57,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-const struct smv_rung *smv_rung_of(smv_alg alg) {
-  switch (alg) { /* from the registry, src/core/rungs.def */
-#define SMV_RUNG(n, alg, name, kernel, glue, what)                             \
-  case alg:                                                                    \
-    return &glue;
-#define SMV_RUNG_LIB(n, alg, name, what)
-#include "rungs.def"
-#undef SMV_RUNG
-#undef SMV_RUNG_LIB
-  default:
-    return NULL; /* AUTO and the cuSPARSE rungs have no kernel of ours */
-  }
-}
 
 /* ---- block sizes ----------------------------------------------------------
  */
@@ -97,8 +88,14 @@ static int warps_at(const smv_arch *arch, const struct smv_rung *r,
 smv_status smv_blocks_init(smv_context *ctx) {
   const smv_arch *arch = smv_arch_find(ctx->prop.major, ctx->prop.minor);
   memset(ctx->default_block, 0, sizeof ctx->default_block);
-  for (int a = 0; a < SMV_RUNGS; a++) {
+  for (int a = 0; a < SMV_ALG_COUNT; a++) {
     const struct smv_rung *r = smv_rung_of((smv_alg)a);
+    if (r && r->alg != (smv_alg)a) /* a descriptor on the wrong line */
+      return smv_ctx_set(ctx, SMV_ERR_ARG,
+                         "src/core/rungs.def: line %d names the descriptor "
+                         "of rung %d",
+                         a, (int)r->alg);
+    r = smv_kernel_rung_of((smv_alg)a);
     if (!r)
       continue;
     for (int p = 0; p < 2; p++) {
@@ -135,57 +132,17 @@ smv_status smv_blocks_init(smv_context *ctx) {
 /* ---- AUTO -----------------------------------------------------------------
  */
 
-/* The rung AUTO runs for a matrix.
- *
- * Rule (V = 8 bytes in f64, 4 in f32; "past the L2": nnz * (V + 4) bytes
- * of values and indices > the device's L2):
- *   inside the L2: rung 9 (adaptive);
- *   past it, scattered columns (col_spread > 0.05), f32 with x inside the
- *   L2 and rung 12's hot columns (built at analysis for this test) holding
- *   10% of the entries or more (power-law graphs): rung 12 (rmat:22:16
- *   f32 1.05x ALG1, with perm=rand 1.11x; plaw and rand have none); else
- *   rung 9 when there are
- *   8 or more entries per row, x itself outgrows the L2 (cols * V > L2)
- *   and the rows are even (longest <= 4 x mean); with x inside the L2 and
- *   at most one row in 10^4 longer than 4 x mean, rung 10 (its tiles
- *   split a dense row, its 16-byte loads help f32, and its gathers in
- *   entry order help f64: see suite.md, where power-law rows (plaw, rmat:
- *   1.5% and more long rows) still lose to ALG1 in f64 and without hot
- *   columns); else cuSPARSE ALG1;
- *   past it, fewer than 8 entries per row: rung 9 (one thread per row);
- *   past it, 8 to 96 entries per row: rung 10 (stream);
- *   past it, longer rows: rung 9.
- *
- * Why: rung 10 streams 9..96 entries per row past the L2 at 91-100% of
- * the copy bandwidth where rung 9's power-of-two lanes waste most of a
- * round; rung 9 keeps short rows (one thread per row), very long rows and
- * everything inside the L2 (launch-bound: rung 10's staging costs more);
- * cuSPARSE ALG1 is ahead on scattered columns while x fits in the L2. The
- * measurements behind each boundary, dated, are in
- * bench/results/h100-80gb-hbm3/kernels-issue8.md. */
-smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m) {
-  const struct smv_matrix_stats *s = &m->st;
-  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
-  const double l2 = (double)ctx->prop.l2CacheSize;
-  if (!smv_matrix_past_l2(ctx, m))
-    return SMV_ALG_ADAPTIVE;
-  if (smv_matrix_scattered(m)) {
-    if (smv_hot_auto_candidate(ctx, m) && m->hot.k > 0 &&
-        m->hot.mass >= SMV_HOT_AUTO_MASS)
-      return SMV_ALG_HOT;
-    const int x_past_l2 = (double)s->cols * vbytes > l2;
-    const int even = (double)s->row_max <= 4.0 * s->row_mean;
-    if (s->row_mean >= 8.0 && x_past_l2 && even)
-      return SMV_ALG_ADAPTIVE;
-    if (!x_past_l2 && s->long_rows * 10000 <= s->rows)
-      return SMV_ALG_STREAM;
-    return SMV_ALG_CUSPARSE_ALG1;
-  }
-  if (s->row_mean < 8.0)
-    return SMV_ALG_ADAPTIVE;
-  if (s->row_mean < 96.0)
-    return SMV_ALG_STREAM;
-  return SMV_ALG_ADAPTIVE;
+/* The rung AUTO runs for a matrix: the first line of its rule
+ * (src/core/auto.def, written out in docs/engine.md and checked against it
+ * by tests/test_rungs.c) that holds for the facts smv_auto_facts_of
+ * gathered. */
+smv_alg smv_auto_choose(const struct smv_auto_facts *f) {
+#define SMV_AUTO_RULE(cond, alg, why)                                          \
+  if (cond)                                                                    \
+    return alg;
+#include "auto.def"
+#undef SMV_AUTO_RULE
+  return SMV_ALG_ADAPTIVE; /* the rule's last line always holds */
 }
 
 /* ---- smv_spmv -------------------------------------------------------------
@@ -198,36 +155,62 @@ static int is_one(smv_precision prec, double v) {
   return prec == SMV_F64 ? v == 1.0 : (float)v == 1.0f;
 }
 
+/* The checks every entry point opens with; `fn` names it in the error. */
 static smv_status check_common(smv_context *ctx, smv_alg alg,
-                               const smv_matrix *dA) {
+                               const smv_matrix *dA, const char *fn) {
   if (!ctx)
     return SMV_ERR_ARG;
   if (!dA)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv: NULL matrix");
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "%s: NULL matrix", fn);
   if ((int)alg < 0 || alg >= SMV_ALG_COUNT)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv: unknown alg %d", (int)alg);
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "%s: unknown alg %d", fn, (int)alg);
   if (dA->device != ctx->device)
     return smv_ctx_set(ctx, SMV_ERR_ARG,
-                       "smv_spmv: matrix lives on device %d, context on %d",
+                       "%s: matrix lives on device %d, context on %d", fn,
                        dA->device, ctx->device);
   return SMV_OK;
 }
 
 /* The block size a launch of rung `alg` (one with a kernel of ours) on m
- * uses: the caller's size for every rung, else the matrix's own plan where
- * it has one (rung 9's one-round plan), else the rung's default. */
+ * uses: the caller's size for every rung, else the plan of the rung's
+ * state where it has one (rung 9's one-round plan), else the rung's
+ * default. */
 static int launch_block(const smv_context *ctx, const smv_matrix *m,
                         smv_alg alg) {
   if (ctx->block_override)
     return ctx->block_override;
-  if (alg == SMV_ALG_ADAPTIVE && m->block)
-    return m->block;
-  return ctx->default_block[alg][m->prec];
+  const struct smv_rung *r = smv_rung_of(alg);
+  const int planned = r && r->block && m->ready[alg] && m->state[alg]
+                          ? r->block(m->state[alg])
+                          : 0;
+  return planned ? planned : ctx->default_block[alg][m->prec];
+}
+
+/* Rung alg set up on m, or set up now: refused inside a stream capture
+ * (set-up allocates and synchronises; nothing is allocated then). `fn`
+ * names the caller in the error. */
+static smv_status ensure_ready(smv_context *ctx, smv_matrix *m, smv_alg alg,
+                               const char *fn) {
+  const struct smv_rung *r = smv_rung_of(alg);
+  if (!r || !r->setup || m->ready[alg])
+    return SMV_OK;
+  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  cudaError_t e = cudaStreamIsCapturing(ctx->stream, &cs);
+  if (e != cudaSuccess)
+    return smv_cu_fail(ctx, e, "%s: cudaStreamIsCapturing", fn);
+  if (cs != cudaStreamCaptureStatusNone)
+    return smv_ctx_set(
+        ctx, SMV_ERR_UNSUPPORTED,
+        "%s: rung %d (%s) is not set up for this matrix and cannot be set up "
+        "inside a stream capture (set-up allocates and synchronises): call "
+        "smv_matrix_prepare before capturing, or run the rung once",
+        fn, (int)alg, smv_alg_name(alg));
+  return smv_rung_prepare(ctx, m, alg, NULL, 1);
 }
 
 static smv_status spmv_device(smv_context *ctx, smv_alg alg, double alpha,
                               smv_matrix *dA, const void *x, double beta,
-                              void *y) {
+                              void *y, const char *fn) {
   const struct smv_matrix_stats *s = &dA->st;
   cudaError_t e;
   /* BLAS semantics: nothing to multiply -> y = beta*y, A and x unread. */
@@ -241,13 +224,15 @@ static smv_status spmv_device(smv_context *ctx, smv_alg alg, double alpha,
     return SMV_OK;
   }
   if (!x)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv: x is NULL");
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "%s: x is NULL", fn);
   if (alg == SMV_ALG_AUTO)
     alg = dA->auto_alg;
-  if (alg == SMV_ALG_CUSPARSE_ALG1 || alg == SMV_ALG_CUSPARSE_ALG2)
-    return smv_sparse_run(ctx, alg, dA, alpha, x, beta, y);
-
+  smv_status st = ensure_ready(ctx, dA, alg, fn);
+  if (st != SMV_OK)
+    return st;
   const struct smv_rung *r = smv_rung_of(alg);
+  if (r->run) /* a library's SpMV (cuSPARSE) */
+    return r->run(ctx, dA, dA->state[alg], alpha, x, beta, y);
   struct smv_launch L;
   memset(&L, 0, sizeof L);
   L.prec = dA->prec;
@@ -261,9 +246,9 @@ static smv_status spmv_device(smv_context *ctx, smv_alg alg, double alpha,
   L.beta = beta;
   L.stream = ctx->stream;
   L.m = dA;
+  L.state = dA->state[alg];
   if (alg == SMV_ALG_VECTOR_TEX) {
-    smv_status st =
-        smv_tex_lookup(ctx, dA->prec, x, s->cols, &L.tex, &L.tex_offset);
+    st = smv_tex_lookup(ctx, dA->prec, x, s->cols, &L.tex, &L.tex_offset);
     if (st != SMV_OK)
       return st;
     if (!L.tex) /* cannot bind x: the read-only path computes the same */
@@ -280,7 +265,7 @@ static smv_status spmv_device(smv_context *ctx, smv_alg alg, double alpha,
 extern "C" smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
                                smv_matrix *dA, const void *x, double beta,
                                void *y) {
-  smv_status st = check_common(ctx, alg, dA);
+  smv_status st = check_common(ctx, alg, dA, "smv_spmv");
   if (st != SMV_OK)
     return st;
   if (dA->st.rows == 0)
@@ -295,7 +280,30 @@ extern "C" smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
   struct smv_device_guard g;
   if ((st = smv_device_enter(ctx, &g)) != SMV_OK)
     return st;
-  st = spmv_device(ctx, alg, alpha, dA, x, beta, y);
+  st = spmv_device(ctx, alg, alpha, dA, x, beta, y, "smv_spmv");
+  smv_device_leave(&g);
+  return st;
+}
+
+extern "C" smv_status smv_matrix_prepare(smv_context *ctx, smv_matrix *dA,
+                                         smv_alg alg) {
+  smv_status st = check_common(ctx, alg, dA, "smv_matrix_prepare");
+  if (st != SMV_OK)
+    return st;
+  struct smv_device_guard g;
+  st = smv_device_enter_uncaptured(
+      ctx, &g, "smv_matrix_prepare: ", SMV_ERR_UNSUPPORTED,
+      "smv_matrix_prepare: the stream is being captured (set-up allocates "
+      "and synchronises): prepare before capturing");
+  if (st != SMV_OK)
+    return st;
+  const smv_alg a = alg == SMV_ALG_AUTO ? dA->auto_alg : alg;
+  st = smv_rung_prepare(ctx, dA, a, NULL, 1);
+  /* A^T, once built, runs the same rung (smv_spmv_t). */
+  if (st == SMV_OK && dA->transpose) {
+    const smv_alg t = alg == SMV_ALG_AUTO ? dA->transpose->auto_alg : alg;
+    st = smv_rung_prepare(ctx, dA->transpose, t, NULL, 1);
+  }
   smv_device_leave(&g);
   return st;
 }
@@ -357,22 +365,23 @@ extern "C" smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg,
                                             double alpha, smv_matrix *dA,
                                             const double *x, double beta,
                                             double *y) {
-  smv_status st = check_common(ctx, alg, dA);
+  smv_status st = check_common(ctx, alg, dA, "smv_spmv_host_vectors");
   if (st != SMV_OK)
     return st;
   const int64_t rows = dA->st.rows, cols = dA->st.cols;
   if (rows == 0)
     return SMV_OK;
   if (!y)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv_host: y is NULL");
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv_host_vectors: y is NULL");
   if (smv_overlap(x, (size_t)cols * sizeof *x, y, (size_t)rows * sizeof *y))
-    return smv_ctx_set(ctx, SMV_ERR_ARG,
-                       "smv_spmv_host: x and y overlap (in-place SpMV is not "
-                       "supported: y must not share memory with x)");
+    return smv_ctx_set(
+        ctx, SMV_ERR_ARG,
+        "smv_spmv_host_vectors: x and y overlap (in-place SpMV is not "
+        "supported: y must not share memory with x)");
   const int need_x = dA->st.nnz > 0 && !is_zero(dA->prec, alpha);
   const int need_y = !is_zero(dA->prec, beta);
   if (need_x && !x)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv_host: x is NULL");
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv_host_vectors: x is NULL");
   const int f32 = dA->prec == SMV_F32;
   const size_t esize = f32 ? sizeof(float) : sizeof(double);
 
@@ -411,7 +420,8 @@ extern "C" smv_status smv_spmv_host_vectors(smv_context *ctx, smv_alg alg,
     goto out;
   if (need_y && (st = upload(ctx, dy, y, rows, stage, 0, "y")) != SMV_OK)
     goto out;
-  if ((st = spmv_device(ctx, alg, alpha, dA, dx, beta, dy)) != SMV_OK)
+  if ((st = spmv_device(ctx, alg, alpha, dA, dx, beta, dy,
+                        "smv_spmv_host_vectors")) != SMV_OK)
     goto out;
   e = cudaMemcpyAsync(f32 ? (void *)stage : (void *)y, dy, (size_t)rows * esize,
                       cudaMemcpyDeviceToHost, ctx->stream);
@@ -451,7 +461,7 @@ static smv_status kernel_of(smv_context *ctx, smv_alg alg, smv_precision prec,
     return SMV_ERR_ARG;
   if (prec != SMV_F64 && prec != SMV_F32)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "precision %d", (int)prec);
-  *r = smv_rung_of(alg);
+  *r = smv_kernel_rung_of(alg);
   if (!*r)
     return smv_ctx_set(ctx, SMV_ERR_NOT_FOUND,
                        "alg %d (%s) has no kernel of smv's own", (int)alg,

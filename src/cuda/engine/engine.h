@@ -7,12 +7,14 @@
  *                 texture objects rung 3 reads x through;
  *   smv_matrix  — one CSR matrix on that device (int32 row offsets, int32
  *                 column indices, double or float values), its statistics
- *                 (computed once, at upload: the "analysis" phase) and the
- *                 preprocessing the rungs need (cuSPARSE descriptors and
- *                 buffers, the adaptive rung's long-row list).
+ *                 (computed once, at upload: the "analysis" phase), its
+ *                 plan and one opaque slot per rung for the state that
+ *                 rung keeps (cuSPARSE descriptors and buffers, rung 9's
+ *                 long-row list, the tile lists), set up when needed.
  *
- * Every rung file (spmv_N_name.cu) provides the functions declared at the
- * end of this header; dispatch.cu ties them together.
+ * Every rung file (spmv_N_name.cu) defines one descriptor (struct
+ * smv_rung below), named in the registry src/core/rungs.def; rungs.cu
+ * loops over them and dispatch.cu runs them.
  */
 #ifndef SMV_CUDA_ENGINE_H
 #define SMV_CUDA_ENGINE_H
@@ -40,9 +42,6 @@ struct smv_tex_entry {
   int64_t offset; /* elements between the bound base and ptr      */
 };
 
-/* Rungs with a kernel of ours, in ladder order (index = smv_alg). */
-#define SMV_RUNGS SMV_ALG_COUNT
-
 struct smv_context {
   int device;
   cudaStream_t own_stream; /* created here, destroyed in free          */
@@ -55,8 +54,8 @@ struct smv_context {
   int max_tex1d_linear; /* texels, cudaDevAttrMaxTexture1DLinearWidth */
   size_t tex_align;     /* bytes, cudaDevAttrTextureAlignment         */
 
-  int block_override;              /* 0 = per-rung default            */
-  int default_block[SMV_RUNGS][2]; /* [alg][prec], 0 if no kernel     */
+  int block_override;                  /* 0 = per-rung default            */
+  int default_block[SMV_ALG_COUNT][2]; /* [alg][prec], 0: no kernel */
 
   struct smv_tex_entry tex[SMV_TEX_CACHE];
   int ntex;
@@ -85,126 +84,33 @@ struct smv_matrix_stats {
   double col_spread;
 };
 
-/* cuSPARSE state of rungs 7 and 8 (index 0 = CSR_ALG1, 1 = CSR_ALG2):
- * one sparse-matrix descriptor and one external buffer per algorithm,
- * each prepared only when needed (AUTO's choice, SMV_MATRIX_CUSPARSE, the
- * tuner, or lazily on a first call outside a capture); the dense-vector
- * descriptors are shared (made with the first algorithm) and get the
- * caller's x and y pointers on every call (cusparseDnVecSetValues: no
- * allocation). */
-struct smv_sparse_state {
-  int ready[2];      /* algorithm i prepared (never for a matrix without
-                        entries: rungs 7/8 are not called there) */
-  double prep_ms[2]; /* bufferSize + cudaMalloc + preprocess, host clock */
-  cusparseSpMatDescr_t mat[2];
-  cusparseDnVecDescr_t vx, vy;
-  void *buffer[2];
-  size_t buffer_bytes[2];
-};
-
-/* A tile list (rungs 10 and 11, built by smv_tiles_build in tiles.cu):
- * the rows cut into tiles of whole rows of at most `tile` work items each
- * (entries for rung 10, rows + entries for rung 11), and rows too long for
- * one tile cut into pieces of `tile` entries. `list` (device) holds
- * ntiles + 1 entries of {first row, -1} for a tile of whole rows, {row,
- * first entry} for a piece, ending with {rows, -1}; with pieces the same
- * allocation holds `partials` (8 bytes per tile) and `counts` (4 bytes per
- * tile; 0 between calls), and always `next`: two counters for a kernel
- * that takes tiles in turn (rung 12: the next tile, the blocks done; 0
- * between calls). Only `list` is freed.
- * load: how the entries are loaded (below). */
-enum smv_tile_load {
-  SMV_TILE_RO = 0,   /* read-only path (__ldg): a matrix inside the L2      */
-  SMV_TILE_EF = 1,   /* past the L2: the stream (indices, values: read once)
-                        ld.global.cs, evict-first, so x stays in the L2     */
-  SMV_TILE_EF_TG = 2 /* the same, gathers of x in entry order across the
-                        warp (tile_common.h's stage_tg): scattered columns
-                        past the L2                                       */
-};
-struct smv_tiles {
-  int tile;
-  int load; /* enum smv_tile_load */
-  int64_t ntiles;
-  size_t bytes; /* the one allocation at list */
-  int2 *list;
-  void *partials;
-  unsigned *counts;
-  unsigned *next;
-};
-
-/* Rung 12's hot columns (spmv_12_hot.cu, smv_hot_setup): the k most used
- * columns (each in `threshold` or more entries), whose x every block keeps
- * in shared memory. `col` (device) is the column array with ~slot in place
- * of a hot column; `list` (same allocation, after it) the k columns by
- * slot: nnz * 4 + k * 4 bytes, only `col` is freed. k = 0: no hot columns,
- * col and list NULL. block and grid: the default launch (persistent: the
- * blocks that fit on the device; 0 without tiles), sms the device's SM
- * count for other block sizes. The rung takes its tiles from the stream
- * list's `next` counters. */
-struct smv_hot {
-  int k;
-  double mass; /* share of the entries in the hot columns */
-  int64_t threshold;
-  int32_t *col, *list;
-  int block, sms;
-  unsigned grid;
-};
-
-/* Rung 9's programmatic dependent launch (its change 6). */
-enum smv_pdl_mode { SMV_PDL_OFF = 0, SMV_PDL_ON = 1, SMV_PDL_TRIGGER = 2 };
-
 struct smv_matrix {
   int device;
   smv_precision prec;
   struct smv_matrix_stats st;
-  int32_t *row_ptr; /* rows + 1 */
-  int32_t *col_idx; /* nnz      */
-  void *values;     /* nnz doubles or floats */
-  smv_alg auto_alg; /* what SMV_ALG_AUTO runs for this matrix */
-  struct smv_sparse_state sp;
+  int32_t *row_ptr;      /* rows + 1 */
+  int32_t *col_idx;      /* nnz      */
+  void *values;          /* nnz doubles or floats */
+  smv_alg auto_alg;      /* what SMV_ALG_AUTO runs for this matrix */
+  smv_alg heuristic_alg; /* what AUTO's rule chose at analysis */
 
   /* The plan and the analysis record (matrix.cu, tune.cu):
    * smv_matrix_plan_info without the cuSPARSE and byte fields, which are
-   * read from sp and the arrays when asked. */
+   * read from the rungs' state when asked. */
   unsigned opts; /* SMV_MATRIX_* given at creation */
   smv_matrix_plan_info plan;
 
-  /* Adaptive rung (9, spmv_9_adaptive.cu): `lanes` threads per row,
-   * chosen from the row lengths at upload; rows longer than
-   * long_threshold are skipped by the row groups and summed, in the same
-   * launch, by one warp per chunk of SMV_CHUNK entries, listed in `chunks`
-   * (device, nchunks entries of {row, first entry, row begin, row end}). One
-   * allocation holds the list, then `partials` (nchunks doubles or floats: each
-   * chunk's sum) and `counts` (nchunks unsigned: at a row's first chunk, how
-   * many of its chunks are done; 0 between calls), after the block-row list
-   * below. Only `long_alloc` is freed.
-   * stream_hint: load values and indices L2 evict-first (matrices past
-   * the L2 with lanes >= 8 only; see the rung's file). */
-  int lanes;
-  int stream_hint;
-  int64_t long_threshold;
-  int4 *chunks; /* {row, first entry, row begin, row end} */
-  void *partials;
-  unsigned *counts;
-  int64_t nchunks;
-  void *long_alloc;   /* the one allocation: block rows, chunks, ... */
-  size_t chunk_bytes; /* its size */
-  /* Rung 9's plan for small matrices (the "one-round" plan, see the
-   * rung's file): rows of more than one warp round and at most
-   * block_row_max entries are summed by a whole block each, listed in
-   * block_rows (device, nblock_rows of {row, begin, end, 0}; in the allocation
-   * at long_alloc, before the chunk list); block = the launch's block size (0:
-   * the context's). Zero for the default plan. */
-  int block;
-  int one_per_row; /* nnz == rows, every row one entry: its own kernel */
-  /* Programmatic dependent launch (rung 9's change 6): OFF, ON (launched
-   * with the attribute: our matrix loads overlap the end of the kernel
-   * before us) or TRIGGER (also let the kernel after us launch as soon as
-   * all our blocks run). */
-  enum smv_pdl_mode pdl;
-  int64_t block_row_max;
-  int64_t nblock_rows;
-  int4 *block_rows; /* {row, begin, end, 0} */
+  /* Each rung's per-matrix state, owned by the rung (its descriptor's
+   * setup makes it, release frees it; rungs.cu calls them): NULL until
+   * set up, and for a rung that keeps nothing. ready: set up (a rung
+   * without a setup is always ready). kept: asked for (smv_matrix_prepare,
+   * a first call, a creation flag, AUTO's rung), so it survives the
+   * release of what was set up only to plan (smv_rungs_settle).
+   * setup_ms: host time of the last set-up, synchronised. */
+  void *state[SMV_ALG_COUNT];
+  unsigned char ready[SMV_ALG_COUNT];
+  unsigned char kept[SMV_ALG_COUNT];
+  double setup_ms[SMV_ALG_COUNT];
 
   /* A^T as a matrix of its own (transpose.cu), NULL until the first
    * transposed product or smv_matrix_prepare_transpose; freed with A. */
@@ -215,11 +121,6 @@ struct smv_matrix {
   size_t spmm_buffer_bytes;
   cusparseSpMatDescr_t spmm_mat; /* created on first use */
   int64_t spmm_key[5]; /* alg, k, layout, ldx, ldy last preprocessed */
-  /* Tile lists of rungs 10 (stream) and 11 (merge): see struct smv_tiles.
-   */
-  struct smv_tiles stream, merge;
-  /* Rung 12's hot columns (it runs on the stream list above). */
-  struct smv_hot hot;
 };
 
 /* Everything one launch needs. Sizes are 64-bit so nothing overflows in
@@ -235,7 +136,8 @@ struct smv_launch {
   double alpha, beta;
   int block;
   cudaStream_t stream;
-  struct smv_matrix *m; /* rung 9 writes its partials and counters */
+  struct smv_matrix *m; /* the matrix (a rung reads what it needs from) */
+  void *state;          /* the rung's own per-matrix state (may be NULL) */
   /* rung 3 only */
   cudaTextureObject_t tex;
   int64_t tex_offset;
@@ -290,93 +192,144 @@ double smv_now_ms(void);
 
 /* ---- the rungs ---------------------------------------------------------- */
 
-/* One entry per rung with a kernel of ours. `kernel` gives the function
- * for cudaFuncGetAttributes / occupancy queries; `smem` the dynamic shared
- * memory it is launched with at a given block size; `launch` runs it on
- * L (alpha != 0, nnz > 0, rows > 0 guaranteed by the dispatcher). */
+/* AUTO's rule reads these facts of a matrix (src/core/auto.def). */
+#include "auto.h"
+
+/* A rung's descriptor: everything the engine knows of it. Each rung file
+ * src/cuda/rungs/spmv_N_name.cu defines one, named in the registry
+ * (src/core/rungs.def); the engine loops over them (rungs.cu) and never
+ * reads a rung's state itself. Hooks a rung does not need are NULL.
+ *
+ * Per-matrix state: setup makes it (from the matrix and, for a rung with
+ * host_rows, the host row offsets A->row_ptr; A->col_idx and A->values
+ * may be NULL) into *state, release frees it (NULL-safe), device_bytes
+ * counts what it holds on the device. It is set up only when the rung
+ * will run or is timed: AUTO's rung at analysis, a rung named by
+ * smv_matrix_prepare, a creation flag, the tuner, or the first call
+ * outside a stream capture. `needs` names a rung whose state this one
+ * reads (m->state[needs]: rung 12 runs on rung 10's tile list): set up
+ * before it, released after it.
+ * Planning: a rung whose state AUTO's rule reads says where (probe) and
+ * fills its facts (facts); plan_setup builds what only planning (AUTO's
+ * probe, the tuner) makes, and plan_settle drops it again when the plan
+ * did not choose the rung.
+ * Running: kernel / smem / preferred_block for the attribute and
+ * occupancy queries and the default block size (a rung with a kernel of
+ * ours); block: the block size its plan wants (0: the context's);
+ * launch runs a kernel of ours on L (alpha != 0, nnz > 0, rows > 0
+ * guaranteed by the dispatcher), run a library's SpMV (the cuSPARSE
+ * rungs) and sets the context's error itself. */
 struct smv_rung {
+  smv_alg alg;         /* its number (checked against the registry) */
+  unsigned precisions; /* bit p set: runs smv_precision p */
+  smv_alg needs;       /* SMV_ALG_AUTO: nothing */
+  int host_rows;       /* setup reads A->row_ptr */
+
   const void *(*kernel)(smv_precision prec);
   size_t (*smem)(smv_precision prec, int block);
-  cudaError_t (*launch)(const struct smv_launch *L);
   int preferred_block; /* tie-break among max-occupancy sizes, measured */
-};
 
-/* One per rung with a kernel of ours, from the registry (src/core/rungs.def);
- * each defined at the end of its src/cuda/rungs/spmv_N_*.cu. */
-#define SMV_RUNG(n, alg, name, kernel, glue, what)                             \
+  smv_status (*setup)(smv_context *ctx, smv_matrix *m, const smv_csr *A,
+                      void **state);
+  void (*release)(void *state);
+  size_t (*device_bytes)(const smv_matrix *m, const void *state);
+  void (*describe)(const smv_matrix *m, const void *state, char *buf, size_t n);
+  int (*block)(const void *state);
+
+  int (*probe)(const smv_context *ctx, const smv_matrix *m);
+  void (*facts)(const smv_matrix *m, const void *state,
+                struct smv_auto_facts *f);
+  smv_status (*plan_setup)(smv_context *ctx, smv_matrix *m, void *state);
+  void (*plan_settle)(smv_matrix *m, void *state);
+
+  cudaError_t (*launch)(const struct smv_launch *L);
+  smv_status (*run)(smv_context *ctx, smv_matrix *m, void *state, double alpha,
+                    const void *x, double beta, void *y);
+};
+#define SMV_PREC_BOTH (1u << SMV_F64 | 1u << SMV_F32)
+
+/* A descriptor with its number, both precisions and nothing else; a
+ * rung's file sets its hooks on the result (in a constexpr function: the
+ * descriptor stays a constant). */
+static constexpr struct smv_rung smv_base_rung(smv_alg alg) {
+  struct smv_rung r = {};
+  r.alg = alg;
+  r.precisions = SMV_PREC_BOTH;
+  r.needs = SMV_ALG_AUTO;
+  return r;
+}
+
+/* The descriptor of a rung of ours without per-matrix state; a rung with
+ * state sets its other hooks on the result. */
+static constexpr struct smv_rung
+smv_kernel_rung(smv_alg alg, const void *(*kernel)(smv_precision prec),
+                size_t (*smem)(smv_precision prec, int block), int preferred,
+                cudaError_t (*launch)(const struct smv_launch *L)) {
+  struct smv_rung r = smv_base_rung(alg);
+  r.kernel = kernel;
+  r.smem = smem;
+  r.preferred_block = preferred;
+  r.launch = launch;
+  return r;
+}
+
+/* One per rung, from the registry; each defined at the end of its
+ * src/cuda/rungs/spmv_N_*.cu. */
+#define SMV_RUNG(n, alg, name, kernel, glue, tuned, what)                      \
   extern const struct smv_rung glue;
-#define SMV_RUNG_LIB(n, alg, name, what)
+#define SMV_RUNG_LIB(n, alg, name, glue, tuned, what)                          \
+  extern const struct smv_rung glue;
+#define SMV_RUNG_AUTO(n, alg, name, what)
 #include "rungs.def"
 #undef SMV_RUNG
 #undef SMV_RUNG_LIB
+#undef SMV_RUNG_AUTO
 
-/* The rung behind an alg, NULL for AUTO and the cuSPARSE rungs. */
+/* ---- the registry at work (rungs.cu) --------------------------------------
+ */
+
+/* The rung behind an alg, NULL for AUTO. */
 const struct smv_rung *smv_rung_of(smv_alg alg);
+/* The rung behind an alg if it has a kernel of ours, else NULL. */
+const struct smv_rung *smv_kernel_rung_of(smv_alg alg);
+
+/* Set up rung alg on m (and first the rung it needs) unless it is ready;
+ * A: the host CSR at analysis, NULL later (then the row offsets are
+ * copied back from the device for a rung that reads them). keep: mark it
+ * (and what it needs) asked for. Allocates and synchronises: the caller
+ * has checked that ctx's stream is not being captured. On error nothing
+ * new is left set up. */
+smv_status smv_rung_prepare(smv_context *ctx, smv_matrix *m, smv_alg alg,
+                            const smv_csr *A, int keep);
+/* smv_rung_prepare for planning (AUTO's probe, the tuner): not marked
+ * kept, plus the rung's plan_setup. */
+smv_status smv_rung_prepare_plan(smv_context *ctx, smv_matrix *m, smv_alg alg,
+                                 const smv_csr *A);
+/* After a plan (heuristic or tuner): release every rung set up only to
+ * plan, unless AUTO runs it or a kept rung needs it; plan_settle the
+ * others. */
+void smv_rungs_settle(smv_matrix *m);
+/* Release every rung's state (matrix.cu's free). */
+void smv_rungs_release(smv_matrix *m);
+/* Device bytes of every rung's state. */
+size_t smv_rungs_device_bytes(const smv_matrix *m);
+/* Rung alg's plan line for the analysis record ("" if it has none or is
+ * not set up). */
+void smv_rung_describe(const smv_matrix *m, smv_alg alg, char *buf, size_t n);
+/* The facts AUTO's rule reads (src/core/auto.def): statistics, the L2,
+ * and the facts of every rung whose probe asks (set up for planning
+ * here, which is why ctx and A are needed). */
+smv_status smv_auto_facts_of(smv_context *ctx, smv_matrix *m, const smv_csr *A,
+                             struct smv_auto_facts *f);
 
 /* ---- set-up (dispatch.cu) ------------------------------------------------ */
 
 /* Fill ctx->default_block from the kernels' attributes and the occupancy
  * model (at context creation). */
 smv_status smv_blocks_init(smv_context *ctx);
-/* The rung AUTO runs for this matrix, from its statistics and precision
- * (at upload). */
-smv_alg smv_auto_choose(const smv_context *ctx, const smv_matrix *m);
-
-/* Adaptive rung's analysis (spmv_9_adaptive.cu), once at upload on a
- * zeroed plan: choose the lanes per row from the statistics, list and
- * upload the long rows' chunks. */
-smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
-                              const smv_csr *A);
-
-/* One line on rung 9's plan (lanes, threshold, long-row lists), for the
- * analysis record. */
-void smv_adaptive_describe(const smv_matrix *m, char *buf, size_t n);
-
-/* Stream rung's analysis (spmv_10_stream.cu), once at upload: choose the
- * tile size, cut the rows into tiles, upload the list. */
-smv_status smv_stream_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A);
-/* Merge rung's analysis (spmv_11_merge.cu), the same for its tiles. */
-smv_status smv_merge_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A);
-/* Hot rung's analysis (spmv_12_hot.cu), after the stream rung's: its
- * launch and tile counters; with hot != 0 (SMV_MATRIX_HOT) also count the
- * columns' entries on the device, choose the hot ones and write the
- * column array that names their slots (smv_hot_build; the tuner calls it
- * too). And its line for the analysis record. */
-smv_status smv_hot_setup(smv_context *ctx, smv_matrix *m, int hot);
-/* The hot columns alone (build: smv_hot_setup has run; release: col
- * only), and after a plan (heuristic or tuner): release them unless AUTO
- * runs rung 12 or the matrix was made with SMV_MATRIX_HOT. */
-smv_status smv_hot_build(smv_context *ctx, smv_matrix *m);
-void smv_hot_release(smv_matrix *m);
-void smv_hot_settle(smv_matrix *m);
-/* Where AUTO's heuristic considers rung 12 (f32 past the L2, scattered
- * columns, x inside the L2); it picks it when the hot columns hold
- * SMV_HOT_AUTO_MASS of the entries or more. */
-#define SMV_HOT_AUTO_MASS 0.10
-int smv_hot_auto_candidate(const smv_context *ctx, const smv_matrix *m);
-void smv_hot_describe(const smv_matrix *m, char *buf, size_t n);
-
-/* Cut A's rows into a tile list (tiles.cu). end(A, start, tile) gives the
- * row after the last of the tile of whole rows that starts at `start`, or
- * `start` itself when that row is too long for one tile (it is then cut
- * into pieces of `tile` entries). `who` names the rung in error messages.
- * Fills out->ntiles, bytes, list, partials, counts (out->tile and load
- * are the caller's); on error nothing is left allocated. */
-typedef int64_t (*smv_tile_end_fn)(const smv_csr *A, int64_t start,
-                                   int64_t tile);
-smv_status smv_tiles_build(smv_context *ctx, const smv_csr *A, int64_t tile,
-                           smv_tile_end_fn end, const char *who,
-                           struct smv_tiles *out);
-/* The tile size for a matrix (tiles.cu): `top` for large matrices, halved
- * (down to 256) until `work` (nnz for rung 10, rows + nnz for rung 11)
- * gives every SM four tiles. */
-int smv_tile_size(const smv_context *ctx, int64_t work, int top);
-/* One line on a tile list (tiles.cu), for the analysis record. */
-void smv_tiles_describe(const struct smv_tiles *tl, int rung, char *buf,
-                        size_t n);
-/* The load mode for a matrix (tiles.cu): evict-first past the L2, with
- * the gathers in entry order when its columns are scattered. */
-int smv_tile_load(const smv_context *ctx, const smv_matrix *m);
+/* The rung AUTO runs for these facts: the first line of AUTO's rule
+ * (src/core/auto.def) that holds. */
+smv_alg smv_auto_choose(const struct smv_auto_facts *f);
 
 /* y = beta*y (beta = 0 writes zeros, never reads y): scale.cu. */
 cudaError_t smv_launch_scale(smv_precision prec, int64_t n, double beta,
@@ -405,15 +358,5 @@ cudaError_t smv_spmm_launch_ours(const smv_matrix *m, double alpha,
 cudaError_t smv_spmm_launch_scale(smv_precision prec, int64_t rows, int k,
                                   double beta, void *Y, int64_t ldy,
                                   smv_layout layout, cudaStream_t stream);
-
-/* cuSPARSE rungs (spmv_7_cusparse.cu). prepare: make algorithm `alg`'s
- * descriptor and buffer and run its preprocess (a no-op when ready or the
- * matrix has no entries); release_alg drops one algorithm's state,
- * release all of it. */
-smv_status smv_sparse_prepare(smv_context *ctx, smv_matrix *m, smv_alg alg);
-void smv_sparse_release_alg(smv_matrix *m, smv_alg alg);
-void smv_sparse_release(smv_matrix *m);
-smv_status smv_sparse_run(smv_context *ctx, smv_alg alg, smv_matrix *m,
-                          double alpha, const void *x, double beta, void *y);
 
 #endif

@@ -152,14 +152,15 @@ static inline cudaError_t smv_launch_k(void (*k)(Exp...), unsigned grid,
 
 /* ---- host glue of a rung ------------------------------------------------
  *
- * What the dispatcher needs of a rung (struct smv_rung, engine.h):
+ * What the dispatcher needs of a rung without per-matrix state (struct
+ * smv_rung, engine.h; smv_kernel_rung there makes the descriptor):
  * kernel() for attribute and occupancy queries, smem() for the dynamic
  * shared memory at a block size, launch() on a struct smv_launch. A rung
  * whose kernel K<T> takes the common arguments
  *   (rows, row_ptr, col_idx, values, x, alpha, beta, y)
  * gets all three from one line at the end of its file:
  *   const struct smv_rung smv_rung_NAME =
- *       SMV_SIMPLE_RUNG(K, LANES, SMEM, PREFERRED_BLOCK);
+ *       SMV_SIMPLE_RUNG(SMV_ALG_NAME, K, LANES, SMEM, PREFERRED_BLOCK);
  * LANES threads per row (the grid covers rows * LANES threads), SMEM
  * elements of T of dynamic shared memory per thread (0 or 1), and the
  * measured tie-break block size. A rung with other arguments (3: the
@@ -193,10 +194,9 @@ template <auto K64, auto K32, int LANES, int SMEM> struct smv_simple_glue {
   }
 };
 
-#define SMV_SIMPLE_RUNG(K, LANES, SMEM, PREFERRED)                             \
-  {                                                                            \
-    smv_kernel_pick<K<double>, K<float>>, smv_smem_per_thread<SMEM>,           \
-        smv_simple_glue<K<double>, K<float>, LANES, SMEM>::launch, PREFERRED   \
-  }
+#define SMV_SIMPLE_RUNG(ALG, K, LANES, SMEM, PREFERRED)                        \
+  smv_kernel_rung(ALG, smv_kernel_pick<K<double>, K<float>>,                   \
+                  smv_smem_per_thread<SMEM>, PREFERRED,                        \
+                  smv_simple_glue<K<double>, K<float>, LANES, SMEM>::launch)
 
 #endif

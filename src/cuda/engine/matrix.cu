@@ -1,28 +1,25 @@
 /*
  * matrix.cu — smv_matrix: the analysis phase. smv_matrix_create checks the
- * host CSR (smv_csr_check), computes the statistics AUTO and the adaptive
- * rung decide from, uploads the arrays once, makes the plan (AUTO's rung,
- * by the heuristic, with the statistics that decided as its reason) and
- * runs the set-up of what the plan and our rungs need (the adaptive rung's
- * long-row list; cuSPARSE only for an algorithm AUTO chose, or both with
- * SMV_MATRIX_CUSPARSE), so smv_spmv itself does not allocate (the one
- * exception, a cuSPARSE rung never prepared, is in spmv_7_cusparse.cu).
+ * host CSR (smv_csr_check), computes the statistics AUTO and the rungs
+ * decide from, uploads the arrays once, makes the plan (AUTO's rung, by
+ * the rule of src/core/auto.def, with the statistics that decided as its
+ * reason) and sets up what the plan needs: AUTO's rung (unless the tuner
+ * follows: it sets up what it times and keeps the winner), the rungs AUTO's
+ * rule reads (rung 12's hot columns, only where it considers rung 12:
+ * released again unless it picks it), and the rungs a flag asks for
+ * (SMV_MATRIX_CUSPARSE: 7 and 8; SMV_MATRIX_HOT: 12). Any other rung is set
+ * up on its first call or by smv_matrix_prepare (rungs.cu, dispatch.cu), so
+ * smv_spmv of a prepared rung does not allocate.
  * Each step is timed (host clock, synchronised) into the plan record that
  * smv_matrix_plan returns; SMV_MATRIX_TUNE then plans by measurement
  * (tune.cu).
  *
  * Device footprint: (rows + 1) * 4 bytes of row offsets, nnz * 4 of column
- * indices, nnz * 8 (f64) or nnz * 4 (f32) of values, plus the cuSPARSE
- * buffers prepared (sizes from cusparseSpMV_bufferSize) and 28 bytes per
- * 128-entry chunk of the adaptive rung's long rows (the chunk, its partial
- * sum and a counter) and 16 per block row of its one-round plan, 8 bytes per
- * tile of the stream and merge rungs (20 with rows longer than a tile; 8
- * more per list for rung 12's tile counters), and with SMV_MATRIX_HOT (or a
- * tuner that kept rung 12) rung 12's column array: 4 bytes per entry plus 4 per
- * hot column.
- * smv_matrix_device_bytes adds these up: a rung whose set-up allocates device
- * memory adds its bytes there. f32 values are rounded on the host in chunks of
- * 1 Mi entries (4 MiB of host staging), never a full copy of the matrix.
+ * indices, nnz * 8 (f64) or nnz * 4 (f32) of values, plus the state of the
+ * rungs set up (each rung's device_bytes: its file gives the sizes).
+ * smv_matrix_device_bytes adds these up. f32 values are rounded on the host
+ * in chunks of 1 Mi entries (4 MiB of host staging), never a full copy of
+ * the matrix.
  */
 #include "engine.h"
 
@@ -109,14 +106,10 @@ static smv_status upload_f32(smv_context *ctx, float *dst, const double *src,
 static void release(smv_matrix *m) {
   smv_matrix_free(m->transpose); /* A^T, if it was built (transpose.cu) */
   smv_spmm_release(m);
-  smv_sparse_release(m);
+  smv_rungs_release(m);
   cudaFree(m->row_ptr); /* cudaFree(NULL) does nothing */
   cudaFree(m->col_idx);
   cudaFree(m->values);
-  cudaFree(m->long_alloc);
-  cudaFree(m->stream.list);
-  cudaFree(m->merge.list);
-  smv_hot_release(m);
   free(m);
 }
 
@@ -148,6 +141,14 @@ static void heuristic_reason(const smv_context *ctx, smv_matrix *m) {
            (long long)s->row_max, s->col_spread, mb,
            (double)ctx->prop.l2CacheSize / 1e6, smv_alg_name(m->auto_alg));
 }
+
+/* Rungs a creation flag asks for, set up at analysis and kept. */
+static const struct {
+  unsigned flag;
+  smv_alg alg;
+} flag_rungs[] = {{SMV_MATRIX_CUSPARSE, SMV_ALG_CUSPARSE_ALG1},
+                  {SMV_MATRIX_CUSPARSE, SMV_ALG_CUSPARSE_ALG2},
+                  {SMV_MATRIX_HOT, SMV_ALG_HOT}};
 
 extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
                                         smv_precision prec, smv_matrix **out) {
@@ -211,50 +212,41 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   if (st == SMV_OK && prec == SMV_F32 && nnz > 0)
     st = upload_f32(ctx, (float *)m->values, A->values, A->nnz);
   m->plan.upload_ms = smv_now_ms() - t;
-  /* Our rungs' set-up (rung 12's hot columns with SMV_MATRIX_HOT, or
-   * where the heuristic may pick rung 12). */
+  /* What AUTO's rule reads (rung 12's hot columns where it considers
+   * rung 12) and the rungs a flag asks for. */
+  struct smv_auto_facts facts;
+  memset(&facts, 0, sizeof facts);
   t = smv_now_ms();
   if (st == SMV_OK)
-    st = smv_adaptive_setup(ctx, m, A);
-  if (st == SMV_OK)
-    st = smv_stream_setup(ctx, m, A);
-  if (st == SMV_OK)
-    st = smv_merge_setup(ctx, m, A);
-  if (st == SMV_OK)
-    st = smv_hot_setup(ctx, m, (m->opts & SMV_MATRIX_HOT) != 0);
+    st = smv_auto_facts_of(ctx, m, A, &facts);
+  for (size_t i = 0; i < sizeof flag_rungs / sizeof flag_rungs[0]; i++)
+    if (st == SMV_OK && (m->opts & flag_rungs[i].flag))
+      st = smv_rung_prepare(ctx, m, flag_rungs[i].alg, A, 1);
   m->plan.prep_ms = smv_now_ms() - t;
-  /* The plan: AUTO's rung from the statistics. */
+  /* The plan: AUTO's rung from the facts. */
   t = smv_now_ms();
-  m->auto_alg = smv_auto_choose(ctx, m);
+  m->auto_alg = m->heuristic_alg = smv_auto_choose(&facts);
   m->plan.plan_ms = smv_now_ms() - t;
   m->plan.alg = m->auto_alg;
   heuristic_reason(ctx, m);
-  /* Rung 12's hot columns, built for the heuristic, go again unless it
-   * picked rung 12 or they were asked for. */
-  smv_hot_settle(m);
-  if (st == SMV_OK &&
-      (m->auto_alg == SMV_ALG_ADAPTIVE || m->auto_alg == SMV_ALG_STREAM ||
-       m->auto_alg == SMV_ALG_MERGE || m->auto_alg == SMV_ALG_HOT)) {
-    const size_t used = strlen(m->plan.reason);
-    char line[256];
-    if (m->auto_alg == SMV_ALG_ADAPTIVE)
-      smv_adaptive_describe(m, line, sizeof line);
-    else if (m->auto_alg == SMV_ALG_STREAM)
-      smv_tiles_describe(&m->stream, 10, line, sizeof line);
-    else if (m->auto_alg == SMV_ALG_HOT)
-      smv_hot_describe(m, line, sizeof line);
-    else
-      smv_tiles_describe(&m->merge, 11, line, sizeof line);
-    snprintf(m->plan.reason + used, sizeof m->plan.reason - used, "; %s", line);
+  /* AUTO's rung, unless the tuner follows (it sets up what it times).
+   * A library rung's time is its own record (cusparse_ms). */
+  if (st == SMV_OK && !(m->opts & SMV_MATRIX_TUNE)) {
+    t = smv_now_ms();
+    st = smv_rung_prepare(ctx, m, m->auto_alg, A, 1);
+    if (smv_kernel_rung_of(m->auto_alg))
+      m->plan.prep_ms += smv_now_ms() - t;
   }
-  /* cuSPARSE: what the plan runs, or both when asked (timed inside).
-   * When tuning follows, the tuner prepares what it times and keeps only
-   * the winner. */
-  for (int a = SMV_ALG_CUSPARSE_ALG1; a <= SMV_ALG_CUSPARSE_ALG2; a++)
-    if (st == SMV_OK &&
-        ((m->opts & SMV_MATRIX_CUSPARSE) ||
-         (m->auto_alg == (smv_alg)a && !(m->opts & SMV_MATRIX_TUNE))))
-      st = smv_sparse_prepare(ctx, m, (smv_alg)a);
+  /* What was set up only for the rule goes again unless AUTO runs it. */
+  smv_rungs_settle(m);
+  if (st == SMV_OK) {
+    char line[256];
+    smv_rung_describe(m, m->auto_alg, line, sizeof line);
+    const size_t used = strlen(m->plan.reason);
+    if (line[0])
+      snprintf(m->plan.reason + used, sizeof m->plan.reason - used, "; %s",
+               line);
+  }
   if (st == SMV_OK && (m->opts & SMV_MATRIX_TUNE))
     st = smv_matrix_tune(ctx, m, opt->tune_runs);
   if (st != SMV_OK) {
@@ -300,14 +292,7 @@ extern "C" size_t smv_matrix_device_bytes(const smv_matrix *m) {
     return 0;
   const size_t esize = m->prec == SMV_F64 ? sizeof(double) : sizeof(float);
   size_t b = ((size_t)m->st.rows + 1) * 4 + (size_t)m->st.nnz * (4 + esize);
-  b += m->chunk_bytes;  /* rung 9's chunk list, partials and counters */
-  b += m->stream.bytes; /* rung 10's tile list, partials and counters */
-  b += m->merge.bytes;  /* rung 11's */
-  if (m->hot.col)       /* rung 12's column array and hot list */
-    b += (size_t)m->st.nnz * 4 + (size_t)m->hot.k * 4;
-  for (int i = 0; i < 2; i++)
-    b += m->sp.buffer_bytes[i];
-  return b;
+  return b + smv_rungs_device_bytes(m); /* every rung's set-up */
 }
 
 extern "C" smv_status smv_matrix_plan(const smv_matrix *m,
@@ -317,8 +302,12 @@ extern "C" smv_status smv_matrix_plan(const smv_matrix *m,
   *p = m->plan;
   p->alg = m->auto_alg;
   for (int i = 0; i < 2; i++) {
-    p->cusparse_ms[i] = m->sp.prep_ms[i];
-    p->cusparse_bytes[i] = m->sp.buffer_bytes[i];
+    const smv_alg a = i ? SMV_ALG_CUSPARSE_ALG2 : SMV_ALG_CUSPARSE_ALG1;
+    const struct smv_rung *r = smv_rung_of(a);
+    /* No state: nothing was prepared (a matrix without entries). */
+    p->cusparse_ms[i] = m->ready[a] && m->state[a] ? m->setup_ms[a] : 0;
+    p->cusparse_bytes[i] =
+        m->ready[a] && r->device_bytes ? r->device_bytes(m, m->state[a]) : 0;
   }
   p->device_bytes = smv_matrix_device_bytes(m);
   return SMV_OK;

@@ -8,10 +8,13 @@
  * milliseconds of measurement at analysis to be sure AUTO is the fastest
  * rung here, on this GPU, like an autotuner.
  *
- * Candidates come from the ladder itself: every alg with a kernel of ours
- * (smv_rung_of != NULL), so a new rung joins as soon as it is in the
- * table, except the rungs documented as losers in dispatch.cu's table of
- * contents (listed below), plus cuSPARSE ALG1 and ALG2.
+ * Candidates come from the registry (src/core/rungs.def): every rung whose
+ * line says `tuned` (all but 2, 3, 4 and 6, which dispatch.cu's table of
+ * contents shows superseded by rung 5 or lost on sm_90; cuSPARSE ALG1 and
+ * ALG2 included), so a new rung joins with its line. Each candidate is set
+ * up for the measurement (rung 12 with its hot columns) and, unless it
+ * wins, was asked for before, or a rung kept needs it, released again
+ * after (smv_rungs_settle).
  *
  * Method: scratch x (cols, values in [0.5, 1.5) from a hash of the index:
  * never zero, no cancellation) and y (rows), alpha 1, beta 0; per
@@ -31,19 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Rungs documented as losses on sm_90 (dispatch.cu): 2 and 4 are rung 5
- * with a slower reduction, 3 the texture path, 6 the atomics. */
-static int is_loser(smv_alg a) {
-  return a == SMV_ALG_VECTOR || a == SMV_ALG_VECTOR_TEX ||
-         a == SMV_ALG_VECTOR_LDG || a == SMV_ALG_VECTOR_ATOMIC;
-}
-
-static int is_candidate(smv_alg a) {
-  if (a == SMV_ALG_CUSPARSE_ALG1 || a == SMV_ALG_CUSPARSE_ALG2)
-    return 1;
-  return a != SMV_ALG_AUTO && smv_rung_of(a) != NULL && !is_loser(a);
-}
 
 template <typename T> __global__ void tune_fill(T *x, int64_t n) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
@@ -111,7 +101,12 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
   if (st != SMV_OK)
     return st;
   const double t0 = smv_now_ms();
-  const smv_alg heuristic = smv_auto_choose(ctx, m);
+  const smv_alg heuristic = m->heuristic_alg;
+  /* The tuner releases only what it sets up itself: what the matrix holds
+   * now stays (smv_rungs_settle below). */
+  for (int a = 1; a < SMV_ALG_COUNT; a++)
+    if (m->ready[a])
+      m->kept[a] = 1;
   smv_matrix_plan_info *p = &m->plan;
   p->ncandidates = 0;
   if (m->st.rows == 0 || m->st.cols == 0 || m->st.nnz == 0) {
@@ -130,7 +125,6 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
   cudaEvent_t ev[2] = {NULL, NULL};
   cudaError_t e = cudaSuccess;
   double *times = (double *)malloc((size_t)runs * sizeof(double));
-  int had_sparse[2] = {m->sp.ready[0], m->sp.ready[1]};
   smv_alg best = SMV_ALG_AUTO;
   double best_ms = 0, heur_ms = -1;
   if (!times) {
@@ -156,12 +150,12 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
   }
   for (int a = 1; a < SMV_ALG_COUNT; a++) {
     const smv_alg alg = (smv_alg)a;
-    if (!is_candidate(alg))
+    if (!smv_alg_tuned(alg)) /* the registry's `tuned` */
       continue;
     double ms = -1;
-    /* Rung 12 with its hot columns (kept below only if it wins). */
-    smv_status cst =
-        alg == SMV_ALG_HOT ? smv_hot_build(ctx, m) : (smv_status)SMV_OK;
+    /* Set up for the measurement (rung 12 with its hot columns), kept
+     * below only if it wins or was asked for. */
+    smv_status cst = smv_rung_prepare_plan(ctx, m, alg, NULL);
     if (cst == SMV_OK)
       cst = time_alg(ctx, m, alg, x, y, runs, ev, times, &ms);
     if (cst != SMV_OK) {
@@ -208,15 +202,9 @@ out:
   if (y)
     cudaFree(y);
   free(times);
-  /* Rung 12's hot columns go again unless it won or were asked for. */
-  smv_hot_settle(m);
-  /* cuSPARSE state made only for the measurement goes again. */
-  for (int i = 0; i < 2; i++) {
-    const smv_alg alg = i ? SMV_ALG_CUSPARSE_ALG2 : SMV_ALG_CUSPARSE_ALG1;
-    if (!had_sparse[i] && m->sp.ready[i] && m->auto_alg != alg &&
-        !(m->opts & SMV_MATRIX_CUSPARSE))
-      smv_sparse_release_alg(m, alg);
-  }
+  /* What was set up only for the measurement goes again (rung 12's hot
+   * columns too, unless it won or they were asked for). */
+  smv_rungs_settle(m);
   p->alg = m->auto_alg;
   p->tune_ms = smv_now_ms() - t0;
   smv_device_leave(&g);

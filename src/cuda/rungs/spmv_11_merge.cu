@@ -40,23 +40,18 @@
  *
  * Shapes: TILE = 2048 work items (rows + entries) in both precisions:
  * products 16 KiB (f64) or 8 KiB (f32) + row ends 4 KiB of shared memory;
- * 8 blocks of 256 threads per H100 SM, 8 items per thread. At 4096 in f32
- * (16 + 8 KiB) it ran 14-30% slower than at 2048 (rmat 1360 against 1187
- * us, plaw 697 against 557; raw/rung11/dev/tile-sweep.tgz): the shared memory
- * that 8 such blocks take leaves the L1 too little room for x.
+ * 8 blocks of 256 threads per sm_90 SM, 8 items per thread. At 4096 in f32
+ * (16 + 8 KiB) it ran slower: the shared memory that 8 such blocks take
+ * leaves the L1 too little room for x.
  *
- * Measured: a LOSS (H100, 2026-11-25, commit 8b23aca, L2-warm, against
- * rung 10 in the same run; raw/rung11/): level with rung 10 in f32 on
- * scattered columns (from 2.0% faster on plaw to 2.5% slower on
- * denserow), behind it in f64 (rmat 3%, plaw 14%, lap3d with perm=rand
- * 15%, denserow 16%; level on rand and on rmat with perm=rand) and on
- * local columns (band:8000000:8 16% in f32, 8% in f64). Balancing the reduction
- * bought nothing because the reduction was not what limited rung 10 on
- * power-law rows: ncu showed both kernels moving the same L2 sectors at the
- * same rate (rmat:22:16 f32: 142-144M sectors, L2 at 84-86% of peak, 1.15 ms
- * each); the limit is the L2's tag lookups for the gathers of x, which rung
- * 10's change 7 then cut. The search, the scan and the extra barrier cost the
- * rest. AUTO never picks it; the tuner may.
+ * Measured a LOSS against rung 10 (ladder.md's rung notes, with the
+ * figures): level with it in f32 on scattered columns, behind it in f64
+ * and on local columns. Balancing the reduction bought nothing because the
+ * reduction was not what limited rung 10 on power-law rows: ncu showed
+ * both kernels moving the same L2 sectors at the same rate; the limit is
+ * the L2's tag lookups for the gathers of x, which rung 10's change 7 then
+ * cut. The search, the scan and the extra barrier cost the rest. AUTO
+ * never picks it; the tuner times it.
  */
 #include "tile_common.h"
 
@@ -186,10 +181,8 @@ template <typename T, int TILE, int LD> struct merge_kernel {
 };
 
 static cudaError_t launch(const struct smv_launch *P) {
-  return tile_run<merge_kernel>(P, &P->m->merge);
+  return tile_run<merge_kernel>(P, (const struct smv_tiles *)P->state);
 }
-
-const struct smv_rung smv_rung_merge = {kernel, smem, launch, 256};
 
 /* ---- analysis --------------------------------------------------------------
  */
@@ -206,9 +199,13 @@ static int64_t tile_end(const smv_csr *A, int64_t start, int64_t tile) {
   return i;
 }
 
-smv_status smv_merge_setup(smv_context *ctx, smv_matrix *m, const smv_csr *A) {
-  struct smv_tiles *tl = &m->merge;
-  tl->tile = smv_tile_size(ctx, m->st.rows + m->st.nnz, 2048);
-  tl->load = smv_tile_load(ctx, m);
-  return smv_tiles_build(ctx, A, tl->tile, tile_end, "merge", tl);
+/* The rung's state: its own tile list (tiles.h). */
+static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
+                        void **state) {
+  const int tile = smv_tile_size(ctx, m->st.rows + m->st.nnz, 2048);
+  return smv_tiles_setup(ctx, A, tile, smv_tile_load(ctx, m), tile_end, "merge",
+                         state);
 }
+
+const struct smv_rung smv_rung_merge =
+    smv_tile_rung<SMV_ALG_MERGE>(kernel, smem, 256, launch, setup);

@@ -3,7 +3,7 @@
  * held in shared memory (power-law columns: graphs).
  *
  * What changed from rung 10 (tile-staged CSR-stream):
- *   1. Hot columns (smv_hot_build below): the columns' entries are counted
+ *   1. Hot columns (hot_build below): the columns' entries are counted
  *      on the device; the k most used, each in at least two entries per
  *      block of the grid, become "hot": slots 0..k-1, most used first. A
  *      second column array holds ~slot (negative) for every entry of a hot
@@ -13,10 +13,10 @@
  *      SMV_MATRIX_HOT, or by the tuner; without them the rung runs on the
  *      matrix's own column array.
  *   2. A persistent grid: as many blocks as fit on the device at once (6 of
- *      256 threads per H100 SM at 40 registers). Each block loads x at the
+ *      256 threads per sm_90 SM at 40 registers). Each block loads x at the
  *      k hot columns into shared memory (k gathers, once per block), then
  *      takes tiles of rung 10's list one at a time from a counter and runs
- *      rung 10's tile code on them (tile_common.h's stream_tile).
+ *      rung 10's tile code on them (tile_common.h's tiled_tile).
  *   3. A gather is two predicated loads (x_hot): ld.shared from the hot set
  *      when the column array says ~slot, else ld.global.nc from x; no
  *      branch, always in entry order (stage_tg). A branch per gather and
@@ -28,24 +28,14 @@
  * Why it should help: on power-law graphs a few columns take many entries
  * (rmat:22:16: its 3072 most used columns of 4.2M hold 20% of the 128M
  * entries). ncu showed that the L2's tag lookups limit these matrices, for
- * rung 10 and cuSPARSE alike: one per gather that misses the L1 (rung 10:
- * 129M L2 requests on rmat:22:16 f32, 11% L1 hits). A gather from shared
- * memory asks the L2 nothing.
- * Measured (H100, 2026-11-25, commit bb0890e, L2-warm, us; the speed-up
- * over the faster of ALG1/ALG2; raw/hot/rmat-bb0890e.csv):
- *
- *   matrix                 prec  rung 12  rung 10    ALG1    ALG2  12 vs best
- *   rmat:22:16             f32     959.6   1011.6  1010.2  1016.7  1.052
- *   rmat:22:16,perm=rand   f32     960.7   1098.5  1072.9  1080.6  1.117
- *   rmat:22:16             f64    1215.4   1250.1  1178.4  1211.1  0.970
- *   rmat:22:16,perm=rand   f64    1512.3   1400.4  1271.2  1288.4  0.841
- *
- * (flushed and in a graph the f32 rows read 1.050/1.051 and 1.109/1.117).
- * AUTO runs it in f32 when the hot columns hold 10% of the entries or
- * more; f64 stays on cuSPARSE: there even small hot sets lose (4-12 KB:
- * 0.95-0.97x on rmat, 0.76-0.85x with perm=rand; at 512 threads and 48 KB
- * 0.57x; ncu on the generic-load version showed MIO and LSU-queue throttle
- * stalls doubled and tripled; not understood further).
+ * rung 10 and cuSPARSE alike: one per gather that misses the L1. A gather
+ * from shared memory asks the L2 nothing.
+ * Measured (ladder.md's rung notes, with the table): ahead of the faster
+ * cuSPARSE algorithm in f32 on R-MAT graphs (1.05x, 1.12x with
+ * perm=rand), behind it in f64 (0.84-0.97x). AUTO runs it in f32 when the
+ * hot columns hold 10% of the entries or more; f64 stays on cuSPARSE:
+ * there even small hot sets lose (not understood; ncu showed MIO and
+ * LSU-queue throttle stalls doubled and tripled).
  * Where it loses: a second column array (4 bytes per entry) and k gathers
  * per block; f64 (above); f32 holds one 4-byte spill at its 40 registers.
  * With columns used evenly (rand, plaw) no column qualifies and it is rung
@@ -58,18 +48,39 @@
  */
 #include "tile_common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The rung's state on one matrix (setup below; it runs on rung 10's tile
+ * list, m->state[SMV_ALG_TILED], which the registry sets up first): the k
+ * most used columns (each in `threshold` or more entries), whose x every
+ * block keeps in shared memory. `col` (device) is the column array with
+ * ~slot in place of a hot column; `list` (same allocation, after it) the k
+ * columns by slot: nnz * 4 + k * 4 bytes, only `col` is freed. k = 0: no
+ * hot columns, col and list NULL. block and grid: the default launch
+ * (persistent: the blocks that fit on the device; 0 without tiles), sms
+ * the device's SM count for other block sizes. The rung takes its tiles
+ * from the tile list's `next` counters. */
+struct smv_hot {
+  int k;
+  double mass; /* share of the entries in the hot columns */
+  int64_t threshold;
+  int32_t *col, *list;
+  int block, sms;
+  unsigned grid;
+};
+
+/* Rung 10's tile list, which this rung runs on. */
+static const struct smv_tiles *tiles_of(const smv_matrix *m) {
+  return (const struct smv_tiles *)m->state[SMV_ALG_TILED];
+}
+
 /* Hot columns at most: 12 KB of x in f32 (3072 columns), 8 KB in f64
  * (1024), in blocks of 256 threads: 16 KB of products + the hot set per
- * block, 6 blocks per H100 SM (40 registers). Measured on rmat:22:16 and
- * rmat:22:16,perm=rand with the predicated loads (H100, 2026-11-25,
- * speed-up over ALG1 in the same run, raw/hot/explore/run4, run5): f32 at 256
- * threads 4 KB 1.018 / 1.067, 8 KB 1.044 / 1.101, 12 KB 1.050 / 1.111, 16 KB
- * 0.943 / 0.924 (fewer blocks fit), 24 KB 0.949 / 0.906; at 512 threads 48
- * KB 1.116 / 0.958; f64 at 256: 4 KB 0.953 / 0.846, 8 KB 0.971 / 0.825, 12 KB
- * 0.950 / 0.760; at 512 48 KB 0.566 / 0.402. */
+ * block, 6 blocks per sm_90 SM (40 registers). The best of a sweep of 4-48
+ * KB at 256 and 512 threads on rmat:22:16 (ladder.md's rung notes): more
+ * than 12 KB fits fewer blocks and loses; in f64 every size loses. */
 static size_t hot_bytes(smv_precision prec) {
   return prec == SMV_F64 ? 8 * 1024 : 12 * 1024;
 }
@@ -92,7 +103,7 @@ __global__ void __maxnreg__(40)
   for (int i = (int)t; i < nhot; i += (int)blockDim.x)
     hx[i] = __ldg(&a.x[__ldg(&hot[i])]);
   const x_hot<T> xs = {a.x, (unsigned)__cvta_generic_to_shared(hx)};
-  /* Tiles are taken in turn from ctr[0] (the stream list's `next`; tiles
+  /* Tiles are taken in turn from ctr[0] (the tile list's `next`; tiles
    * differ in cost: pieces of
    * long rows, rows per tile; a fixed share per block left some blocks
    * working long after the rest). */
@@ -103,7 +114,7 @@ __global__ void __maxnreg__(40)
     const int64_t b = next_s;
     if (b >= ntiles)
       break;
-    stream_tile<T, TILE, LD>(b, tiles, a, xs, sm, red, &last_s);
+    tiled_tile<T, TILE, LD>(b, tiles, a, xs, sm, red, &last_s);
   }
   /* The last block out resets the counters for the next call: every
    * other block has taken its last tile number by then. */
@@ -134,9 +145,8 @@ static unsigned hot_grid(int block, size_t dyn, int sms, int64_t ntiles) {
 }
 
 template <typename T> static cudaError_t run(const smv_launch *P) {
-  const smv_matrix *m = P->m;
-  const struct smv_tiles *tl = &m->stream;
-  const struct smv_hot *h = &m->hot;
+  const struct smv_tiles *tl = tiles_of(P->m);
+  const struct smv_hot *h = (const struct smv_hot *)P->state;
   const tile_args<T> a = {P->row_ptr,
                           h->k ? h->col : P->col_idx,
                           (const T *)P->values,
@@ -165,8 +175,6 @@ template <typename T> static cudaError_t run(const smv_launch *P) {
 static cudaError_t launch(const struct smv_launch *P) {
   return P->prec == SMV_F64 ? run<double>(P) : run<float>(P);
 }
-
-const struct smv_rung smv_rung_hot = {kernel, smem, launch, SMV_HOT_BLOCK};
 
 /* ---- analysis --------------------------------------------------------------
  */
@@ -203,7 +211,7 @@ static int by_use(const void *pa, const void *pb) {
  * largest hot set: what the threshold below is sized for. */
 static unsigned default_grid(const smv_context *ctx, const smv_matrix *m,
                              int block) {
-  const struct smv_tiles *tl = &m->stream;
+  const struct smv_tiles *tl = tiles_of(m);
   unsigned g = 0;
   (void)tile_dispatch(tl, [&](auto tile, auto ld) {
     auto go = [&](auto t) {
@@ -222,50 +230,95 @@ static unsigned default_grid(const smv_context *ctx, const smv_matrix *m,
   return g;
 }
 
-smv_status smv_hot_setup(smv_context *ctx, smv_matrix *m, int hot) {
-  struct smv_hot *h = &m->hot;
-  memset(h, 0, sizeof *h);
-  h->sms = ctx->prop.multiProcessorCount;
-  h->block = ctx->block_override ? ctx->block_override
-                                 : ctx->default_block[SMV_ALG_HOT][m->prec];
-  if (m->st.nnz == 0 || m->stream.ntiles == 0)
-    return SMV_OK;
-  h->grid = default_grid(ctx, m, h->block);
-  if (h->grid == 0) {
-    (void)cudaGetLastError();
-    return smv_ctx_set(ctx, SMV_ERR_CUDA,
-                       "rung 12: no block of %d threads fits on the device",
-                       h->block);
-  }
-  /* Built for AUTO's heuristic too where it may pick rung 12; matrix.cu
-   * releases them again when it does not. */
-  return hot || smv_hot_auto_candidate(ctx, m) ? smv_hot_build(ctx, m) : SMV_OK;
-}
-
-/* Where AUTO's heuristic considers rung 12 (then with hot columns holding
- * SMV_HOT_AUTO_MASS of the entries or more: smv_auto_choose): f32, the
- * matrix past the L2, scattered columns, x inside the L2. */
-int smv_hot_auto_candidate(const smv_context *ctx, const smv_matrix *m) {
+/* Where AUTO's rule considers rung 12 (then with hot columns holding 10%
+ * of the entries or more: src/core/auto.def): f32, the matrix past the
+ * L2, scattered columns, x inside the L2. The hot columns are built
+ * (plan_setup) only there, for the tuner, or with SMV_MATRIX_HOT. */
+static int probe(const smv_context *ctx, const smv_matrix *m) {
   return m->prec == SMV_F32 && smv_matrix_past_l2(ctx, m) &&
          smv_matrix_scattered(m) &&
          (double)m->st.cols * 4.0 <= (double)ctx->prop.l2CacheSize;
 }
 
-void smv_hot_release(smv_matrix *m) {
-  struct smv_hot *h = &m->hot;
+static void facts(const smv_matrix *, const void *state,
+                  struct smv_auto_facts *f) {
+  const struct smv_hot *h = (const struct smv_hot *)state;
+  f->hot_candidate = 1;
+  f->hot_mass = h && h->k > 0 ? h->mass : 0.0;
+}
+
+/* The hot columns alone (the rest of the state stays). */
+static void hot_release(struct smv_hot *h) {
   cudaFree(h->col); /* cudaFree(NULL) does nothing */
   h->col = h->list = NULL;
   h->k = 0;
   h->mass = 0;
 }
 
-void smv_hot_settle(smv_matrix *m) {
-  if (m->auto_alg != SMV_ALG_HOT && !(m->opts & SMV_MATRIX_HOT))
-    smv_hot_release(m);
+static void release(void *state) {
+  struct smv_hot *h = (struct smv_hot *)state;
+  if (!h)
+    return;
+  hot_release(h);
+  free(h);
 }
 
-smv_status smv_hot_build(smv_context *ctx, smv_matrix *m) {
-  struct smv_hot *h = &m->hot;
+/* After a plan that did not choose this rung: the hot columns go again
+ * unless they were asked for (SMV_MATRIX_HOT). */
+static void plan_settle(smv_matrix *m, void *state) {
+  struct smv_hot *h = (struct smv_hot *)state;
+  if (h && m->auto_alg != SMV_ALG_HOT && !(m->opts & SMV_MATRIX_HOT))
+    hot_release(h);
+}
+
+static size_t device_bytes(const smv_matrix *m, const void *state) {
+  const struct smv_hot *h = (const struct smv_hot *)state;
+  return h && h->col ? (size_t)m->st.nnz * 4 + (size_t)h->k * 4 : 0;
+}
+
+static smv_status hot_build(smv_context *ctx, smv_matrix *m, struct smv_hot *h);
+
+static smv_status plan_setup(smv_context *ctx, smv_matrix *m, void *state) {
+  return hot_build(ctx, m, (struct smv_hot *)state);
+}
+
+/* The rung's analysis: its launch (block, persistent grid) and, with
+ * SMV_MATRIX_HOT, the hot columns (hot_build). */
+static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *,
+                        void **state) {
+  *state = NULL;
+  struct smv_hot *h = (struct smv_hot *)calloc(1, sizeof *h);
+  if (!h)
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "rung 12: out of host memory");
+  h->sms = ctx->prop.multiProcessorCount;
+  h->block = ctx->block_override ? ctx->block_override
+                                 : ctx->default_block[SMV_ALG_HOT][m->prec];
+  const struct smv_tiles *tl = tiles_of(m);
+  smv_status st = SMV_OK;
+  if (m->st.nnz > 0 && tl && tl->ntiles > 0) {
+    h->grid = default_grid(ctx, m, h->block);
+    if (h->grid == 0) {
+      (void)cudaGetLastError();
+      st = smv_ctx_set(ctx, SMV_ERR_CUDA,
+                       "rung 12: no block of %d threads fits on the device",
+                       h->block);
+    } else if (m->opts & SMV_MATRIX_HOT) {
+      st = hot_build(ctx, m, h);
+    }
+  }
+  if (st != SMV_OK) {
+    release(h);
+    return st;
+  }
+  *state = h;
+  return SMV_OK;
+}
+
+/* The hot columns: count the columns' entries on the device, choose the
+ * hot ones and write the column array that names their slots. Nothing to
+ * do when built, without tiles or with columns along the diagonal. */
+static smv_status hot_build(smv_context *ctx, smv_matrix *m,
+                            struct smv_hot *h) {
   /* Only columns scattered over x are worth it (local columns hit the
    * L1 already); nothing to do when built or without tiles. */
   if (h->col || h->grid == 0 || !smv_matrix_scattered(m))
@@ -352,7 +405,7 @@ smv_status smv_hot_build(smv_context *ctx, smv_matrix *m) {
     }
     h->col = (int32_t *)d;
     h->list = h->col + nnz;
-    h->k = (int)k; /* smv_hot_release undoes it on an error below */
+    h->k = (int)k; /* hot_release undoes it on an error below */
     /* The hot columns by slot, packed into c's own memory. */
     int32_t *list = (int32_t *)c;
     for (int64_t i = 0; i < k; i++)
@@ -374,18 +427,36 @@ smv_status smv_hot_build(smv_context *ctx, smv_matrix *m) {
   }
 out:
   if (st != SMV_OK)
-    smv_hot_release(m);
+    hot_release(h);
   cudaFree(df);
   free(hf);
   free(c);
   return st;
 }
 
-void smv_hot_describe(const smv_matrix *m, char *buf, size_t n) {
-  const struct smv_hot *h = &m->hot;
+static void describe(const smv_matrix *m, const void *state, char *buf,
+                     size_t n) {
+  const struct smv_hot *h = (const struct smv_hot *)state;
+  const struct smv_tiles *tl = tiles_of(m);
   snprintf(buf, n,
            "rung 12 plan: %d hot columns (%.1f%% of the entries, each in %lld "
            "or more) in shared memory, %u blocks of %d; rung 10's %lld tiles",
            h->k, 100.0 * h->mass, (long long)h->threshold, h->grid, h->block,
-           (long long)m->stream.ntiles);
+           (long long)(tl ? tl->ntiles : 0));
 }
+
+static constexpr struct smv_rung descriptor() {
+  struct smv_rung r =
+      smv_kernel_rung(SMV_ALG_HOT, kernel, smem, SMV_HOT_BLOCK, launch);
+  r.needs = SMV_ALG_TILED;
+  r.setup = setup;
+  r.release = release;
+  r.device_bytes = device_bytes;
+  r.describe = describe;
+  r.probe = probe;
+  r.facts = facts;
+  r.plan_setup = plan_setup;
+  r.plan_settle = plan_settle;
+  return r;
+}
+const struct smv_rung smv_rung_hot = descriptor();

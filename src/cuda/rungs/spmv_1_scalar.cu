@@ -12,9 +12,8 @@
  * Block size: 32 registers in f64 (40 in f32, where the compiler unrolls
  * the row loop 4x) and no shared memory: 64, 128, 256, 512 and 1024
  * threads all reach the highest occupancy on sm_90 (64 of 64 warps in
- * f64). Tie settled by measurement (H100, 2026-11-22, block sweep): on
- * lap3d:160 f64 128 threads took 152.4 us, 64: 153.1, 256: 154.5, 512:
- * 157.5 — within 3%, 128 kept for consistency with the vector rungs.
+ * f64). Tie settled by a block sweep on lap3d:160 f64 (ladder.md's rung
+ * notes): all within 3%, 128 kept for consistency with the vector rungs.
  */
 #include "kernel_common.h"
 
@@ -32,4 +31,5 @@ __global__ void spmv_scalar(int64_t rows, const int32_t *row_ptr,
   }
 }
 
-const struct smv_rung smv_rung_scalar = SMV_SIMPLE_RUNG(spmv_scalar, 1, 0, 128);
+const struct smv_rung smv_rung_scalar =
+    SMV_SIMPLE_RUNG(SMV_ALG_SCALAR, spmv_scalar, 1, 0, 128);

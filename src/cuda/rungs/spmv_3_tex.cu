@@ -32,8 +32,8 @@
  *
  * Block size: 32 registers and block * sizeof(T) bytes of shared memory: 64,
  * 128, 256, 512 and 1024 threads all reach 64 of 64 warps per SM on sm_90. Tie
- * settled by measurement (H100, 2026-11-22, block sweep on lap3d:160 f64, one
- * warp per row): 128 threads 875.7 us, 256: 899.0, 512: 946.5, 1024: 1020.0; 64
+ * settled by a block sweep on lap3d:160 f64, one warp per row (ladder.md's
+ * rung notes): 128 threads fastest, each doubling slower; 64
  * threads also reach full occupancy but were 50% slower (2M blocks of two
  * warps: block launch rate, not occupancy, limits). On the small cage10
  * every size from 128 up is within 5%. So 128.
@@ -82,9 +82,10 @@ static cudaError_t launch(const struct smv_launch *L) {
   return L->prec == SMV_F64 ? run<double>(L) : run<float>(L);
 }
 
-const struct smv_rung smv_rung_vector_tex = {
+const struct smv_rung smv_rung_vector_tex = smv_kernel_rung(
+    SMV_ALG_VECTOR_TEX,
     smv_kernel_pick<spmv_vector_tex<double>, spmv_vector_tex<float>>,
-    smv_smem_per_thread<1>, launch, 128};
+    smv_smem_per_thread<1>, 128, launch);
 
 /* ---- the texture cache --------------------------------------------------- */
 

@@ -18,8 +18,8 @@
  *
  * Block size: 32 registers and block * sizeof(T) bytes of shared memory: 64,
  * 128, 256, 512 and 1024 threads all reach 64 of 64 warps per SM on sm_90. Tie
- * settled by measurement (H100, 2026-11-22, block sweep on lap3d:160 f64, one
- * warp per row): 128 threads 827.3 us, 256: 850.9, 512: 904.4, 1024: 984.7; 64
+ * settled by a block sweep on lap3d:160 f64, one warp per row (ladder.md's
+ * rung notes): 128 threads fastest, each doubling slower; 64
  * threads also reach full occupancy but were 50% slower (2M blocks of two
  * warps: block launch rate, not occupancy, limits). On the small cage10
  * every size from 128 up is within 5%. So 128.
@@ -41,4 +41,4 @@ spmv_vector_ldg(int64_t rows, const int32_t *__restrict__ row_ptr,
 }
 
 const struct smv_rung smv_rung_vector_ldg =
-    SMV_SIMPLE_RUNG(spmv_vector_ldg, 32, 1, 128);
+    SMV_SIMPLE_RUNG(SMV_ALG_VECTOR_LDG, spmv_vector_ldg, 32, 1, 128);

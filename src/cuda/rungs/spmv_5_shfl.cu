@@ -13,9 +13,9 @@
  * than 32 entries most lanes idle.
  *
  * Block size: 32 registers, no shared memory: 64, 128, 256, 512 and 1024
- * threads all reach 64 of 64 warps per SM on sm_90. Tie settled by measurement
- * (H100, 2026-11-22, block sweep on lap3d:160 f64, one warp per row): 128
- * threads 799.4 us, 256: 820.0, 512: 869.0, 1024: 937.2; 64 threads also reach
+ * threads all reach 64 of 64 warps per SM on sm_90. Tie settled by a block
+ * sweep on lap3d:160 f64, one warp per row (ladder.md's rung notes): 128
+ * threads fastest, each doubling slower; 64 threads also reach
  * full occupancy but were 50% slower (2M blocks of two warps: block launch
  * rate, not occupancy, limits). On the small cage10 every size from 128 up is
  * within 5%. So 128.
@@ -44,4 +44,4 @@ spmv_vector_shfl(int64_t rows, const int32_t *__restrict__ row_ptr,
 }
 
 const struct smv_rung smv_rung_vector_shfl =
-    SMV_SIMPLE_RUNG(spmv_vector_shfl, 32, 0, 128);
+    SMV_SIMPLE_RUNG(SMV_ALG_VECTOR_SHFL, spmv_vector_shfl, 32, 0, 128);

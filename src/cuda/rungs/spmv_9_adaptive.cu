@@ -1,96 +1,73 @@
 /*
  * spmv_9_adaptive.cu — rung 9: a kernel that adapts to the matrix (past
- * the seed).
+ * the seed). The measurements behind each change, dated and with their
+ * commits: bench/results/h100-80gb-hbm3/ladder.md, "Rung notes (moved from
+ * the rung files)".
  *
  * What changed from rung 5 (warp per row, shuffle reduction):
  *   1. L lanes per row instead of 32, L in {1, 2, 4, 8, 16, 32} chosen
- *      once per matrix at upload (choose_lanes below, with the
- *      measurements behind it). A warp works on 32 / L rows at once, so
- *      short rows no longer leave most lanes idle, and the reduction takes
- *      log2(L) shuffles within the group (__shfl_xor_sync on the group's
- *      own lane mask: groups of one warp may run different numbers of
- *      rows, so the mask names only the lanes that share the row).
+ *      once per matrix at set-up (choose_lanes below). A warp works on
+ *      32 / L rows at once, so short rows no longer leave most lanes idle,
+ *      and the reduction takes log2(L) shuffles within the group
+ *      (__shfl_xor_sync on the group's own lane mask: groups of one warp
+ *      may run different numbers of rows, so the mask names only the
+ *      lanes that share the row).
  *   2. Rounds of four: each lane issues four index loads, four value loads,
  *      then four x gathers before its first multiply (slots past the row's
- *      end predicated off), so a thread keeps several gathers in flight.
- *      Rungs 1-5 are latency-bound with one load in flight per thread
- *      (rung 1 on rand:2000000:16: 1253 us in f64, where the compiler did
- *      not unroll, against 313 us in f32, where it did).
+ *      end predicated off), so a thread keeps several gathers in flight
+ *      where rungs 1-5 have one load in flight per thread.
  *   3. Rows longer than a threshold (4 L or 16 L entries: one or four
  *      rounds, see plan_threshold) are cut into chunks of SMV_CHUNK (128 =
  *      one round of a warp) and summed by whole warps, in the SAME launch:
  *      the first `chunk_blocks` blocks of the grid take the chunk list
- *      ({row, first entry}, built at upload), the blocks after them the
- *      short rows. A row of one chunk is written by its warp directly. A
- *      row of n > 1 chunks: each warp stores its chunk's partial sum,
- *      fences, and counts itself in with atomicAdd on the row's counter;
- *      the warp that arrives n-th adds the n partials in chunk order
- *      (lane j takes j, j+32, ..., then a fixed shuffle tree), writes
- *      y = alpha*sum + beta*y and resets the counter to 0 for the next
- *      call. Until 2026-11 these rows went to a second kernel that added
- *      alpha * partial into y with atomics after the main kernel had
- *      scaled y by beta: on the H100 that second launch cost 2-4 us, which
- *      made AUTO up to 1.9x slower than rung 5 on small matrices with a
- *      few long rows (karate 7.7 us against 4.6, lp_ship04l 9.6 against
- *      5.1, L2-warm f64). One launch needs no ordering between a beta
- *      pass and the atomics, and the result no longer depends on the
- *      order in which warps finish: rung 9 is bit-reproducible run to run.
- *      Measured (H100, 2026-11-22, commit bf79ab0, f64 L2-warm): karate
- *      4.58 us, lp_ship04l 4.99 (rung 5: 4.54, 4.99), delaunay_n16 9.25 ->
- *      6.53; in a CUDA graph karate 3.78 -> 1.77 us.
+ *      ({row, first entry, row begin, row end}: 16 bytes per chunk), the
+ *      blocks after them the short rows. A row of one chunk is written by
+ *      its warp directly. A row of n > 1 chunks: each warp stores its
+ *      chunk's partial sum, fences, and counts itself in with atomicAdd on
+ *      the row's counter; the warp that arrives n-th adds the n partials in
+ *      chunk order (lane j takes j, j+32, ..., then a fixed shuffle tree),
+ *      writes y = alpha*sum + beta*y and resets the counter to 0 for the
+ *      next call. One launch needs no ordering between a beta pass and
+ *      atomics (a second kernel cost 2-4 us per SpMV), and the result does
+ *      not depend on the order in which warps finish: rung 9 is
+ *      bit-reproducible run to run.
  *   4. On matrices larger than the L2 whose rows take 8 or more lanes
- *      (the random-column kind), the matrix stream (column indices and
- *      values, read once per SpMV) is loaded with an L2 evict-first
- *      policy (createpolicy + ld.global.nc.L2::cache_hint), x with the
- *      default one, so the stream does not push x's lines out (every x
- *      miss is a random 32-byte DRAM read). L1 behaviour is unchanged (the
- *      same .nc path as __ldg). NOT on other matrices: with the hint on
- *      every instance (H100, 2026-11-22, commit cd510af), lap3d:160 at
- *      L = 1 went from 149 to 288 us in f64 and 96 to 108 in f32. At L = 1
- *      a thread reads its row's entries in four back-to-back slots and the
- *      next round, and neighbouring threads' rows share sectors, so each
- *      sector is asked for several times within a short window; our
- *      reading (not profiled: that run had no ncu of lap3d) is that an
- *      evict-first line is the first victim and the later requests went
- *      back to DRAM, more so for 8-byte values. Without the hint lap3d
- *      reads the minimal 392 MB from DRAM (ncu, commit bf79ab0). At L = 16 on
- *      rand:2000000:16 a group reads its row in one contiguous piece, and
- *      ncu counted 408 MB of DRAM reads for the kernel: the stream, row
- *      offsets and x once each (x stayed in L2).
- *   5. Small matrices (2026-11-24, issue 8): the one-round plan below
- *      (plan_one_round): one round per row, rows of 129-2048 entries by a
- *      whole block, block size 256; in CUDA graphs on the 28 real
- *      matrices 2.01x -> 2.32x cuSPARSE ALG1 (f64). And a kernel for
- *      exactly one entry per row (spmv_one_per_row): band:12000000:0 f32
- *      from 79.8% to 120.6% of the copy bandwidth (bench/results/
- *      h100-80gb-hbm3/suite.md, commit 59dc89c).
- *   6. Programmatic dependent launch (2026-11-25, issue 8): launched with
- *      programmatic stream serialization, the kernel may start while the
- *      kernel before it on the stream still runs. Each thread loads its
- *      first round's row offsets, indices and values (matrix arrays: no
- *      kernel ever writes them, see kernel_common.h), then waits
- *      (griddepcontrol.wait) before its first x gather and before it
- *      touches y, the partials or the counters, so stream order holds for
- *      everything the kernel before may have written. On SpMVs of at most
- *      two entries per resident thread the kernel also triggers at its
- *      start, so the next kernel (if launched the same way: the next
- *      SpMV) starts as soon as all our blocks run (plan_pdl). In CUDA
- *      graphs of back-to-back SpMVs on the 28 real matrices (H100, same
- *      run, against cuSPARSE ALG1): geometric mean 2.09x -> 2.39x (f32)
- *      with the wait after the matrix loads alone, 2.92x with the early
- *      trigger too; 2.04 -> 2.29 -> 2.62x (f64); karate 1.65 -> 1.03 us.
- *      Waiting at the very start instead gained 2.39x too, so the gain is
- *      the launch itself, and the matrix loads before the wait are
- *      free. L2-warm timing (an event between launches) is within 1%, and
- *      lap3d:160, rand:2000000:16 and stencil27:100 do not move.
- *      test_cuda_pdl runs chains whose x is the previous call's y (in a
- *      stream and in a graph); with the wait removed it fails.
+ *      (the random-column kind), the column indices and values (read once
+ *      per SpMV) are loaded with an L2 evict-first policy (createpolicy +
+ *      ld.global.nc.L2::cache_hint), x with the default one, so they do
+ *      not push x's lines out (every x miss is a random 32-byte DRAM
+ *      read). L1 behaviour is unchanged (the same .nc path as __ldg). NOT
+ *      on other matrices: at L = 1 a thread reads its row's entries in four
+ *      back-to-back slots and neighbouring threads' rows share sectors, so
+ *      each sector is asked for several times within a short window and an
+ *      evict-first line, the first victim, goes back to DRAM (lap3d:160
+ *      ran up to 1.9x slower with the hint).
+ *   5. Small matrices: the one-round plan below (plan_one_round): one
+ *      round per row, rows of 129-2048 entries by a whole block, block
+ *      size 256. And a kernel for exactly one entry per row
+ *      (spmv_one_per_row: 16-byte loads, four rows per thread).
+ *   6. Programmatic dependent launch: launched with programmatic stream
+ *      serialization, the kernel may start while the kernel before it on
+ *      the CUDA stream still runs. Each thread loads its first round's row
+ *      offsets, indices and values (matrix arrays: no kernel ever writes
+ *      them, see kernel_common.h), then waits (griddepcontrol.wait) before
+ *      its first x gather and before it touches y, the partials or the
+ *      counters, so the order of the CUDA stream holds for everything the
+ *      kernel before may have written. On SpMVs of at most two entries per
+ *      resident thread the kernel also triggers at its start, so the next
+ *      kernel (if launched the same way: the next SpMV) starts as soon as
+ *      all our blocks run (plan_pdl). test_cuda_pdl runs chains whose x is
+ *      the previous call's y (in a stream and in a graph); with the wait
+ *      removed it fails.
  * Why it should help: lanes match the rows, more loads in flight, no warp
  * waits on one long row, one launch per SpMV.
  * Where it loses: one L for all short rows; the chunk warps' partials and
- * counters live in the matrix (28 bytes per chunk), so two SpMVs of rung 9
- * on the SAME matrix must not run at the same time on different streams
- * when it has rows of more than one chunk (see docs/engine.md).
+ * counters live in the rung's state (28 bytes per chunk), so two SpMVs of
+ * rung 9 on the SAME matrix must not run at the same time on different
+ * CUDA streams when it has rows of more than one chunk (see
+ * docs/engine.md).
+ * Bytes: the CSR (nnz * (V + 4) + (rows + 1) * 4, V = 8 or 4) plus x and
+ * y; the state adds 16 bytes per block row and 28 per chunk.
  *
  * Attributes and default block: the rung reports its L = 8 instance; every
  * instance runs with the same block size (chunk and row blocks alike).
@@ -102,6 +79,48 @@
 #include <string.h>
 
 #define SMV_CHUNK 128 /* one round of a warp: 32 lanes x 4 entries */
+
+/* Programmatic dependent launch (change 6): OFF, ON (launched with the
+ * attribute: our matrix loads overlap the end of the kernel before us) or
+ * TRIGGER (also let the kernel after us launch as soon as all our blocks
+ * run). */
+enum adaptive_pdl { PDL_OFF = 0, PDL_ON = 1, PDL_TRIGGER = 2 };
+
+/* The rung's state on one matrix (its plan), made by setup below.
+ * `lanes` threads per row, chosen from the row lengths; rows longer than
+ * long_threshold are skipped by the row groups and summed, in the same
+ * launch, by one warp per chunk of SMV_CHUNK entries, listed in `chunks`
+ * (device, nchunks entries of {row, first entry, row begin, row end}). One
+ * allocation (`alloc`, `bytes` long, the only thing freed) holds the
+ * block-row list (below), then the chunks, then `partials` (nchunks
+ * doubles or floats: each chunk's sum) and `counts` (nchunks unsigned: at
+ * a row's first chunk, how many of its chunks are done; 0 between
+ * calls): 16 bytes per block row, 28 per chunk.
+ * evict_first: load values and indices L2 evict-first (matrices past the
+ * L2 with lanes >= 8 only; change 4).
+ * The one-round plan for small matrices (plan_one_round): rows of more
+ * than one warp round and at most block_row_max entries are summed by a
+ * whole block each, listed in block_rows (nblock_rows of {row, begin,
+ * end, 0}); block = the launch's block size (0: the context's). Zero for
+ * the default plan.
+ * one_per_row: nnz == rows, every row one entry: its own kernel. */
+struct adaptive_plan {
+  int lanes;
+  int evict_first;
+  int64_t long_threshold;
+  int4 *chunks;
+  void *partials;
+  unsigned *counts;
+  int64_t nchunks;
+  void *alloc;
+  size_t bytes;
+  int block;
+  int one_per_row;
+  enum adaptive_pdl pdl;
+  int64_t block_row_max;
+  int64_t nblock_rows;
+  int4 *block_rows;
+};
 
 /* ---- loads, optionally with an L2 eviction policy --------------------------
  * createpolicy / ld.global.nc.L2::cache_hint: PTX ISA 7.4, sm_80+. The
@@ -116,24 +135,25 @@ __device__ __forceinline__ uint64_t smv_policy_evict_first() {
 }
 /* One evict-first load per element type: PTX type suffix and register
  * constraint. */
-#define SMV_LD_STREAM(T, PTX_TYPE, REG)                                        \
-  __device__ __forceinline__ T smv_ld_stream(const T *a, uint64_t pol) {       \
+#define SMV_LD_EVICT_FIRST(T, PTX_TYPE, REG)                                   \
+  __device__ __forceinline__ T smv_ld_evict_first(const T *a, uint64_t pol) {  \
     T v;                                                                       \
     asm volatile("ld.global.nc.L2::cache_hint." PTX_TYPE " %0, [%1], %2;"      \
                  : "=" REG(v)                                                  \
                  : "l"(a), "l"(pol));                                          \
     return v;                                                                  \
   }
-SMV_LD_STREAM(int32_t, "s32", "r")
-SMV_LD_STREAM(double, "f64", "d")
-SMV_LD_STREAM(float, "f32", "f")
-#undef SMV_LD_STREAM
+SMV_LD_EVICT_FIRST(int32_t, "s32", "r")
+SMV_LD_EVICT_FIRST(double, "f64", "d")
+SMV_LD_EVICT_FIRST(float, "f32", "f")
+#undef SMV_LD_EVICT_FIRST
 
-/* A matrix-stream load: evict-first in L2 when EF, else plain __ldg. */
+/* A load of the matrix's indices or values (read once per SpMV):
+ * evict-first in L2 when EF, else plain __ldg. */
 template <bool EF, typename V>
 __device__ __forceinline__ V smv_ld_mat(const V *a, uint64_t pol) {
   if constexpr (EF)
-    return smv_ld_stream(a, pol);
+    return smv_ld_evict_first(a, pol);
   else
     return __ldg(a);
 }
@@ -181,9 +201,9 @@ __device__ __forceinline__ T strided_dot(
  * 0 adds the warps' sums in warp order. No atomics and no partials in
  * global memory: the same bits on every call, and a row of 129-2048
  * entries costs one or two rounds plus one barrier, where chunk warps
- * paid a fence, an atomic and a second read of the partials (about
- * 1.5 us on the H100, on the critical path of a small SpMV). The loop
- * bound and the barriers are block-uniform. */
+ * pay a fence, an atomic and a second read of the partials, on the
+ * critical path of a small SpMV. The loop bound and the barriers are
+ * block-uniform. */
 template <typename T, bool EF>
 __device__ __forceinline__ void block_rows_part(
     unsigned nbr_blocks, int64_t nbr, const int4 *__restrict__ block_rows,
@@ -331,14 +351,11 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
  * takes four consecutive rows with 16-byte loads of their four indices and
  * values (and a 16-byte store of y when y is 16-byte aligned). Aggregation
  * prolongators, permutations and diagonal scalings have this shape. Why:
- * with one 4-byte element per row and stream, rung 9's row groups (L = 1)
- * reached 79.8% of the copy bandwidth on band:12000000:0 in f32 (suite.md),
- * and a plain kernel with the same five 4-byte streams 81%
- * (bench/experiments/five_streams.cu, H100, 2026-11-24, commit 5d14250,
- * every element verified: 2444 GB/s at its best block size), where four
- * rows per thread with 16-byte loads moved 2871 GB/s (95% of the bench's
- * 3008 GB/s copy): the scalar form issues four times
- * the memory instructions per byte. */
+ * with one 4-byte element per row and array, the scalar form (rung 9's row
+ * groups at L = 1) issues four times the memory instructions per byte and
+ * stays near 80% of the copy bandwidth, where four rows per thread with
+ * 16-byte loads come near the copy itself (bench/experiments/
+ * five_streams.cu; figures in ladder.md's rung notes). */
 template <typename T> struct smv_vec4;
 template <> struct smv_vec4<float> {
   static __device__ __forceinline__ float4 load(const float *p) {
@@ -420,7 +437,7 @@ template <typename T> static cudaError_t run_one_per_row(const smv_launch *P) {
 
 template <typename T, int L, bool EF>
 static cudaError_t run_l(const smv_launch *P) {
-  smv_matrix *m = P->m;
+  const struct adaptive_plan *p = (const struct adaptive_plan *)P->state;
   /* The plan's block size unless the caller fixed one for every rung
    * (dispatch.cu's launch_block decides). */
   const int block = P->block;
@@ -429,10 +446,10 @@ static cudaError_t run_l(const smv_launch *P) {
    * earliest. Each part loops, so capping its blocks keeps the grid under
    * gridDim.x's 2^31 - 1. */
   const unsigned nbr_blocks =
-      (unsigned)(m->nblock_rows < (1 << 20) ? m->nblock_rows : (1 << 20));
+      (unsigned)(p->nblock_rows < (1 << 20) ? p->nblock_rows : (1 << 20));
   unsigned chunk_blocks = 0;
-  if (m->nchunks > 0) {
-    int64_t want = (m->nchunks * 32 + block - 1) / block;
+  if (p->nchunks > 0) {
+    int64_t want = (p->nchunks * 32 + block - 1) / block;
     chunk_blocks = (unsigned)(want < (1 << 24) ? want : (1 << 24));
   }
   const int64_t room = (int64_t)INT32_MAX - nbr_blocks - chunk_blocks;
@@ -441,19 +458,20 @@ static cudaError_t run_l(const smv_launch *P) {
     row_blocks = room;
   const unsigned grid = nbr_blocks + chunk_blocks + (unsigned)row_blocks;
   return smv_launch_pdl(
-      spmv_adaptive<T, L, EF>, grid, block, 0, P->stream, m->pdl != SMV_PDL_OFF,
+      spmv_adaptive<T, L, EF>, grid, block, 0, P->stream, p->pdl != PDL_OFF,
       P->rows, P->row_ptr, P->col_idx, (const T *)P->values, (const T *)P->x,
-      (T)P->alpha, (T)P->beta, (T *)P->y, (unsigned)m->long_threshold,
-      nbr_blocks, m->nblock_rows, (const int4 *)m->block_rows, chunk_blocks,
-      m->nchunks, (const int4 *)m->chunks, (T *)m->partials, m->counts,
-      (unsigned)(m->pdl == SMV_PDL_TRIGGER));
+      (T)P->alpha, (T)P->beta, (T *)P->y, (unsigned)p->long_threshold,
+      nbr_blocks, p->nblock_rows, (const int4 *)p->block_rows, chunk_blocks,
+      p->nchunks, (const int4 *)p->chunks, (T *)p->partials, p->counts,
+      (unsigned)(p->pdl == PDL_TRIGGER));
 }
 
 template <typename T> static cudaError_t run(const struct smv_launch *P) {
-  if (P->m->one_per_row)
+  const struct adaptive_plan *p = (const struct adaptive_plan *)P->state;
+  if (p->one_per_row)
     return run_one_per_row<T>(P);
-  const bool ef = P->m->stream_hint; /* only ever set with lanes >= 8 */
-  switch (P->m->lanes) {
+  const bool ef = p->evict_first; /* only ever set with lanes >= 8 */
+  switch (p->lanes) {
   case 1:
     return run_l<T, 1, false>(P);
   case 2:
@@ -473,11 +491,6 @@ static cudaError_t launch(const struct smv_launch *P) {
   return P->prec == SMV_F64 ? run<double>(P) : run<float>(P);
 }
 
-const struct smv_rung smv_rung_adaptive = {
-    smv_kernel_pick<spmv_adaptive<double, 8, false>,
-                    spmv_adaptive<float, 8, false>>,
-    smv_smem_per_thread<0>, launch, 128};
-
 /* ---- analysis --------------------------------------------------------------
  */
 
@@ -492,30 +505,23 @@ static int pow2_floor(double v) {
 /* Lanes per row.
  *
  * Rows shorter than 8 on average: one thread per row (a thread's unrolled
- * loads cover its row, neighbouring rows share cache lines). Measured on
- * the H100 (2026-11-22, every L on 3 large generated and 12 real
- * matrices): lap3d:160 150 us at L = 1 against 161, 171 and 247 us at 2,
- * 4, 8.
+ * loads cover its row, neighbouring rows share cache lines; L = 2, 4 and 8
+ * were slower on lap3d:160).
  *
  * Longer rows, matrix larger than the L2 (nnz * (value + index) bytes >
- * the device's L2 size: a DRAM-bound stream): one entry per lane on the
- * mean row, L = the largest power of two <= mean. A group of L lanes then
- * reads its row's indices and values in one contiguous piece, so one warp
- * load covers whole 128-byte lines (rand:2000000:16 at L = 16: indices of
- * two rows = one line, values of two rows = two lines); at L = 8 the same
- * load touches the first halves of four rows and the next load the second
+ * the device's L2 size: DRAM-bound): one entry per lane on the mean row,
+ * L = the largest power of two <= mean. A group of L lanes then reads its
+ * row's indices and values in one contiguous piece, so one warp load
+ * covers whole 128-byte lines (rand:2000000:16 at L = 16: indices of two
+ * rows = one line, values of two rows = two lines); at L = 8 the same load
+ * touches the first halves of four rows and the next load the second
  * halves: twice the L1 -> L2 requests for the same bytes, next to the 16
- * random x sectors per row that already bound these matrices. Measured
- * (H100, 2026-11-22, colleague's lane sweep on rand:2000000:16 f64): 314
- * us at L = 16 against 341 at L = 8. With this rule and the evict-first
- * stream (commit bf79ab0, L2-warm): rand 300 us f64 (ALG1 301), 284 f32
- * (ALG1 278); plaw:2000000:16 327 / 307 (ALG1 302 / 279; before: 343 /
- * 305 at L = 8).
+ * random x sectors per row that already bound these matrices.
  *
  * Longer rows, matrix inside the L2: about two entries per lane, L = the
- * largest power of two <= mean / 2 (same sweep: bcsstk33, 68 per row, best
- * at L = 16-32; these small matrices are latency-bound, and two entries
- * per lane put two gathers in flight per thread). */
+ * largest power of two <= mean / 2 (these small matrices are
+ * latency-bound, and two entries per lane put two gathers in flight per
+ * thread). The lane sweeps behind all three: ladder.md's rung notes. */
 static int choose_lanes(const smv_context *ctx, const smv_matrix *m) {
   const struct smv_matrix_stats *s = &m->st;
   if (s->row_mean < 8.0)
@@ -555,29 +561,21 @@ static void count_long_rows(const smv_csr *A, int64_t thr, int64_t bmax,
  * Default 16 L (four rounds of a group): the longest row the row blocks
  * keep is the kernel's critical path, which is what small matrices with a
  * few long rows are made of (memplus, rajat01, wiki-Vote ran 2-3x faster
- * with 16 L than with 64 L, H100 lane sweep).
+ * with 16 L than with 64 L).
  *
  * 4 L (one round) when the whole SpMV is tiny: if the row groups plus one
  * warp per chunk of the rows longer than 4 L fit in a quarter of the
- * device's resident threads (67584 on an H100: 16 of 64 warps per SM),
- * the GPU is mostly idle and the time is the launch plus the longest
- * dependency chain. One round per row, rows past 4 L taken by whole warps
- * (rung 5's shape: one round of up to 128 entries), keeps that chain at
- * its shortest. Measured before this rule (H100, f64 L2-warm, rung 5
- * against rung 9's rows of up to four rounds): jazz 5.4 vs 6.1 us,
- * fidapex6 5.0 vs 5.7, bcsstk13 5.1 vs 5.6. After it (commit bf79ab0,
- * same kind of run): jazz 4.99 us, fidapex6 5.01, bcsstk13 5.18, bcspwr10
- * 5.44 -> 4.86, lp_ship04l 4.99, karate 4.58; but west0067 4.45 -> 4.64
- * and Pd 4.48 -> 4.67, whose "long" rows have only 5-6 entries (two
- * rounds at L = 1 were cheaper than a chunk warp there; not yet tuned).
- * Of the 28 real matrices 11
- * take this plan (karate, lp_afiro, west0067, jazz, lp_ship04l, Pd,
- * hangGlider_2, fidapex6, adder_dcop_05, bcsstk13, bcspwr10). Above the
+ * device's resident threads (16 of 64 warps per SM), the GPU is mostly
+ * idle and the time is the launch plus the longest dependency chain. One
+ * round per row, rows past 4 L taken by whole warps (rung 5's shape: one
+ * round of up to 128 entries), keeps that chain at its shortest. It loses
+ * a little where the "long" rows have only 5-6 entries (two rounds at
+ * L = 1 would be cheaper than a chunk warp there; not tuned). Above the
  * budget a warp per long row costs waves of warps (crack, 10240 rows of
- * 3-9: rung 5 6.2 us, rung 9 5.1), so 16 L stays. */
-static int64_t plan_threshold(const smv_context *ctx, const smv_matrix *m,
-                              const smv_csr *A) {
-  const int64_t L = m->lanes;
+ * 3-9), so 16 L stays. */
+static int64_t plan_threshold(const smv_context *ctx,
+                              const struct adaptive_plan *p, const smv_csr *A) {
+  const int64_t L = p->lanes;
   const int64_t budget = (int64_t)ctx->prop.multiProcessorCount *
                          ctx->prop.maxThreadsPerMultiProcessor / 4;
   if (A->rows * L > budget) /* no pass over the rows of a large matrix */
@@ -589,11 +587,11 @@ static int64_t plan_threshold(const smv_context *ctx, const smv_matrix *m,
 
 /* ---- the one-round plan (small matrices) ---------------------------------
  *
- * A matrix of at most half a wave of rows (rows <= resident threads / 2:
- * 135168 on an H100) inside the L2 is latency-bound: its time is the
- * launch plus the longest dependency chain, and each round of a row
- * (offsets, then indices and values, then x) is one more chain of L2
- * round trips. So this plan gives every row ONE round:
+ * A matrix of at most half a wave of rows (rows <= resident threads / 2)
+ * inside the L2 is latency-bound: its time is the launch plus the longest
+ * dependency chain, and each round of a row (offsets, then indices and
+ * values, then x) is one more chain of L2 round trips. So this plan gives
+ * every row ONE round:
  *   L = the smallest power of two with 4 L >= the 99th percentile of the
  *       row lengths (halved while rows * L exceeds the resident threads:
  *       one wave), threshold 4 L;
@@ -601,25 +599,19 @@ static int64_t plan_threshold(const smv_context *ctx, const smv_matrix *m,
  *   rows of 129 .. 2048 entries: one block of 256 each (one or two
  *       rounds and a barrier; block_rows_part above);
  *   longer rows: chunks of 128 with the partials and counters, as before;
- *   block size 256 for the whole launch.
+ *   block size 256 for the whole launch (ahead of 128 at the same plan).
  * It is used only when the warps and blocks of the long rows add at most
  * as many threads as the row groups (else with two rounds, 8 L, when L
- * was halved; else the default plan).
- * Measured (H100, 2026-11-24, .dev-exp sweep of L, rounds, unroll, block
- * size and long-row strategy on the 28 real matrices in CUDA graphs,
- * against cuSPARSE ALG1 in the same run): geometric mean 1.85x ALG1 with
- * the default plan, 2.11x with this rule, 2.21x with the best of 180
- * variants per matrix; wiki-Vote 4.29 -> 3.0 us, memplus 4.02 -> 2.6,
- * rajat01 3.87 -> 2.5, hangGlider_2 3.80 -> 2.3, adder_dcop_05 3.62 ->
- * 2.3 (f64). Block size 256 against 128 at the same plan: 2.11x against
- * 2.00x. */
+ * was halved; else the default plan). It was chosen from a sweep of L,
+ * rounds, unroll, block size and long-row strategy on the 28 real
+ * matrices in CUDA graphs (ladder.md's rung notes). */
 #define SMV_ONE_ROUND_BLOCK 256
 #define SMV_BLOCK_ROW_MAX (2 * 4 * SMV_ONE_ROUND_BLOCK)
 
 /* Fills lanes, long_threshold, block and block_row_max and returns 1 if
  * the one-round plan applies, else 0 (plan untouched). */
-static int plan_one_round(const smv_context *ctx, smv_matrix *m,
-                          const smv_csr *A) {
+static int plan_one_round(const smv_context *ctx, const smv_matrix *m,
+                          struct adaptive_plan *p, const smv_csr *A) {
   const int64_t resident = (int64_t)ctx->prop.multiProcessorCount *
                            ctx->prop.maxThreadsPerMultiProcessor;
   if (A->rows == 0 || A->rows > resident / 2 || smv_matrix_past_l2(ctx, m))
@@ -653,10 +645,10 @@ static int plan_one_round(const smv_context *ctx, smv_matrix *m,
     int64_t nb, n;
     count_long_rows(A, thr, SMV_BLOCK_ROW_MAX, &nb, &n);
     if (nb * SMV_ONE_ROUND_BLOCK + 32 * n <= A->rows * L) {
-      m->lanes = L;
-      m->long_threshold = thr;
-      m->block = SMV_ONE_ROUND_BLOCK;
-      m->block_row_max = SMV_BLOCK_ROW_MAX;
+      p->lanes = L;
+      p->long_threshold = thr;
+      p->block = SMV_ONE_ROUND_BLOCK;
+      p->block_row_max = SMV_BLOCK_ROW_MAX;
       return 1;
     }
   }
@@ -664,42 +656,26 @@ static int plan_one_round(const smv_context *ctx, smv_matrix *m,
 }
 
 /* PDL (change 6 at the top): ON whenever the kernels carry their waits;
- * TRIGGER when the SpMV has at most two entries per resident thread
- * (540672 on an H100), where it is latency-bound and the next kernel's
- * launch and matrix loads fit beside it. Above that the early launch lost
- * (the three largest of the 28 real matrices in CUDA graphs: G2_circuit
- * 727k entries 1.27-1.35x slower than ON, Trefethen_20000 1.07-1.08x,
- * bcsstk33 0.99-1.10x; wathen100 with 472k gained 12-15%). */
-static enum smv_pdl_mode plan_pdl(const smv_context *ctx, const smv_matrix *m) {
+ * TRIGGER when the SpMV has at most two entries per resident thread, where
+ * it is latency-bound and the next kernel's launch and matrix loads fit
+ * beside it. Above that the early launch lost on the largest real
+ * matrices (G2_circuit, 727k entries, ran slower than with ON). */
+static enum adaptive_pdl plan_pdl(const smv_context *ctx, const smv_matrix *m) {
   if (!smv_pdl_capable((const void *)spmv_adaptive<double, 8, false>))
-    return SMV_PDL_OFF;
+    return PDL_OFF;
   const int64_t resident = (int64_t)ctx->prop.multiProcessorCount *
                            ctx->prop.maxThreadsPerMultiProcessor;
-  return m->st.nnz <= 2 * resident ? SMV_PDL_TRIGGER : SMV_PDL_ON;
+  return m->st.nnz <= 2 * resident ? PDL_TRIGGER : PDL_ON;
 }
 
-smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
-                              const smv_csr *A) {
-  /* Exactly one entry in every row (nnz == rows and none longer than 1,
-   * so none empty): the kernel above, nothing to set up. */
-  m->one_per_row = m->st.nnz == m->st.rows && m->st.row_max == 1;
-  m->pdl = SMV_PDL_OFF;
-  if (m->one_per_row)
-    return SMV_OK;
-  if (!plan_one_round(ctx, m, A)) {
-    m->lanes = choose_lanes(ctx, m);
-    m->long_threshold = plan_threshold(ctx, m, A);
-  }
-  m->pdl = plan_pdl(ctx, m);
-  /* The evict-first stream (point 4 at the top): past the L2, L >= 8. */
-  m->stream_hint = smv_matrix_past_l2(ctx, m) && m->lanes >= 8;
-  if (m->st.row_max <= m->long_threshold)
-    return SMV_OK;
-
+/* The plan and, with rows past the threshold, their lists on the device
+ * (one allocation). On error *state stays NULL and nothing is left. */
+static smv_status plan_lists(smv_context *ctx, const smv_csr *A,
+                             struct adaptive_plan *p) {
   /* Rows past the threshold: a block each when the plan has block rows
    * and the row is longer than one warp round (128) and at most
    * block_row_max long, else chunks of SMV_CHUNK for warps. */
-  const int64_t thr = m->long_threshold, bmax = m->block_row_max;
+  const int64_t thr = p->long_threshold, bmax = p->block_row_max;
   int64_t nb, n;
   count_long_rows(A, thr, bmax, &nb, &n);
   /* One allocation: nb block rows {row, begin, end, 0} (16 bytes each),
@@ -739,19 +715,19 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
                      "counters)",
                      bytes);
   } else {
-    m->long_alloc = d; /* freed with the matrix */
-    m->block_rows = (int4 *)d;
-    m->chunks = (int4 *)((char *)d + rows_bytes);
-    m->partials = (char *)d + host_bytes;
-    m->counts = (unsigned *)((char *)d + host_bytes + (size_t)n * 8);
-    /* Each step names itself if it fails (the message used to say
-     * cudaMemcpy whichever of the three it was). */
+    p->alloc = d; /* freed by release */
+    p->bytes = bytes;
+    p->block_rows = (int4 *)d;
+    p->chunks = (int4 *)((char *)d + rows_bytes);
+    p->partials = (char *)d + host_bytes;
+    p->counts = (unsigned *)((char *)d + host_bytes + (size_t)n * 8);
+    /* Each step names itself if it fails. */
     const char *what = "cudaMemcpy of the long-row lists";
     err =
         cudaMemcpyAsync(d, h, host_bytes, cudaMemcpyHostToDevice, ctx->stream);
     if (err == cudaSuccess && n > 0) {
       what = "cudaMemset of the long-row counters";
-      err = cudaMemsetAsync(m->counts, 0, (size_t)n * 4, ctx->stream);
+      err = cudaMemsetAsync(p->counts, 0, (size_t)n * 4, ctx->stream);
     }
     if (err == cudaSuccess) {
       what = "cudaStreamSynchronize after the long-row set-up";
@@ -760,30 +736,100 @@ smv_status smv_adaptive_setup(smv_context *ctx, smv_matrix *m,
     if (err != cudaSuccess) {
       st = smv_cu_fail(ctx, err, "%s (%zu bytes)", what, bytes);
     } else {
-      m->nchunks = n;
-      m->nblock_rows = nb;
+      p->nchunks = n;
+      p->nblock_rows = nb;
     }
-    m->chunk_bytes = bytes;
   }
   free(h);
   return st;
 }
 
-void smv_adaptive_describe(const smv_matrix *m, char *buf, size_t n) {
-  if (m->one_per_row) {
+static void release(void *state) {
+  struct adaptive_plan *p = (struct adaptive_plan *)state;
+  if (!p)
+    return;
+  cudaFree(p->alloc); /* cudaFree(NULL) does nothing */
+  free(p);
+}
+
+/* The rung's analysis: choose the lanes per row from the statistics, list
+ * and upload the long rows' chunks. */
+static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
+                        void **state) {
+  *state = NULL;
+  struct adaptive_plan *p =
+      (struct adaptive_plan *)calloc(1, sizeof(struct adaptive_plan));
+  if (!p)
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "rung 9 plan: out of host memory");
+  /* Exactly one entry in every row (nnz == rows and none longer than 1,
+   * so none empty): the kernel above, nothing to set up. */
+  p->one_per_row = m->st.nnz == m->st.rows && m->st.row_max == 1;
+  p->pdl = PDL_OFF;
+  if (!p->one_per_row) {
+    if (!plan_one_round(ctx, m, p, A)) {
+      p->lanes = choose_lanes(ctx, m);
+      p->long_threshold = plan_threshold(ctx, p, A);
+    }
+    p->pdl = plan_pdl(ctx, m);
+    /* Evict-first loads (change 4 at the top): past the L2, L >= 8. */
+    p->evict_first = smv_matrix_past_l2(ctx, m) && p->lanes >= 8;
+    if (m->st.row_max > p->long_threshold) {
+      const smv_status st = plan_lists(ctx, A, p);
+      if (st != SMV_OK) {
+        release(p);
+        return st;
+      }
+    }
+  }
+  *state = p;
+  return SMV_OK;
+}
+
+static size_t device_bytes(const smv_matrix *, const void *state) {
+  const struct adaptive_plan *p = (const struct adaptive_plan *)state;
+  return p ? p->bytes : 0;
+}
+
+static int plan_block(const void *state) {
+  return ((const struct adaptive_plan *)state)->block;
+}
+
+/* One line on the plan (lanes, threshold, long-row lists), for the
+ * analysis record. */
+static void describe(const smv_matrix *, const void *state, char *buf,
+                     size_t n) {
+  const struct adaptive_plan *p = (const struct adaptive_plan *)state;
+  if (p->one_per_row) {
     snprintf(buf, n, "rung 9 plan: one entry per row, four rows per thread");
     return;
   }
   char block[24] = "the context's";
-  if (m->block)
-    snprintf(block, sizeof block, "%d", m->block);
+  if (p->block)
+    snprintf(block, sizeof block, "%d", p->block);
   static const char *const pdl[] = {
       "", ", PDL (overlaps the kernel before)",
       ", PDL (overlaps the kernels before and after)"};
   snprintf(buf, n,
            "rung 9 plan: %s, %d lanes per row, rows over %lld entries to "
            "%lld warp chunks and %lld block rows, block %s%s",
-           m->block_row_max ? "one-round" : "default", m->lanes,
-           (long long)m->long_threshold, (long long)m->nchunks,
-           (long long)m->nblock_rows, block, pdl[m->pdl]);
+           p->block_row_max ? "one-round" : "default", p->lanes,
+           (long long)p->long_threshold, (long long)p->nchunks,
+           (long long)p->nblock_rows, block, pdl[p->pdl]);
 }
+
+/* Attributes and default block: the L = 8 instance. */
+static constexpr struct smv_rung descriptor() {
+  struct smv_rung r =
+      smv_kernel_rung(SMV_ALG_ADAPTIVE,
+                      smv_kernel_pick<spmv_adaptive<double, 8, false>,
+                                      spmv_adaptive<float, 8, false>>,
+                      smv_smem_per_thread<0>, 128, launch);
+  r.host_rows = 1;
+  r.setup = setup;
+  r.release = release;
+  r.device_bytes = device_bytes;
+  r.describe = describe;
+  r.block = plan_block;
+  return r;
+}
+const struct smv_rung smv_rung_adaptive = descriptor();

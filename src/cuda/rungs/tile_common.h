@@ -1,10 +1,10 @@
 /*
- * tile_common.h — the tile machinery rungs 10 (stream), 11 (merge) and 12
+ * tile_common.h — the tile machinery rungs 10 (tiled), 11 (merge) and 12
  * (hot) share (C++ templates, src/cuda only): 16-byte loads of a tile's
  * entries, where x comes from (x_plain, x_hot), the staging of its
  * products in shared memory, block sums, the pieces of a row longer than a
  * tile (partials added by the last block to finish), and rung 10's work on
- * one tile (stream_tile, which rung 12 runs too).
+ * one tile (tiled_tile, which rung 12 runs too).
  *
  * A tile list (struct smv_tiles, built by smv_tiles_build in tiles.cu) has
  * ntiles + 1 entries of int2: {first row, -1} for a tile of whole rows (its
@@ -15,6 +15,7 @@
 #define SMV_CUDA_TILE_COMMON_H
 
 #include "kernel_common.h"
+#include "tiles.h"
 
 #include <atomic>
 #include <type_traits>
@@ -126,9 +127,9 @@ __device__ __forceinline__ void transpose_cols(const int c[4], int out[4]) {
  * gather instruction reads 32 consecutive entries' columns. Where a row's
  * columns lie close together (the sorted columns of a power-law graph's
  * hot vertices) several lanes fall in one 128-byte line and share one L2
- * request; the L2's tag lookups are what limits these matrices (H100,
- * rmat:22:16 f32: lts__t_tag_requests at 81-96% of peak, cuSPARSE ALG1
- * 10% fewer requests than rung 10's quad-order gathers). The values go to
+ * request; the L2's tag lookups are what limits these matrices (ncu on
+ * rmat:22:16 f32: lts__t_tag_requests near their peak, cuSPARSE ALG1
+ * fewer requests than rung 10's quad-order gathers). The values go to
  * sm at their entries' places; the products are made there once the
  * gathers are in (one quad per thread per round: 32 registers). Whole
  * warps iterate (blockDim is a multiple of 32). */
@@ -302,8 +303,8 @@ __device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
  * and last_s are free for the next tile). */
 template <typename T, int TILE, int LD, typename XS>
 __device__ __forceinline__ void
-stream_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T> &a,
-            const XS &x, T *sm, T *red, unsigned *last_s) {
+tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T> &a,
+           const XS &x, T *sm, T *red, unsigned *last_s) {
   const unsigned t = threadIdx.x, B = blockDim.x;
   const int32_t *__restrict__ row_ptr = a.row_ptr;
   T *__restrict__ y = a.y;
@@ -424,6 +425,31 @@ template <template <typename, int, int> class K>
 static cudaError_t tile_run(const smv_launch *P, const struct smv_tiles *tl) {
   return P->prec == SMV_F64 ? tile_run_t<K, double>(P, tl)
                             : tile_run_t<K, float>(P, tl);
+}
+
+/* The descriptor of a rung whose state is its own tile list (rungs 10
+ * and 11): `setup` makes the list (smv_tiles_setup), the rest is common;
+ * RUNG numbers its plan line. */
+template <int RUNG>
+static void smv_tiles_describe_state(const smv_matrix *, const void *state,
+                                     char *buf, size_t n) {
+  smv_tiles_describe((const struct smv_tiles *)state, RUNG, buf, n);
+}
+template <int RUNG>
+static constexpr struct smv_rung
+smv_tile_rung(const void *(*kernel)(smv_precision prec),
+              size_t (*smem)(smv_precision prec, int block), int preferred,
+              cudaError_t (*launch)(const struct smv_launch *L),
+              smv_status (*setup)(smv_context *ctx, smv_matrix *m,
+                                  const smv_csr *A, void **state)) {
+  struct smv_rung r =
+      smv_kernel_rung((smv_alg)RUNG, kernel, smem, preferred, launch);
+  r.host_rows = 1;
+  r.setup = setup;
+  r.release = smv_tiles_release;
+  r.device_bytes = smv_tiles_device_bytes;
+  r.describe = smv_tiles_describe_state<RUNG>;
+  return r;
 }
 
 #endif

@@ -1,10 +1,10 @@
 /*
- * tiles.cu — the tile lists of rungs 10 (stream) and 11 (merge), built
- * once at upload: the rows cut into tiles of whole rows (each rung's own
- * rule decides where a tile ends) and rows too long for a tile cut into
- * pieces of `tile` entries. Format in engine.h (struct smv_tiles).
+ * tiles.cu — the tile lists of rungs 10 (tiled) and 11 (merge), built when
+ * the rung is set up: the rows cut into tiles of whole rows (each rung's
+ * own rule decides where a tile ends) and rows too long for a tile cut
+ * into pieces of `tile` entries. Format in tiles.h (struct smv_tiles).
  */
-#include "engine.h"
+#include "tiles.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,15 +23,10 @@ int smv_tile_size(const smv_context *ctx, int64_t work, int top) {
 }
 
 /* Entry-order gathers (SMV_TILE_EF_TG) only for scattered columns
- * (col_spread > 0.05) past the L2. Measured on rung 10 (H100, L2-warm,
- * speed-up over ALG1 in the same run; before: suite at 59dc89c, after:
- * 8b23aca, 2026-11-25; raw/rung11/ and suite.md): rmat:22:16 0.855 ->
- * 0.932 (f32) and 0.854 -> 0.923 (f64); f64 denserow:4000000:8 1.000 ->
- * 1.062, lap3d:160,perm=rand 0.958 -> 1.025, plaw:4000000:16 0.922 ->
- * 0.998, rand 0.989-0.993 -> 1.007-1.009; the other f32 scattered
- * matrices within 1% either way. Local columns keep the quad-order
- * gathers: band:8000000:8 f32 was 1% slower with entry order in a
- * development build (raw/rung11/dev/tg.tgz). */
+ * (col_spread > 0.05) past the L2, where they cut the L2 requests of
+ * rung 10's gathers (up to 1.06x faster, ladder.md's rung notes). Local
+ * columns keep the quad-order gathers: there entry order was a little
+ * slower. */
 int smv_tile_load(const smv_context *ctx, const smv_matrix *m) {
   if (!smv_matrix_past_l2(ctx, m))
     return SMV_TILE_RO;
@@ -41,8 +36,8 @@ int smv_tile_load(const smv_context *ctx, const smv_matrix *m) {
 /* One line on a tile list for the analysis record ("rung 10 plan: ..."). */
 void smv_tiles_describe(const struct smv_tiles *tl, int rung, char *buf,
                         size_t n) {
-  static const char *load[] = {"read-only path", "stream evict-first",
-                               "stream evict-first, gathers in entry order"};
+  static const char *load[] = {"read-only path", "evict-first",
+                               "evict-first, gathers in entry order"};
   const int l = tl->load >= 0 && tl->load <= 2 ? tl->load : 0;
   snprintf(buf, n, "rung %d plan: %lld tiles of %d %s, %s", rung,
            (long long)tl->ntiles, tl->tile,
@@ -136,4 +131,35 @@ smv_status smv_tiles_build(smv_context *ctx, const smv_csr *A, int64_t tile,
   out->ntiles = nt;
   out->bytes = bytes;
   return SMV_OK;
+}
+
+smv_status smv_tiles_setup(smv_context *ctx, const smv_csr *A, int tile,
+                           int load, smv_tile_end_fn end, const char *who,
+                           void **state) {
+  *state = NULL;
+  struct smv_tiles *tl = (struct smv_tiles *)calloc(1, sizeof *tl);
+  if (!tl)
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "%s tiles: out of host memory", who);
+  tl->tile = tile;
+  tl->load = load;
+  const smv_status st = smv_tiles_build(ctx, A, tile, end, who, tl);
+  if (st != SMV_OK) {
+    free(tl);
+    return st;
+  }
+  *state = tl;
+  return SMV_OK;
+}
+
+void smv_tiles_release(void *state) {
+  struct smv_tiles *tl = (struct smv_tiles *)state;
+  if (!tl)
+    return;
+  cudaFree(tl->list); /* cudaFree(NULL) does nothing */
+  free(tl);
+}
+
+size_t smv_tiles_device_bytes(const smv_matrix *, const void *state) {
+  const struct smv_tiles *tl = (const struct smv_tiles *)state;
+  return tl ? tl->bytes : 0;
 }

@@ -621,12 +621,11 @@ smv_status solver::run(smv_solve_result *res) {
   const bool f32 = prec == SMV_F32;
   const int chunk = o.check_every;
   int next_progress = o.progress_every;
-  /* The iteration is captured in a graph: a cuSPARSE rung asked for by name
-   * (AUTO's own choice is prepared at analysis) must have its buffer and
-   * preprocess now, outside the capture, where it may allocate. */
+  /* The iteration is captured in a graph: a rung asked for by name (AUTO's
+   * own choice is set up at analysis) must be set up now, outside the
+   * capture, where it may allocate. */
   const smv_alg rung = o.alg == SMV_ALG_AUTO ? dA->auto_alg : o.alg;
-  if ((rung == SMV_ALG_CUSPARSE_ALG1 || rung == SMV_ALG_CUSPARSE_ALG2) &&
-      (s = smv_sparse_prepare(ctx, dA, rung)) != SMV_OK)
+  if ((s = smv_rung_prepare(ctx, dA, rung, NULL, 1)) != SMV_OK)
     return s;
   if ((s = f32 ? start<float>() : start<double>()) != SMV_OK)
     return s;

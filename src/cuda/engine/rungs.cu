@@ -1,0 +1,213 @@
+/*
+ * rungs.cu — the registry at work: the table of descriptors (one per line
+ * of src/core/rungs.def) and what the engine does with a rung's per-matrix
+ * state without knowing what it holds: set it up when the rung will run
+ * or be timed (and first what it needs), release it, count its bytes,
+ * describe it, and after a plan release what was set up only to plan.
+ *
+ * Lazy set-up: a matrix holds the state of AUTO's rung, of the rungs named
+ * by smv_matrix_prepare or a creation flag, and of the rungs it has run.
+ * A rung without state set up is set up on its first call outside a
+ * stream capture (dispatch.cu); inside one the call is refused, since
+ * set-up allocates and synchronises.
+ */
+#include "engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+  const struct smv_rung *r;
+} table[SMV_ALG_COUNT] = {
+#define SMV_RUNG(n, alg, name, kernel, glue, tuned, what) {&glue},
+#define SMV_RUNG_LIB(n, alg, name, glue, tuned, what) {&glue},
+#define SMV_RUNG_AUTO(n, alg, name, what) {NULL},
+#include "rungs.def"
+#undef SMV_RUNG
+#undef SMV_RUNG_LIB
+#undef SMV_RUNG_AUTO
+};
+
+const struct smv_rung *smv_rung_of(smv_alg alg) {
+  if ((int)alg < 0 || alg >= SMV_ALG_COUNT)
+    return NULL;
+  return table[alg].r;
+}
+
+const struct smv_rung *smv_kernel_rung_of(smv_alg alg) {
+  const struct smv_rung *r = smv_rung_of(alg);
+  return r && r->kernel ? r : NULL;
+}
+
+/* Ready: set up, or nothing to set up. */
+static int ready(const smv_matrix *m, const struct smv_rung *r) {
+  return !r->setup || m->ready[r->alg];
+}
+
+/* A view of the matrix for set-up when the host CSR is gone: its sizes
+ * and, for a rung that reads them, the row offsets copied back from the
+ * device ((rows + 1) * 4 bytes, freed by the caller: *rows). */
+static smv_status host_view(smv_context *ctx, const smv_matrix *m,
+                            int need_rows, smv_csr *v, int32_t **rows) {
+  memset(v, 0, sizeof *v);
+  *rows = NULL;
+  v->rows = (smv_index)m->st.rows;
+  v->cols = (smv_index)m->st.cols;
+  v->nnz = m->st.nnz;
+  if (!need_rows)
+    return SMV_OK;
+  const size_t bytes = ((size_t)m->st.rows + 1) * sizeof(int32_t);
+  int32_t *h = (int32_t *)malloc(bytes);
+  if (!h)
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM,
+                       "malloc of %zu bytes (row offsets for a rung's "
+                       "set-up): out of memory",
+                       bytes);
+  cudaError_t e = cudaMemcpyAsync(h, m->row_ptr, bytes, cudaMemcpyDeviceToHost,
+                                  ctx->stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(ctx->stream);
+  if (e != cudaSuccess) {
+    free(h);
+    return smv_cu_fail(ctx, e, "cudaMemcpy of %zu bytes (row offsets)", bytes);
+  }
+  *rows = h;
+  v->row_ptr = h;
+  return SMV_OK;
+}
+
+static void release_one(smv_matrix *m, smv_alg a) {
+  const struct smv_rung *r = smv_rung_of(a);
+  if (r && r->release)
+    r->release(m->state[a]);
+  m->state[a] = NULL;
+  m->ready[a] = 0;
+  m->kept[a] = 0;
+  m->setup_ms[a] = 0;
+}
+
+smv_status smv_rung_prepare(smv_context *ctx, smv_matrix *m, smv_alg alg,
+                            const smv_csr *A, int keep) {
+  const struct smv_rung *r = smv_rung_of(alg);
+  if (!r)
+    return SMV_OK; /* AUTO: nothing of its own */
+  if (!(r->precisions & (1u << m->prec)))
+    return smv_ctx_set(ctx, SMV_ERR_UNSUPPORTED, "%s does not run in %s",
+                       smv_alg_name(alg), m->prec == SMV_F64 ? "f64" : "f32");
+  const int dep_was_ready =
+      r->needs == SMV_ALG_AUTO || ready(m, smv_rung_of(r->needs));
+  if (r->needs != SMV_ALG_AUTO) {
+    smv_status st = smv_rung_prepare(ctx, m, r->needs, A, keep);
+    if (st != SMV_OK)
+      return st;
+  }
+  if (ready(m, r)) {
+    if (keep)
+      m->kept[alg] = 1;
+    return SMV_OK;
+  }
+  smv_csr view;
+  int32_t *rows = NULL;
+  smv_status st = SMV_OK;
+  if (!A) {
+    st = host_view(ctx, m, r->host_rows, &view, &rows);
+    A = &view;
+  }
+  const double t0 = smv_now_ms();
+  void *state = NULL;
+  if (st == SMV_OK)
+    st = r->setup(ctx, m, A, &state);
+  free(rows);
+  if (st != SMV_OK) {
+    if (r->release)
+      r->release(state); /* setups leave NULL on error; NULL-safe */
+    if (!dep_was_ready)  /* what was set up for this rung alone goes too */
+      release_one(m, r->needs);
+    return st;
+  }
+  m->state[alg] = state;
+  m->ready[alg] = 1;
+  m->kept[alg] = (unsigned char)keep;
+  m->setup_ms[alg] = smv_now_ms() - t0;
+  return SMV_OK;
+}
+
+smv_status smv_rung_prepare_plan(smv_context *ctx, smv_matrix *m, smv_alg alg,
+                                 const smv_csr *A) {
+  smv_status st = smv_rung_prepare(ctx, m, alg, A, 0);
+  const struct smv_rung *r = smv_rung_of(alg);
+  if (st == SMV_OK && r && r->plan_setup)
+    st = r->plan_setup(ctx, m, m->state[alg]);
+  return st;
+}
+
+void smv_rungs_settle(smv_matrix *m) {
+  /* From the top: a rung only needs rungs below it (rungs.def), so its
+   * dependents are decided before it. */
+  for (int a = SMV_ALG_COUNT - 1; a > 0; a--) {
+    const struct smv_rung *r = smv_rung_of((smv_alg)a);
+    if (!r || !r->setup || !m->ready[a])
+      continue;
+    int needed = m->kept[a] || m->auto_alg == (smv_alg)a;
+    for (int b = a + 1; b < SMV_ALG_COUNT && !needed; b++) {
+      const struct smv_rung *d = smv_rung_of((smv_alg)b);
+      needed = d && d->needs == (smv_alg)a && m->ready[b];
+    }
+    if (!needed)
+      release_one(m, (smv_alg)a);
+    else if (r->plan_settle)
+      r->plan_settle(m, m->state[a]);
+  }
+}
+
+void smv_rungs_release(smv_matrix *m) {
+  for (int a = SMV_ALG_COUNT - 1; a > 0; a--)
+    if (m->ready[a] || m->state[a])
+      release_one(m, (smv_alg)a);
+}
+
+size_t smv_rungs_device_bytes(const smv_matrix *m) {
+  size_t b = 0;
+  for (int a = 1; a < SMV_ALG_COUNT; a++) {
+    const struct smv_rung *r = smv_rung_of((smv_alg)a);
+    if (r && r->device_bytes && m->ready[a])
+      b += r->device_bytes(m, m->state[a]);
+  }
+  return b;
+}
+
+void smv_rung_describe(const smv_matrix *m, smv_alg alg, char *buf, size_t n) {
+  const struct smv_rung *r = smv_rung_of(alg);
+  if (n > 0)
+    buf[0] = '\0';
+  if (r && r->describe && ready(m, r))
+    r->describe(m, m->state[alg], buf, n);
+}
+
+smv_status smv_auto_facts_of(smv_context *ctx, smv_matrix *m, const smv_csr *A,
+                             struct smv_auto_facts *f) {
+  const struct smv_matrix_stats *s = &m->st;
+  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
+  const double l2 = (double)ctx->prop.l2CacheSize;
+  memset(f, 0, sizeof *f);
+  f->past_l2 = smv_matrix_past_l2(ctx, m);
+  f->scattered = smv_matrix_scattered(m);
+  f->x_past_l2 = (double)s->cols * vbytes > l2;
+  f->even = (double)s->row_max <= 4.0 * s->row_mean;
+  f->long_rare = s->long_rows * 10000 <= s->rows;
+  f->row_mean = s->row_mean;
+  /* Rungs whose state the rule reads (rung 12's hot columns), only where
+   * they ask: set up for planning, released by smv_rungs_settle unless
+   * AUTO runs them or they were asked for. */
+  for (int a = 1; a < SMV_ALG_COUNT; a++) {
+    const struct smv_rung *r = smv_rung_of((smv_alg)a);
+    if (!r || !r->probe || !r->facts || !r->probe(ctx, m))
+      continue;
+    smv_status st = smv_rung_prepare_plan(ctx, m, (smv_alg)a, A);
+    if (st != SMV_OK)
+      return st;
+    r->facts(m, m->state[a], f);
+  }
+  return SMV_OK;
+}

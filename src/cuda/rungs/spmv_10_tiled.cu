@@ -1,0 +1,169 @@
+/*
+ * spmv_10_tiled.cu — rung 10, tiled: rows packed into tiles of a fixed
+ * number of entries, the tile's products staged in shared memory, then
+ * reduced per row (after Greathouse and Daga's CSR-adaptive, SC'14, whose
+ * tile scheme they call CSR-stream). The measurements behind each change,
+ * dated and with their commits: bench/results/h100-80gb-hbm3/ladder.md,
+ * "Rung notes (moved from the rung files)", and kernels-issue8.md.
+ *
+ * What changed from rung 9 (L lanes per row, L a power of two):
+ *   1. The work unit is a TILE of at most TILE entries (256..4096, chosen
+ *      per matrix at set-up), not a row: the rows are cut into tiles of
+ *      whole rows (greedy, in order: a tile takes rows while their entries
+ *      fit), listed as {first row, -1}. A block takes one tile. Row
+ *      lengths no longer have to match a lane count: a band of 9, 17 or 33
+ *      entries per row wastes no lanes, where rung 9 at L = 8, 16 or 32
+ *      leaves most of its second round's slots idle.
+ *   2. Loading: the block reads the tile's column indices and values as
+ *      16-byte vectors (int4 + 2 x double2 or int4 + float4: 4 entries per
+ *      load per thread), fully coalesced whatever the row boundaries, in
+ *      rounds of two quads per thread (up to 8 x gathers in flight per
+ *      thread); only the unaligned head and tail of a tile (< 4 entries
+ *      each) are loaded one by one. Each product val * x[col] goes to
+ *      shared memory at its position in the tile. More bytes in flight per
+ *      load instruction than rung 9's one value per lane, which matters
+ *      most for f32 (4-byte values).
+ *   3. Reduction: with R rows in the tile, P = the largest power of two <=
+ *      blockDim / R threads per row (1..32) sum the row's products from
+ *      shared memory (strided by P, then log2 P shuffles in the group);
+ *      a tile of one row is summed by the whole block. Each row is added in
+ *      a fixed order: results are bit-reproducible run to run.
+ *   4. Rows longer than a tile are cut into tiles of TILE entries, listed
+ *      as {row, first entry}; each block stores its tile's sum in
+ *      `partials`, fences and counts itself in on the row's counter (at its
+ *      first tile); the block that arrives last adds the partials in tile
+ *      order and writes y (rung 9's scheme, with blocks instead of warps).
+ *   5. Past the L2 the indices and values are loaded with __ldcs
+ *      (ld.global.cs: evict-first), so they, read once, do not push x out
+ *      of L2. Every sector of them is read exactly once per SpMV here
+ *      (unlike rung 9 at L = 1, where the hint hurt).
+ *   6. At most 32 registers (__maxnreg__): uncapped, the compiler took 50
+ *      in f64, which left 36 of 64 warps per SM resident; capped, it
+ *      compiles without spills and runs 64 of 64 (f64 from about 75% to
+ *      about 94% of the copy bandwidth on bands of 9-33 per row).
+ *   7. Past the L2 with scattered columns, the gathers of x go in entry
+ *      order across the warp (tile_common.h's stage_tg: lane l gathers
+ *      entries 32 j + l of the warp's 128 after the 16-byte loads), where
+ *      lane l used to gather its own quad's 4 entries (lanes 4 entries
+ *      apart). What limits these matrices is the L2's tag lookups (ncu on
+ *      rmat:22:16), for this rung and cuSPARSE alike; in entry order,
+ *      lanes that read one 128-byte line of x share one request. The
+ *      shared machinery (loads, staging, pieces, the list) is in
+ *      tile_common.h and tiles.cu, for rungs 11 and 12 too.
+ *   8. In f32 with those gathers, the kernel asks for a smaller shared
+ *      memory carveout (tiled_kernel's smem_pct below): fewer blocks per
+ *      SM, the rest of the L1 for x.
+ * Why it should help: no lanes wasted on any row length, 16-byte loads,
+ * a fixed amount of work per block.
+ * Where it loses: the staging round trip through shared memory and the
+ * block barrier cost latency on tiny (launch-bound) matrices (every real
+ * matrix runs slower than on rung 9); power-law rows (plaw, R-MAT) stay a
+ * little behind cuSPARSE ALG1; the tile list costs 8 bytes per tile
+ * (0.03% of an f64 matrix at TILE = 2048), 20 with rows longer than a
+ * tile; like rung 9, two SpMVs of this rung on the SAME matrix must not
+ * run concurrently when it has rows longer than a tile (shared partials).
+ *
+ * Attributes and default block: the rung reports its large-matrix instance
+ * (TILE = 2048 in f64, 4096 in f32).
+ */
+#include "tile_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The tile list: see tile_common.h; each tile: tiled_tile there. */
+template <typename T, int TILE, int LD>
+__global__ void __maxnreg__(32)
+    spmv_tiled(int64_t ntiles, const int2 *__restrict__ tiles,
+               const tile_args<T> a) {
+  __shared__ T sm[TILE];
+  __shared__ T red[32];
+  __shared__ unsigned last_s;
+  const x_plain<T> xs = {a.x};
+  for (int64_t b = blockIdx.x; b < ntiles; b += gridDim.x)
+    tiled_tile<T, TILE, LD>(b, tiles, a, xs, sm, red, &last_s);
+}
+
+#define SMV_TILED_TILE_MAX 4096
+
+static const void *kernel(smv_precision prec) {
+  return prec == SMV_F64 ? (const void *)spmv_tiled<double, 2048, SMV_TILE_EF>
+                         : (const void *)spmv_tiled<float, 4096, SMV_TILE_EF>;
+}
+
+static size_t smem(smv_precision, int) { return 0; } /* all static */
+
+/* The kernel for a tile size and load mode (tile_run's K).
+ * smem_pct (change 8 at the top): in f32 with gathers in entry order (past
+ * the L2, scattered columns) a carveout of 40% of the largest shared-memory
+ * configuration. On sm_90 the driver then configures 102 KB of shared
+ * memory: 5 blocks of 4096 entries per SM, the rest of the 256 KB L1 for
+ * x; by default it takes 168 KB (9 blocks). ncu on rmat:22:16 f32 showed
+ * more L1 hits with fewer warps active, and the kernel faster. Not in f64
+ * nor on local columns: there the blocks in flight matter more than the
+ * L1 (both ran slower with it). */
+template <typename T, int TILE, int LD> struct tiled_kernel {
+  static constexpr auto fn = spmv_tiled<T, TILE, LD>;
+  static constexpr int smem_pct =
+      std::is_same<T, float>::value && LD == SMV_TILE_EF_TG ? 40 : 0;
+};
+
+static cudaError_t launch(const struct smv_launch *P) {
+  return tile_run<tiled_kernel>(P, (const struct smv_tiles *)P->state);
+}
+
+/* ---- analysis --------------------------------------------------------------
+ */
+
+/* Entries per tile: 2048 in f64, 4096 in f32 on large matrices (16 KiB
+ * of products either way: 8 resident blocks of 256 threads on an sm_90 SM
+ * fit its 228 KiB of shared memory; each thread loads 8 or 16 entries per
+ * tile); smaller on small matrices (smv_tile_size). */
+/* Rows per tile are sized for this many threads per block (the default;
+ * another block size changes only the speed). */
+#define SMV_TILED_PLAN_BLOCK 256
+
+/* The tile of whole rows starting at row `start` (whose length is <= tile):
+ * rows are added while their entries fit in `tile` and the tile holds at
+ * most `tile` rows (runs of empty rows). Then the reduction's balance: with
+ * R rows, P = the largest power of two <= 256 / R threads sum each row, so
+ * a row of len entries costs len / P steps where the loading costs tile /
+ * 256 per thread; a row longer than twice that and than tile / 8 entries
+ * (power-law rows among short ones: plaw:2000000:16 has rows of thousands
+ * in tiles where P = 2) ends the tile before it, or, as the tile's first
+ * row, gets a tile of its own (summed by the whole block). Returns the row
+ * after the tile's last. The floor of tile / 8: splitting at twice the
+ * load alone gave a third of plaw's rows (mostly of 33-200 entries) tiles
+ * of their own and ran 2-5x slower than no split. */
+static int64_t tile_end(const smv_csr *A, int64_t start, int64_t tile) {
+  const int64_t k0 = A->row_ptr[start];
+  int64_t i = start;
+  while (i < A->rows && i - start < tile &&
+         (int64_t)A->row_ptr[i + 1] - k0 <= tile)
+    i++;
+  const int64_t R = i - start;
+  if (R < 2)
+    return i;
+  int64_t P = 1;
+  while (P < 32 && 2 * P * R <= SMV_TILED_PLAN_BLOCK)
+    P *= 2;
+  int64_t lim = 2 * P * tile / SMV_TILED_PLAN_BLOCK;
+  if (lim < tile / 8)
+    lim = tile / 8;
+  for (int64_t j = start; j < i; j++)
+    if ((int64_t)A->row_ptr[j + 1] - A->row_ptr[j] > lim)
+      return j == start ? start + 1 : j;
+  return i;
+}
+
+/* The rung's state: its tile list (tiles.h), which rung 12 runs on too. */
+static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
+                        void **state) {
+  const int tile = smv_tile_size(
+      ctx, m->st.nnz, m->prec == SMV_F64 ? 2048 : SMV_TILED_TILE_MAX);
+  return smv_tiles_setup(ctx, A, tile, smv_tile_load(ctx, m), tile_end, "tiled",
+                         state);
+}
+
+const struct smv_rung smv_rung_tiled =
+    smv_tile_rung<SMV_ALG_TILED>(kernel, smem, 256, launch, setup);
