@@ -94,9 +94,15 @@ static void converge_both(solver64 f, const char *name, smv_csr *A,
 }
 
 static void test_cg_converges(void) {
-  const char *specs[] = {"lap2d:40", "lap3d:12", "diag:50"};
-  for (int s = 0; s < 3; s++)
+  const char *specs[] = {"lap2d:40", "lap3d:12"};
+  for (int s = 0; s < 2; s++)
     converge_both(smv_cg, specs[s], tst_generate(specs[s]), 1e-10);
+  /* diag:N's values have both signs (not SPD: test_solve_harden.c); made
+   * positive, one step with Jacobi. */
+  smv_csr *D = tst_generate("diag:50");
+  for (int64_t k = 0; D && k < D->nnz; k++)
+    D->values[k] = fabs(D->values[k]) + 0.5;
+  converge_both(smv_cg, "diag:50 (positive)", D, 1e-10);
   converge_both(smv_cg, "spd band", spd_band(3000, 4), 1e-9);
 }
 

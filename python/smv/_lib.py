@@ -89,6 +89,7 @@ class SolveOptions(ctypes.Structure):
         ("alg", ctypes.c_int),  # smv_alg
         ("check_every", ctypes.c_int),
         ("use_graph", ctypes.c_int),
+        ("persistent", ctypes.c_int),
         ("damping", ctypes.c_double),
         ("personalization", c_double_p),
     ]
@@ -105,6 +106,8 @@ class SolveResult(ctypes.Structure):
         ("history_count", ctypes.c_int),
         ("graph_used", ctypes.c_int),
         ("checks", ctypes.c_int),
+        ("persistent", ctypes.c_int),
+        ("precision_limited", ctypes.c_int),
         ("seconds", ctypes.c_double),
     ]
 

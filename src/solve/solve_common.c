@@ -4,6 +4,7 @@
 #include "solve_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,8 @@ smv_status smv_solve_opts_check(const smv_solve_options *in,
     bad = "progress_every must be >= 0";
   else if (out->check_every < 0)
     bad = "check_every must be >= 0";
+  else if (out->persistent < -1 || out->persistent > 1)
+    bad = "persistent must be -1, 0 or 1";
   else if (out->precond != SMV_PRECOND_NONE &&
            out->precond != SMV_PRECOND_JACOBI)
     bad = "unknown preconditioner";
@@ -67,7 +70,38 @@ smv_status smv_solve_check_matrix(const smv_csr *A, const char *who,
                        "%s: the matrix is %lld x %lld; a solver needs a "
                        "square one",
                        who, (long long)A->rows, (long long)A->cols);
+  for (int64_t i = 0; i < A->rows; i++)
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+      if (!isfinite(A->values[k]))
+        return smv_err_set(err, SMV_ERR_ARG, NULL, 0,
+                           "%s: matrix entry (%lld, %lld) is %g; the "
+                           "entries must be finite",
+                           who, (long long)i + 1, (long long)A->col_idx[k] + 1,
+                           A->values[k]);
   return SMV_OK;
+}
+
+int smv_solve_overlap(const void *a, const void *b, size_t bytes) {
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return a && b && x < y + bytes && y < x + bytes;
+}
+
+double smv_solve_rhs_scale(double bmax) {
+  if (!(bmax > 0.0) || !isfinite(bmax) ||
+      (bmax >= ldexp(1.0, -300) && bmax <= ldexp(1.0, 300)))
+    return 1.0;
+  int e;
+  frexp(bmax, &e);
+  return ldexp(1.0, -e);
+}
+
+void smv_solve_true_check(smv_solve_result *res, double rr, double bb,
+                          double tol) {
+  const double t = bb > 0.0 ? sqrt(rr) / sqrt(bb) : sqrt(rr);
+  if (res->converged && !(t <= tol)) {
+    res->converged = 0;
+    res->precision_limited = 1;
+  }
 }
 
 smv_status smv_solve_jacobi(const smv_csr *A, double *dinv, smv_error *err) {

@@ -135,12 +135,13 @@ static smv_status FN(cg_run)(const smv_csr *A, const REAL *vals, const REAL *b,
   record(o, res, 0, relres);
   int k = 0;
   while (!(relres <= o->tol) && k < o->maxit) {
-    if (rho == 0.0 || !isfinite(rho) || !isfinite(relres)) {
+    /* r.z <= 0 or p.Ap <= 0: A (or M) is not positive definite. */
+    if (rho <= 0.0 || !isfinite(rho) || !isfinite(relres)) {
       res->breakdown = 1;
       break;
     }
     const double pq = FN(spmv_dot)(A, vals, p, q, p, part, nc);
-    if (pq == 0.0 || !isfinite(pq)) {
+    if (pq <= 0.0 || !isfinite(pq)) {
       res->breakdown = 1;
       break;
     }
