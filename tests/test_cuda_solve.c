@@ -2,7 +2,7 @@
  * test_cuda_solve.c — the CUDA solvers (smv_solve.h) against the CPU ones:
  * same answers within tolerance and iteration counts within 2, for CG and
  * BiCGStab (plain and Jacobi) and PageRank, f64 and f32; the graph path
- * is used (and gives the same bits as plain launches); repeated runs give
+ * (persistent = -1; the persistent CG is test_cuda_solve_coop.c) is used (and gives the same bits as plain launches); repeated runs give
  * the same bits; the true residual is checked; zero rhs, the iteration
  * limit, history and bad input. SKIPs without a device.
  */
@@ -34,6 +34,8 @@ static void compare(const char *name, const smv_csr *A, smv_method m,
   o.tol = tol;
   o.maxit = 3000;
   o.precond = pc;
+  o.persistent = -1; /* the graph path here; test_cuda_solve_coop.c has
+                        the persistent kernel */
   double hist[3001];
   o.history = hist;
   o.history_len = 3001;
