@@ -2,9 +2,10 @@
  * test_cuda_solve.c — the CUDA solvers (smv_solve.h) against the CPU ones:
  * same answers within tolerance and iteration counts within 2, for CG and
  * BiCGStab (plain and Jacobi) and PageRank, f64 and f32; the graph path
- * (persistent = -1; the persistent CG is test_cuda_solve_coop.c) is used (and gives the same bits as plain launches); repeated runs give
- * the same bits; the true residual is checked; zero rhs, the iteration
- * limit, history and bad input. SKIPs without a device.
+ * (persistent = -1; the persistent CG is test_cuda_solve_coop.c) is used (and
+ * gives the same bits as plain launches); repeated runs give the same bits; the
+ * true residual is checked; zero rhs, the iteration limit, history and bad
+ * input. SKIPs without a device.
  */
 #include "test_cuda_common.h"
 

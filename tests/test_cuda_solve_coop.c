@@ -239,8 +239,8 @@ static void test_not_spd(void) {
       CHECK_OK(gpu_cg(dA, b, x, &o, &r));
       CHECKF(r.breakdown && !r.converged && r.iterations < 5,
              "%s, %s: breakdown %d converged %d after %d",
-             m ? "diag" : "-lap2d", path ? "persistent" : "graph",
-             r.breakdown, r.converged, r.iterations);
+             m ? "diag" : "-lap2d", path ? "persistent" : "graph", r.breakdown,
+             r.converged, r.iterations);
     }
     free(b), free(x);
     smv_matrix_free(dA);
@@ -287,10 +287,9 @@ static void test_hardening(void) {
       b[i] = b1[i] * scales[s];
     for (int path = 0; path < 3; path++) {
       o.persistent = path == 1 ? 1 : -1;
-      smv_status st =
-          smv_solve_cuda_host(ctx, dA,
-                              path == 2 ? SMV_METHOD_BICGSTAB : SMV_METHOD_CG,
-                              b, x, &o, &r);
+      smv_status st = smv_solve_cuda_host(
+          ctx, dA, path == 2 ? SMV_METHOD_BICGSTAB : SMV_METHOD_CG, b, x, &o,
+          &r);
       CHECKF(st == SMV_OK, "%s", smv_context_error(ctx));
       CHECKF(r.converged && r.iterations > 0 && isfinite(r.relres),
              "scale %g path %d: converged %d after %d (%g)", scales[s], path,
@@ -314,9 +313,9 @@ static void test_hardening(void) {
       b[i] = NAN;
     CHECK_STATUS(gpu_cg(dN, b, x, &o, &r), SMV_ERR_ARG);
     CHECK_STR_HAS(smv_context_error(ctx), "of the matrix");
-    CHECK_STATUS(smv_solve_cuda_host(ctx, dN, SMV_METHOD_BICGSTAB, b, x, &o,
-                                     &r),
-                 SMV_ERR_ARG);
+    CHECK_STATUS(
+        smv_solve_cuda_host(ctx, dN, SMV_METHOD_BICGSTAB, b, x, &o, &r),
+        SMV_ERR_ARG);
     CHECK_STR_HAS(smv_context_error(ctx), "not finite");
   }
   /* A NaN in b alone. */
