@@ -40,9 +40,18 @@ extern "C" {
 #endif
 
 typedef enum {
-  SMV_PRECOND_NONE = 0,  /* plain CG / BiCGStab                          */
-  SMV_PRECOND_JACOBI = 1 /* M = diag(A): every diagonal entry must exist
-                            and be nonzero (SMV_ERR_ARG names the row)   */
+  SMV_PRECOND_NONE = 0,     /* plain CG / BiCGStab                       */
+  SMV_PRECOND_JACOBI = 1,   /* M = diag(A): every diagonal entry must
+                               exist and be nonzero (SMV_ERR_ARG names
+                               the row)                                  */
+  SMV_PRECOND_CHEBYSHEV = 2 /* CG only: M^-1 = p(D^-1 A) D^-1, p the
+                               Chebyshev polynomial of degree cheb_degree
+                               that approximates 1/t on [lmax / 30, lmax],
+                               lmax the Gershgorin bound of D^-1 A (D =
+                               diag(A), nonzero as for Jacobi). Products
+                               with A only (cheb_degree SpMVs per
+                               application), no triangular solves; SPD
+                               whenever A is.                            */
 } smv_precond;
 
 typedef enum {
@@ -83,6 +92,8 @@ typedef struct {
                       persistent kernel whatever the size; -1: never.
                       A cooperative launch the device refuses (MPS, too
                       many blocks) falls back to the graph path.        */
+  int cheb_degree; /* SMV_PRECOND_CHEBYSHEV: the polynomial's degree, 0..16
+                      (default 0 = 2)                                   */
   /* PageRank only. */
   double damping; /* probability of following a link (default 0.85)    */
   const double *personalization; /* NULL = uniform teleport; else n

@@ -66,6 +66,7 @@ class Error(ctypes.Structure):
 # smv_solve.h: smv_precond and smv_method.
 SMV_PRECOND_NONE = 0
 SMV_PRECOND_JACOBI = 1
+SMV_PRECOND_CHEBYSHEV = 2
 SMV_METHOD_CG = 0
 SMV_METHOD_BICGSTAB = 1
 SMV_METHOD_PAGERANK = 2
@@ -90,6 +91,7 @@ class SolveOptions(ctypes.Structure):
         ("check_every", ctypes.c_int),
         ("use_graph", ctypes.c_int),
         ("persistent", ctypes.c_int),
+        ("cheb_degree", ctypes.c_int),
         ("damping", ctypes.c_double),
         ("personalization", c_double_p),
     ]

@@ -145,7 +145,16 @@ static smv_status solve_cpu(run_kind kind, const smv_csr *A, const double *b64,
   smv_csr *PT = NULL;
   float *vals32 = NULL;
   const smv_csr *M = A;
-  if (kind != RUN_PAGERANK && o.precond == SMV_PRECOND_JACOBI) {
+  if (kind == RUN_BICGSTAB && o.precond == SMV_PRECOND_CHEBYSHEV) {
+    st = smv_err_set(err, SMV_ERR_ARG, NULL, 0,
+                     "%s: Chebyshev preconditioning is for CG (its "
+                     "polynomial needs A's eigenvalues real and positive)",
+                     who);
+    goto cleanup;
+  }
+  smv_cheb cheb;
+  const smv_cheb *chp = NULL;
+  if (kind != RUN_PAGERANK && o.precond != SMV_PRECOND_NONE) {
     dinv = malloc((size_t)n * sizeof *dinv);
     if (!dinv) {
       st = smv_err_set(err, SMV_ERR_NOMEM, NULL, 0, "%s: out of memory", who);
@@ -155,6 +164,10 @@ static smv_status solve_cpu(run_kind kind, const smv_csr *A, const double *b64,
     if (st != SMV_OK) {
       smv_err_set(err, st, NULL, 0, "%s: %s", who, err ? err->message : "");
       goto cleanup;
+    }
+    if (o.precond == SMV_PRECOND_CHEBYSHEV) {
+      smv_solve_cheb_coeffs(smv_solve_cheb_lmax(A), o.cheb_degree, &cheb);
+      chp = &cheb;
     }
   }
   if (kind == RUN_PAGERANK) {
@@ -195,8 +208,8 @@ static smv_status solve_cpu(run_kind kind, const smv_csr *A, const double *b64,
   const double t0 = now_s();
   switch (kind) {
   case RUN_CG:
-    st = f32 ? cg_run_f32(A, vals32, b32, x32, dinv, &o, &res, err)
-             : cg_run_f64(A, A->values, bb64, x64, dinv, &o, &res, err);
+    st = f32 ? cg_run_f32(A, vals32, b32, x32, dinv, chp, &o, &res, err)
+             : cg_run_f64(A, A->values, bb64, x64, dinv, chp, &o, &res, err);
     break;
   case RUN_BICGSTAB:
     st = f32 ? bicgstab_run_f32(A, vals32, b32, x32, dinv, &o, &res, err)

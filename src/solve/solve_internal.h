@@ -38,6 +38,23 @@ double smv_solve_rhs_scale(double bmax);
 void smv_solve_true_check(smv_solve_result *res, double rr, double bb,
                           double tol);
 
+/* Chebyshev preconditioning (SMV_PRECOND_CHEBYSHEV): the polynomial's
+ * interval is [lmax / SMV_CHEB_RATIO, lmax]; at most SMV_CHEB_MAX steps
+ * after the first. */
+#define SMV_CHEB_RATIO 30.0
+#define SMV_CHEB_MAX 16
+typedef struct {
+  int degree;       /* SpMVs per application                   */
+  double inv_theta; /* first step: d = D^-1 r / theta            */
+  double c1[SMV_CHEB_MAX], c2[SMV_CHEB_MAX]; /* step j: d = c1 d +
+                       c2 D^-1 (r - A z), z += d                */
+} smv_cheb;
+/* Gershgorin's bound of D^-1 A's eigenvalues: max_i sum_j |a_ij| / |a_ii|
+ * over the rows with a nonzero diagonal (the caller has checked it). */
+double smv_solve_cheb_lmax(const smv_csr *A);
+/* The step coefficients for lmax and degree (CPU and GPU use these). */
+void smv_solve_cheb_coeffs(double lmax, int degree, smv_cheb *c);
+
 /* Host matrix checks shared by every solver: not NULL, valid CSR
  * (smv_csr_check), square (SMV_ERR_DIM), every value finite (SMV_ERR_ARG
  * naming the entry). `who` names the function. */

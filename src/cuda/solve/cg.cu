@@ -7,7 +7,9 @@
  *                     -> beta, rho, the residual and the stop test
  *   cg_p_kernel       p = z + beta p
  * Preconditioned CG is Saad's Algorithm 9.1 with z = M^-1 r (M = diag(A)
- * for Jacobi); without a preconditioner z aliases r. Vectors are n T
+ * for Jacobi, fused into the update; Chebyshev's polynomial runs between
+ * the update and the p kernel, chebyshev.cu); without a preconditioner z
+ * aliases r. Vectors are n T
  * (8 or 4 bytes); the update reads x, r, p, q (and dinv) and writes x, r
  * (and z).
  */
@@ -16,8 +18,9 @@
 namespace smv_solve {
 namespace {
 
-/* x += alpha p, r -= alpha q, z = dinv r; r.z and r.r; beta, rho. */
-template <typename T, bool JAC>
+/* x += alpha p, r -= alpha q, z = dinv r; r.z and r.r; beta, rho (BETA:
+ * with Chebyshev z comes later, and cheb_rz_kernel sets beta and rho). */
+template <typename T, bool JAC, bool BETA>
 __global__ void cg_update_kernel(int64_t n, T *x, T *r, T *z, const T *p,
                                  const T *q, const T *dinv, solve_state *st,
                                  double *part, double *hist) {
@@ -41,8 +44,10 @@ __global__ void cg_update_kernel(int64_t n, T *x, T *r, T *z, const T *p,
   if (grid_sum<2>(acc, part, &st->counter) && threadIdx.x == 0) {
     st->rr = acc[1];
     finish_iteration(st, hist, sqrt(acc[1]) / st->bnorm);
-    st->beta = acc[0] / st->rho;
-    st->rho = acc[0];
+    if (BETA) {
+      st->beta = acc[0] / st->rho;
+      st->rho = acc[0];
+    }
   }
 }
 
@@ -63,17 +68,25 @@ template <typename T> smv_status cg_iterate(solver &S) {
   smv_status s;
   T *r = S.V<T>(V_R), *p = S.V<T>(V_P), *q = S.V<T>(V_Q);
   const T *dinv = S.V<T>(V_DINV);
-  T *z = S.jac ? S.V<T>(V_Z) : r;
+  T *z = S.jac || S.chebyshev ? S.V<T>(V_Z) : r;
   if ((s = S.spmv(p, q)) != SMV_OK)
     return s;
   S.go(alpha_kernel<T, true>, S.grid, S.n, p, q, S.st, S.part);
   if (S.jac)
-    S.go(cg_update_kernel<T, true>, S.grid, S.n, (T *)S.x, r, z, p, q, dinv,
-         S.st, S.part, S.hist);
+    S.go(cg_update_kernel<T, true, true>, S.grid, S.n, (T *)S.x, r, z, p, q,
+         dinv, S.st, S.part, S.hist);
+  else if (S.chebyshev)
+    S.go(cg_update_kernel<T, false, false>, S.grid, S.n, (T *)S.x, r, r, p, q,
+         dinv, S.st, S.part, S.hist);
   else
-    S.go(cg_update_kernel<T, false>, S.grid, S.n, (T *)S.x, r, z, p, q, dinv,
-         S.st, S.part, S.hist);
-  S.go(cg_p_kernel<T>, S.grid, S.n, p, z, S.st);
+    S.go(cg_update_kernel<T, false, true>, S.grid, S.n, (T *)S.x, r, z, p, q,
+         dinv, S.st, S.part, S.hist);
+  if (S.chebyshev) {
+    if ((s = S.launched("the CG kernels")) != SMV_OK ||
+        (s = cheb_apply<T>(S, false)) != SMV_OK)
+      return s;
+  }
+  S.go(cg_p_kernel<T>, S.grid, S.n, p, (const T *)z, S.st);
   return S.launched("the CG kernels");
 }
 

@@ -291,6 +291,10 @@ bool cg_coop_plan(solver &S, const char **why) {
     *why = "SMV_SOLVE_COOP=0";
     return false;
   }
+  if (S.chebyshev) {
+    *why = "Chebyshev preconditioning runs on the graph path";
+    return false;
+  }
   if (S.o.alg != SMV_ALG_AUTO) {
     *why = "an SpMV rung was asked for by name";
     return false;

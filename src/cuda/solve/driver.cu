@@ -31,14 +31,15 @@ namespace {
 
 /* The work vectors a method uses (bit k = vector k): CG r, p, q (+ z and
  * the inverse diagonal with Jacobi, + the second p of the persistent
- * kernel); BiCGStab r, p, v (in Q), rhat, s, t (+ phat, shat, the inverse
- * diagonal); PageRank y (in Q). The others stay NULL: no kernel of that
- * method reads them. */
-unsigned vectors_used(smv_method m, bool jac, bool coop) {
+ * kernel, + Chebyshev's d and w); BiCGStab r, p, v (in Q), rhat, s, t (+ phat,
+ * shat, the inverse diagonal); PageRank y (in Q). The others stay NULL: no
+ * kernel of that method reads them. */
+unsigned vectors_used(smv_method m, bool jac, bool cheb, bool coop) {
   const unsigned J = jac ? 1u << V_DINV : 0u;
   if (m == SMV_METHOD_CG)
-    return 1u << V_R | 1u << V_P | 1u << V_Q | (jac ? 1u << V_Z : 0u) | J |
-           (coop ? 1u << V_P2 : 0u);
+    return 1u << V_R | 1u << V_P | 1u << V_Q |
+           (jac || cheb ? 1u << V_Z | 1u << V_DINV : 0u) |
+           (cheb ? 1u << V_CD | 1u << V_CW : 0u) | (coop ? 1u << V_P2 : 0u);
   if (m == SMV_METHOD_BICGSTAB)
     return 1u << V_R | 1u << V_P | 1u << V_Q | 1u << V_RH | 1u << V_S |
            1u << V_T | (jac ? 1u << V_PH | 1u << V_SH : 0u) | J;
@@ -238,6 +239,14 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
   S.method = method;
   S.prec = dA->prec;
   S.jac = method != SMV_METHOD_PAGERANK && S.o.precond == SMV_PRECOND_JACOBI;
+  S.chebyshev = method == SMV_METHOD_CG && S.o.precond == SMV_PRECOND_CHEBYSHEV;
+  if (method == SMV_METHOD_BICGSTAB && S.o.precond == SMV_PRECOND_CHEBYSHEV) {
+    smv_device_leave(&g);
+    return smv_ctx_set(ctx, SMV_ERR_ARG,
+                       "%s: Chebyshev preconditioning is for CG (its "
+                       "polynomial needs A's eigenvalues real and positive)",
+                       who);
+  }
   S.n = n;
   S.b = b;
   S.x = x;
@@ -267,7 +276,7 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
   const size_t pgrid = S.coop && S.coop_grid > S.grid ? S.coop_grid : S.grid;
   const size_t part_bytes =
       (((size_t)pgrid * 3 + 4) * sizeof(double) + 255) / 256 * 256;
-  const unsigned used = vectors_used(method, S.jac, S.coop);
+  const unsigned used = vectors_used(method, S.jac, S.chebyshev, S.coop);
   int nvec = 0;
   for (int k = 0; k < V_COUNT; k++)
     nvec += (used >> k) & 1u;
@@ -315,6 +324,9 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
   }
   if (S.jac && (s = S.prec == SMV_F32 ? S.setup_jacobi<float>()
                                       : S.setup_jacobi<double>()) != SMV_OK)
+    goto out;
+  if (S.chebyshev && (s = S.prec == SMV_F32 ? cheb_setup<float>(S)
+                                            : cheb_setup<double>(S)) != SMV_OK)
     goto out;
   t0 = now_s();
   s = S.run(&local);

@@ -232,7 +232,9 @@ template <typename T> smv_status solver::start() {
   else
     go(start_kernel<T, false>, grid, n, (const T *)b, bs, q, V<T>(V_R),
        V<T>(V_R), V<T>(V_P), rh, vv, nullptr, st, part, hist);
-  return launched("start_kernel");
+  if ((s = launched("start_kernel")) != SMV_OK || !chebyshev)
+    return s;
+  return cheb_apply<T>(*this, true); /* z = M^-1 r, rho = r.z, p = z */
 }
 
 template <typename T> smv_status solver::finish(smv_solve_result *res) {

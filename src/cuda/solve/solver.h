@@ -9,6 +9,7 @@
  *   setup.cu     the Jacobi diagonal, the pre-pass over A and b, the start
  *   cg.cu        CG's three fused kernels (graph path)
  *   cg_coop.cu   CG as one persistent cooperative kernel
+ *   chebyshev.cu the Chebyshev polynomial preconditioner (CG)
  *   bicgstab.cu  BiCGStab's four fused kernels
  *   pagerank.cu  PageRank's kernels and smv_pagerank_cuda
  *   host.cu      smv_solve_cuda_host (host vectors in and out)
@@ -169,8 +170,24 @@ __global__ void alpha_kernel(int64_t n, const T *a, const T *b, solve_state *st,
 
 /* ---- the driver ---------------------------------------------------------- */
 
-/* Work vectors. P2 is the persistent CG kernel's second p buffer. */
-enum { V_R, V_Z, V_P, V_Q, V_RH, V_S, V_T, V_PH, V_SH, V_DINV, V_P2, V_COUNT };
+/* Work vectors. P2 is the persistent CG kernel's second p buffer; CD and
+ * CW the Chebyshev preconditioner's d and w. */
+enum {
+  V_R,
+  V_Z,
+  V_P,
+  V_Q,
+  V_RH,
+  V_S,
+  V_T,
+  V_PH,
+  V_SH,
+  V_DINV,
+  V_P2,
+  V_CD,
+  V_CW,
+  V_COUNT
+};
 
 struct solver {
   smv_context *ctx;
@@ -178,7 +195,9 @@ struct solver {
   cudaStream_t stream;
   smv_method method;
   smv_precision prec;
-  bool jac;
+  bool jac;           /* Jacobi (fused into the vector kernels)             */
+  bool chebyshev;     /* CG with the Chebyshev preconditioner (chebyshev.cu) */
+  smv_cheb cheb;      /* its coefficients                                 */
   bool coop;          /* CG runs as the persistent kernel (cg_coop.cu) */
   unsigned coop_grid; /* its co-resident grid (cg_coop_plan)            */
   int64_t n;
@@ -248,6 +267,10 @@ template <typename T> smv_status cg_iterate(solver &S);
 template <typename T> smv_status bicgstab_iterate(solver &S);
 template <typename T> smv_status pagerank_iterate(solver &S);
 template <typename T> smv_status pagerank_start(solver &S);
+/* Chebyshev (chebyshev.cu): the inverse diagonal and the coefficients;
+ * z = M^-1 r followed by r.z (start: rho and p = z; else beta and rho). */
+template <typename T> smv_status cheb_setup(solver &S);
+template <typename T> smv_status cheb_apply(solver &S, bool start);
 
 /* The persistent cooperative CG (cg_coop.cu). cg_coop_plan: whether it
  * can run this solve (cooperative launch, co-resident grid, the size rule
