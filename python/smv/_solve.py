@@ -34,7 +34,7 @@ _METHODS = {"cg": L.SMV_METHOD_CG, "bicgstab": L.SMV_METHOD_BICGSTAB}
 _CPU = {("cg", False): L.cg, ("cg", True): L.cg_f32,
         ("bicgstab", False): L.bicgstab, ("bicgstab", True): L.bicgstab_f32}
 _PRECONDS = {"jacobi": L.SMV_PRECOND_JACOBI, "none": L.SMV_PRECOND_NONE,
-             None: L.SMV_PRECOND_NONE}
+             "chebyshev": L.SMV_PRECOND_CHEBYSHEV, None: L.SMV_PRECOND_NONE}
 
 
 def _count(v, name, n):
@@ -95,8 +95,8 @@ def solve(M, method, b, x0, tol, maxiter, precond, history, alg):
     p = _PRECONDS.get(precond) if isinstance(precond, (str, type(None))) \
         else None
     if p is None:
-        raise ValueError("smv: precond must be 'jacobi' or 'none', not %r"
-                         % (precond,))
+        raise ValueError("smv: precond must be 'jacobi', 'chebyshev' or "
+                         "'none', not %r" % (precond,))
     _square(M.shape, method)
     n = M.shape[0]
     b = M._vector(b, n, "b")

@@ -57,8 +57,8 @@ __global__ void cheb_step_kernel(int64_t n, const T *r, const T *w, T *z, T *d,
   if (st->s.done)
     return;
   GRID_STRIDE(i, n) {
-    const T di = (T)(c1 * (double)d[i] +
-                     c2 * (double)dinv[i] * (double)(r[i] - w[i]));
+    const T di =
+        (T)(c1 * (double)d[i] + c2 * (double)dinv[i] * (double)(r[i] - w[i]));
     d[i] = di;
     z[i] += di;
   }
