@@ -62,7 +62,7 @@ def true_relres(A, x, b):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("prec", PRECISIONS)
-@pytest.mark.parametrize("precond", ["jacobi", "none"])
+@pytest.mark.parametrize("precond", ["jacobi", "none", "chebyshev"])
 def test_cg_laplacian_matches_spsolve(backend, prec, precond):
     A = laplacian2d(24)
     b = rhs(A.shape[0])
