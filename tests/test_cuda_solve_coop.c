@@ -23,6 +23,38 @@ static smv_status gpu_cg(smv_matrix *dA, const double *b, double *x,
   return smv_solve_cuda_host(tc_context(), dA, SMV_METHOD_CG, b, x, o, r);
 }
 
+/* A generated matrix on the device (f64), b = A*ones and two x. */
+typedef struct {
+  smv_csr *A;
+  smv_matrix *dA;
+  double *b, *x, *x2;
+  int64_t n;
+} fixture;
+
+static void fixture_close(fixture *F) {
+  smv_matrix_free(F->dA);
+  free(F->b), free(F->x), free(F->x2);
+  smv_csr_free(F->A);
+}
+
+/* 1 when everything is there; else 0, with the failure recorded and
+ * nothing left to free. */
+static int fixture_open(fixture *F, const char *spec) {
+  memset(F, 0, sizeof *F);
+  F->A = tst_generate(spec);
+  if (!F->A)
+    return 0;
+  F->n = F->A->rows;
+  F->b = rhs_ones(F->A);
+  F->x = malloc(F->n * sizeof *F->x);
+  F->x2 = malloc(F->n * sizeof *F->x2);
+  CHECK_OK(smv_matrix_create(tc_context(), F->A, SMV_F64, &F->dA));
+  if (F->dA && F->x && F->x2)
+    return 1;
+  fixture_close(F);
+  return 0;
+}
+
 static int within_1pct(int a, int b) {
   return abs(a - b) <= 1 + (a > b ? a : b) / 100;
 }
@@ -121,44 +153,33 @@ static void test_persistent_matches_cpu(void) {
  * within 1%. */
 static void test_auto_and_progress(void) {
   TC_NEED_DEVICE();
-  smv_context *ctx = tc_context();
-  smv_csr *A = tst_generate("lap2d:80");
-  if (!A)
+  fixture F;
+  if (!fixture_open(&F, "lap2d:80"))
     return;
-  const int64_t n = A->rows;
-  double *b = rhs_ones(A), *x = malloc(n * sizeof *x);
-  double *x2 = malloc(n * sizeof *x2);
-  smv_matrix *dA = NULL;
-  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
-  if (!dA)
-    goto out;
   smv_solve_options o;
   smv_solve_options_init(&o);
   o.tol = 1e-9;
   smv_solve_result r, rp, rg;
-  CHECK_OK(gpu_cg(dA, b, x, &o, &r));
+  CHECK_OK(gpu_cg(F.dA, F.b, F.x, &o, &r));
   CHECK(r.persistent && r.converged);
   CHECKF(r.checks <= 2, "%d host checks for one launch", r.checks);
   o.progress = on_progress;
   o.progress_every = 10;
   progress_calls = 0;
-  CHECK_OK(gpu_cg(dA, b, x2, &o, &rp));
+  CHECK_OK(gpu_cg(F.dA, F.b, F.x2, &o, &rp));
   CHECK(rp.persistent);
   CHECK_INT(rp.iterations, r.iterations);
   CHECKF(progress_calls == r.iterations / 10, "%d calls for %d iterations",
          progress_calls, r.iterations);
-  CHECK(memcmp(x, x2, n * sizeof *x) == 0);
+  CHECK(memcmp(F.x, F.x2, F.n * sizeof *F.x) == 0);
   o.progress = NULL;
   o.progress_every = 0;
   o.persistent = -1;
-  CHECK_OK(gpu_cg(dA, b, x2, &o, &rg));
+  CHECK_OK(gpu_cg(F.dA, F.b, F.x2, &o, &rg));
   CHECK(!rg.persistent && rg.graph_used && rg.converged);
   CHECKF(within_1pct(rg.iterations, r.iterations), "graph %d, persistent %d",
          rg.iterations, r.iterations);
-out:
-  smv_matrix_free(dA);
-  free(b), free(x), free(x2);
-  smv_csr_free(A);
+  fixture_close(&F);
 }
 
 /* The fallbacks, each taken and giving the graph path's answer: the
@@ -169,48 +190,40 @@ out:
 static void test_fallbacks(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  smv_csr *A = tst_generate("lap2d:50");
-  if (!A)
+  fixture F;
+  if (!fixture_open(&F, "lap2d:50"))
     return;
-  const int64_t n = A->rows;
-  double *b = rhs_ones(A), *xg = malloc(n * sizeof *xg);
-  double *x = malloc(n * sizeof *x);
-  smv_matrix *dA = NULL;
-  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
-  if (!dA)
-    goto out;
+  const size_t bytes = F.n * sizeof *F.x;
+  double *xg = F.x2, *x = F.x;
   smv_solve_options o;
   smv_solve_options_init(&o);
   smv_solve_result rg, r;
   o.persistent = -1;
-  CHECK_OK(gpu_cg(dA, b, xg, &o, &rg));
+  CHECK_OK(gpu_cg(F.dA, F.b, xg, &o, &rg));
   CHECK(!rg.persistent && rg.graph_used && rg.converged);
   o.persistent = 1;
   setenv("SMV_SOLVE_COOP", "0", 1);
-  CHECK_OK(gpu_cg(dA, b, x, &o, &r));
+  CHECK_OK(gpu_cg(F.dA, F.b, x, &o, &r));
   unsetenv("SMV_SOLVE_COOP");
   CHECK(!r.persistent && r.graph_used && r.converged);
   CHECK_INT(r.iterations, rg.iterations);
-  CHECK(memcmp(x, xg, n * sizeof *x) == 0);
+  CHECK(memcmp(x, xg, bytes) == 0);
   setenv("SMV_SOLVE_COOP_GRID", "1000000", 1);
-  smv_status st = gpu_cg(dA, b, x, &o, &r);
+  smv_status st = gpu_cg(F.dA, F.b, x, &o, &r);
   unsetenv("SMV_SOLVE_COOP_GRID");
   CHECKF(st == SMV_OK, "refused launch: %s", smv_context_error(ctx));
   CHECKF(!r.persistent && r.graph_used && r.converged,
          "refused launch: persistent %d graph %d converged %d", r.persistent,
          r.graph_used, r.converged);
   CHECK_INT(r.iterations, rg.iterations);
-  CHECK(memcmp(x, xg, n * sizeof *x) == 0);
+  CHECK(memcmp(x, xg, bytes) == 0);
   /* The context still works after the refused launch. */
-  CHECK_OK(gpu_cg(dA, b, x, &o, &r));
+  CHECK_OK(gpu_cg(F.dA, F.b, x, &o, &r));
   CHECK(r.persistent && r.converged);
   o.alg = SMV_ALG_VECTOR_SHFL;
-  CHECK_OK(gpu_cg(dA, b, x, &o, &r));
+  CHECK_OK(gpu_cg(F.dA, F.b, x, &o, &r));
   CHECK(!r.persistent && r.graph_used && r.converged);
-out:
-  smv_matrix_free(dA);
-  free(b), free(x), free(xg);
-  smv_csr_free(A);
+  fixture_close(&F);
 }
 
 /* -lap2d (negative definite) and diag:N (both signs): breakdown within a

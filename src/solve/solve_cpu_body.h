@@ -71,17 +71,6 @@ static double FN(spmv_fused)(const smv_csr *A, const REAL *vals, const REAL *b,
   return sum_parts(part, nc, 2, 0);
 }
 
-static double FN(norm2sq)(const REAL *v, int64_t n, double *part, int64_t nc) {
-#pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
-  for (int64_t c = 0; c < nc; c++) {
-    double s = 0.0;
-    for (int64_t i = c * SOLVE_CHUNK; i < chunk_end(c, n); i++)
-      s += (double)v[i] * (double)v[i];
-    part[c] = s;
-  }
-  return sum_parts(part, nc, 1, 0);
-}
-
 static double FN(dot)(const REAL *u, const REAL *v, int64_t n, double *part,
                       int64_t nc) {
 #pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
@@ -92,6 +81,11 @@ static double FN(dot)(const REAL *u, const REAL *v, int64_t n, double *part,
     part[c] = s;
   }
   return sum_parts(part, nc, 1, 0);
+}
+
+/* ||v||^2: u.v with u = v (the same bits as a sum of squares). */
+static double FN(norm2sq)(const REAL *v, int64_t n, double *part, int64_t nc) {
+  return FN(dot)(v, v, n, part, nc);
 }
 
 /* z = p(D^-1 A) D^-1 r, the Chebyshev preconditioner (smv_cheb in
