@@ -25,6 +25,10 @@ SolveInfo = namedtuple("SolveInfo", [
                    # array, iterations + 1 entries) or None
     "graph_used",  # CUDA: the iterations ran as CUDA-graph replays
     "checks",      # CUDA: host convergence checks
+    "persistent",  # CUDA: CG ran as the persistent cooperative kernel
+    "precision_limited",  # float32: the recurrence met tol, the true
+                   # residual (recomputed in double) did not: tol is below
+                   # what float32 reaches; converged is then False
 ])
 SolveInfo.__doc__ = ("Outcome of a solve: iterations, relres, converged, "
                      "breakdown, seconds, backend, precision, history, ...")
@@ -76,7 +80,9 @@ def _info(method, res, hist, backend, prec):
         seconds=res.seconds, backend=backend,
         precision="float32" if prec == L.SMV_F32 else "float64",
         history=None if hist is None else hist[:res.history_count].copy(),
-        graph_used=bool(res.graph_used), checks=res.checks)
+        graph_used=bool(res.graph_used), checks=res.checks,
+        persistent=bool(res.persistent),
+        precision_limited=bool(res.precision_limited))
 
 
 def _square(shape, what):
