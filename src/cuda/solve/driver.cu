@@ -58,7 +58,7 @@ bool coop_refused(cudaError_t e) {
   return e == cudaErrorCooperativeLaunchTooLarge ||
          e == cudaErrorNotSupported || e == cudaErrorNotPermitted ||
          e == cudaErrorLaunchOutOfResources ||
-         e == cudaErrorInvalidConfiguration;
+         e == cudaErrorInvalidConfiguration || e == cudaErrorInvalidValue;
 }
 
 } // namespace
