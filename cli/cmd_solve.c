@@ -15,10 +15,12 @@ static void solve_help(FILE *f) {
   fprintf(
       f,
       "usage: smv solve MATRIX [--b FILE] [--method cg|bicgstab]\n"
-      "                 [--precond jacobi|none] [--tol T] [--maxit N]\n"
+      "                 [--precond jacobi|chebyshev|none] [--tol T] [--maxit "
+      "N]\n"
       "                 [--backend auto|cpu|cuda] [--precision f64|f32]\n"
       "                 [-o FILE] [--progress N] [--history FILE.csv]\n"
       "                 [--plot FILE.png] [--check-every N]\n"
+      "                 [--cheb-degree N] [--persistent auto|on|off]\n"
       "\n"
       "Solve A x = b by conjugate gradients (A symmetric positive definite) "
       "or\n"
@@ -35,8 +37,14 @@ static void solve_help(FILE *f) {
       "                    so the exact solution is all ones and the error "
       "is printed)\n"
       "  --method M        cg (default) or bicgstab\n"
-      "  --precond P       jacobi (default; needs a nonzero diagonal) or "
-      "none\n"
+      "  --precond P       jacobi (default; needs a nonzero diagonal), "
+      "chebyshev\n"
+      "                    (CG: a Chebyshev polynomial in D^-1 A, SpMVs "
+      "only; needs\n"
+      "                    the diagonal too) or none\n"
+      "  --cheb-degree N   chebyshev: the polynomial's degree, SpMVs per "
+      "application,\n"
+      "                    1..16 (default 2)\n"
       "  --tol T           relative residual to reach (default 1e-8)\n"
       "  --maxit N         iteration limit (default 1000)\n"
       "  --backend B       auto (default: CUDA if a device answers, else the "
@@ -55,6 +63,11 @@ static void solve_help(FILE *f) {
       "  --check-every N   CUDA: iterations per graph replay between "
       "convergence\n"
       "                    checks (default 8)\n"
+      "  --persistent P    CUDA, CG: auto (default: one persistent kernel "
+      "runs the\n"
+      "                    whole solve when the matrix fits the L2), on "
+      "(whatever\n"
+      "                    the size) or off (the CUDA-graph path)\n"
       "\n"
       "Exit status: 0 converged, 1 not converged or bad input (matrix, "
       "vector,\n"
@@ -117,6 +130,8 @@ enum {
   O_HISTORY,
   O_PLOT,
   O_CHECK,
+  O_CHEB,
+  O_PERSISTENT,
   O_DAMPING,
   O_TOP,
   O_COUNT
@@ -125,11 +140,14 @@ static const struct {
   const char *name, *alias;
   int pagerank; /* 1: pagerank only, 0: solve only, 2: both */
 } valued[O_COUNT] = {
-    {"--b", NULL, 0},         {"--method", NULL, 0}, {"--precond", NULL, 0},
-    {"--tol", NULL, 2},       {"--maxit", NULL, 2},  {"--backend", NULL, 2},
-    {"--precision", NULL, 2}, {"--output", "-o", 2}, {"--progress", NULL, 2},
-    {"--history", NULL, 0},   {"--plot", NULL, 0},   {"--check-every", NULL, 2},
-    {"--damping", NULL, 1},   {"--top", NULL, 1},
+    {"--b", NULL, 0},           {"--method", NULL, 0},
+    {"--precond", NULL, 0},     {"--tol", NULL, 2},
+    {"--maxit", NULL, 2},       {"--backend", NULL, 2},
+    {"--precision", NULL, 2},   {"--output", "-o", 2},
+    {"--progress", NULL, 2},    {"--history", NULL, 0},
+    {"--plot", NULL, 0},        {"--check-every", NULL, 2},
+    {"--cheb-degree", NULL, 0}, {"--persistent", NULL, 0},
+    {"--damping", NULL, 1},     {"--top", NULL, 1},
 };
 
 /* The one MATRIX. */
@@ -176,11 +194,12 @@ static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
   double d;
   /* The word options: their words in the order the errors list them. */
   static const char *const methods[] = {"cg", "bicgstab", NULL};
-  static const char *const preconds[] = {"jacobi", "none", NULL};
+  static const char *const preconds[] = {"jacobi", "none", "chebyshev", NULL};
+  static const char *const persistents[] = {"auto", "on", "off", NULL};
   static const char *const backends[] = {"auto", "cpu", "cuda", NULL};
   static const char *const precisions[] = {"f64", "f32", NULL};
   char why[128];
-  int method = -1, precond = -1, bk = 0, prec = 0;
+  int method = -1, precond = -1, bk = 0, prec = 0, pers = 0;
   if (cli_pick_word("--method", v[O_METHOD], methods, &method, why,
                     sizeof why) != 0 ||
       cli_pick_word("--precond", v[O_PRECOND], preconds, &precond, why,
@@ -189,7 +208,13 @@ static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
   if (method >= 0)
     a->method = method ? SMV_METHOD_BICGSTAB : SMV_METHOD_CG;
   if (precond >= 0)
-    a->o.precond = precond ? SMV_PRECOND_NONE : SMV_PRECOND_JACOBI;
+    a->o.precond = precond == 0   ? SMV_PRECOND_JACOBI
+                   : precond == 1 ? SMV_PRECOND_NONE
+                                  : SMV_PRECOND_CHEBYSHEV;
+  if (cli_pick_word("--persistent", v[O_PERSISTENT], persistents, &pers, why,
+                    sizeof why) != 0)
+    return cli_usage(cmd, "%s", why);
+  a->o.persistent = pers == 0 ? 0 : pers == 1 ? 1 : -1;
   if (v[O_TOL]) {
     if (cli_parse_double(v[O_TOL], &d) != 0 || !(d >= 0) || !isfinite(d))
       return cli_usage(cmd, "--tol: '%s' is not a number >= 0", v[O_TOL]);
@@ -207,6 +232,8 @@ static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
        &a->o.progress_every},
       {v[O_CHECK], "--check-every", "an integer in 1..1e5", 1, 100000L,
        &a->o.check_every},
+      {v[O_CHEB], "--cheb-degree", "an integer in 1..16", 1, 16L,
+       &a->o.cheb_degree},
   };
   for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) {
     if (!ints[k].s)
@@ -511,13 +538,23 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
   static const char *const mname[] = {"cg", "bicgstab", "pagerank"};
   printf("%s: %s%s, %s, %s: %lld x %lld, %lld entries\n", a.matrix,
          mname[a.method],
-         !pagerank && a.o.precond == SMV_PRECOND_JACOBI ? " + jacobi" : "",
+         pagerank                               ? ""
+         : a.o.precond == SMV_PRECOND_JACOBI    ? " + jacobi"
+         : a.o.precond == SMV_PRECOND_CHEBYSHEV ? " + chebyshev"
+                                                : "",
          ctx ? "cuda" : "cpu", a.prec == SMV_F64 ? "f64" : "f32", (long long)n,
          (long long)n, (long long)A->nnz);
   printf("iterations: %d (%s)\n", res.iterations,
-         res.converged   ? "converged"
-         : res.breakdown ? "breakdown: a zero denominator"
-                         : "iteration limit reached");
+         res.converged ? "converged"
+         : res.precision_limited
+             ? "not converged: the recurrence met tol, the true residual "
+               "did not"
+         : res.breakdown
+             ? (a.method == SMV_METHOD_CG
+                    ? "breakdown: a zero or negative denominator, A is not "
+                      "positive definite"
+                    : "breakdown: a zero denominator")
+             : "iteration limit reached");
   if (pagerank) {
     printf("change (L1): %.3e (tol %.3g)\n", res.relres, a.o.tol);
   } else {
@@ -542,7 +579,10 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
          res.seconds * 1e3,
          res.iterations ? res.seconds * 1e6 / res.iterations : 0.0,
          (t1 - t_start) * 1e3,
-         ctx ? (res.graph_used ? "; CUDA graph" : "") : "");
+         ctx ? (res.persistent   ? "; persistent kernel"
+                : res.graph_used ? "; CUDA graph"
+                                 : "")
+             : "");
   if (pagerank && a.top > 0)
     print_top(x, n, a.top);
   if (a.out && (rc = write_vector(a.out, x, n)) != CLI_OK)
@@ -559,7 +599,15 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
       goto done;
   }
   fflush(stdout);
-  if (!res.converged) {
+  if (res.precision_limited) {
+    cli_error("not converged: tol %.3g is below what %s reaches here (the "
+              "recurrence met it after %d iterations, the true residual, "
+              "printed above, did not); use --precision f64 or a larger "
+              "--tol",
+              a.o.tol, a.prec == SMV_F32 ? "f32" : "this precision",
+              res.iterations);
+    rc = CLI_ERR;
+  } else if (!res.converged) {
     cli_error("not converged: %s after %d iterations (%.3e > tol %.3g)",
               res.breakdown ? "breakdown" : "stopped", res.iterations,
               res.relres, a.o.tol);

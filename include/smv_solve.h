@@ -14,9 +14,15 @@
  *
  * Stopping: CG and BiCGStab stop when the relative residual of the
  * recurrence, ||r_k||_2 / ||b||_2, is <= tol, or after maxit iterations.
- * b = 0 gives x = 0 at once (converged, 0 iterations). PageRank stops when
- * the change of the rank vector, ||r_k - r_(k-1)||_1 (the vector sums to
- * 1), is <= tol.
+ * b = 0 gives x = 0 at once (converged, 0 iterations). In f32, converged
+ * also needs the true residual, recomputed in double, to meet tol
+ * (precision_limited says when only the recurrence did). b is scaled by a
+ * power of two internally, so b of any finite magnitude (1e-200, 1e160)
+ * works. x and b must not overlap (SMV_ERR_ARG), and a non-finite entry
+ * of A or b is SMV_ERR_ARG naming it. CG stops with breakdown when p.Ap
+ * or r.z is <= 0: A (or the preconditioner) is not positive definite. PageRank
+ * stops when the change of the rank vector, ||r_k - r_(k-1)||_1 (the vector
+ * sums to 1), is <= tol.
  *
  * Precision: the f64 functions work in double throughout. The f32 ones keep
  * the matrix values and every vector in float (SpMV accumulates in float,
@@ -34,9 +40,18 @@ extern "C" {
 #endif
 
 typedef enum {
-  SMV_PRECOND_NONE = 0,  /* plain CG / BiCGStab                          */
-  SMV_PRECOND_JACOBI = 1 /* M = diag(A): every diagonal entry must exist
-                            and be nonzero (SMV_ERR_ARG names the row)   */
+  SMV_PRECOND_NONE = 0,     /* plain CG / BiCGStab                       */
+  SMV_PRECOND_JACOBI = 1,   /* M = diag(A): every diagonal entry must
+                               exist and be nonzero (SMV_ERR_ARG names
+                               the row)                                  */
+  SMV_PRECOND_CHEBYSHEV = 2 /* CG only: M^-1 = p(D^-1 A) D^-1, p the
+                               Chebyshev polynomial of degree cheb_degree
+                               that approximates 1/t on [lmax / 30, lmax],
+                               lmax the Gershgorin bound of D^-1 A (D =
+                               diag(A), nonzero as for Jacobi). Products
+                               with A only (cheb_degree SpMVs per
+                               application), no triangular solves; SPD
+                               whenever A is.                            */
 } smv_precond;
 
 typedef enum {
@@ -69,6 +84,16 @@ typedef struct {
                       convergence checks (default 0 = 8)                 */
   int use_graph;   /* 1 (default): replay a captured graph; 0: launch
                       every kernel each iteration (for comparison)       */
+  int persistent;  /* CG: 0 (default) the persistent cooperative kernel
+                      (whole iterations in one launch, stopping decided
+                      on the device) when the matrix and vectors fit the
+                      L2, the rung is AUTO and the device can launch
+                      cooperatively, else the graph path; 1: the
+                      persistent kernel whatever the size; -1: never.
+                      A cooperative launch the device refuses (MPS, too
+                      many blocks) falls back to the graph path.        */
+  int cheb_degree; /* SMV_PRECOND_CHEBYSHEV: the polynomial's degree, 0..16
+                      (default 0 = 2)                                   */
   /* PageRank only. */
   double damping; /* probability of following a link (default 0.85)    */
   const double *personalization; /* NULL = uniform teleport; else n
@@ -82,18 +107,23 @@ typedef struct {
 void smv_solve_options_init(smv_solve_options *o);
 
 typedef struct {
-  int iterations;    /* completed iterations                            */
-  double relres;     /* final ||r||/||b|| of the recurrence (PageRank:
-                        the last change, L1)                           */
-  int converged;     /* relres <= tol within maxit                      */
-  int breakdown;     /* a zero (or non-finite) denominator stopped the
-                        method: rho or p.Ap (CG), rho, rhat.v or omega
-                        (BiCGStab); converged is 0                      */
-  int history_count; /* entries written to options.history              */
-  int graph_used;    /* CUDA: iterations ran as CUDA-graph replays      */
-  int checks;        /* CUDA: host convergence checks (each one small
-                        device-to-host copy)                           */
-  double seconds;    /* wall time of the iterations (set-up excluded)   */
+  int iterations;        /* completed iterations                            */
+  double relres;         /* final ||r||/||b|| of the recurrence (PageRank:
+                            the last change, L1)                           */
+  int converged;         /* relres <= tol within maxit                      */
+  int breakdown;         /* a zero (or non-finite) denominator stopped the
+                            method: rho or p.Ap (CG), rho, rhat.v or omega
+                            (BiCGStab); converged is 0                      */
+  int history_count;     /* entries written to options.history              */
+  int graph_used;        /* CUDA: iterations ran as CUDA-graph replays      */
+  int checks;            /* CUDA: host convergence checks (each one small
+                            device-to-host copy)                           */
+  int persistent;        /* CUDA: CG ran as the persistent kernel           */
+  int precision_limited; /* f32: the recurrence met tol but the true
+                        residual ||b - A x|| / ||b||, recomputed in
+                        double, did not: tol is below what float
+                        vectors reach. converged is then 0.            */
+  double seconds;        /* wall time of the iterations (set-up excluded)   */
 } smv_solve_result;
 
 /* ---- CPU ------------------------------------------------------------------

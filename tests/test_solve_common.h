@@ -39,6 +39,32 @@ static inline smv_csr *convdiff(int n, double c) {
   return A;
 }
 
+/* band:N:W with symmetric values and a dominant diagonal: SPD. */
+static inline smv_csr *spd_band(int n, int w) {
+  char spec[64];
+  snprintf(spec, sizeof spec, "band:%d:%d", n, w);
+  smv_csr *A = tst_generate(spec);
+  if (!A)
+    return NULL;
+  for (int64_t i = 0; i < A->rows; i++) {
+    double off = 0.0;
+    int64_t dk = -1;
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+      int64_t j = A->col_idx[k];
+      if (j == i) {
+        dk = k;
+        continue;
+      }
+      int64_t lo = i < j ? i : j, hi = i < j ? j : i;
+      double v = -0.5 - 0.5 * (double)((lo * 7 + hi * 13) % 11) / 11.0;
+      A->values[k] = v;
+      off += fabs(v);
+    }
+    A->values[dk] = off + 0.5;
+  }
+  return A;
+}
+
 /* b = A * ones (the exact solution is all ones). */
 static inline double *rhs_ones(const smv_csr *A) {
   double *one = malloc(((size_t)A->cols + 1) * sizeof *one);

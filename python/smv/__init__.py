@@ -120,7 +120,9 @@ def cg(A, b, x0=None, tol=1e-8, maxiter=1000, precond="jacobi",
     is relative, like scipy's rtol with atol=0) or after maxiter
     iterations (None: 10 n, as scipy); not converging is not an error:
     info.converged is False. x0: initial guess (default zeros). precond:
-    'jacobi' (default; needs a nonzero diagonal) or 'none'. A: a
+    'jacobi' (default; needs a nonzero diagonal), 'chebyshev' (a
+    Chebyshev polynomial in D^-1 A of degree 2: SpMVs only, also needs
+    the diagonal) or 'none'. A: a
     scipy.sparse matrix (prepared and freed here) or an smv.Matrix (its
     backend, precision and device copy are reused). backend: 'auto'
     (default: the GPU if there is one), 'cpu' or 'cuda'. precision:

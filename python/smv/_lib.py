@@ -66,6 +66,7 @@ class Error(ctypes.Structure):
 # smv_solve.h: smv_precond and smv_method.
 SMV_PRECOND_NONE = 0
 SMV_PRECOND_JACOBI = 1
+SMV_PRECOND_CHEBYSHEV = 2
 SMV_METHOD_CG = 0
 SMV_METHOD_BICGSTAB = 1
 SMV_METHOD_PAGERANK = 2
@@ -89,6 +90,8 @@ class SolveOptions(ctypes.Structure):
         ("alg", ctypes.c_int),  # smv_alg
         ("check_every", ctypes.c_int),
         ("use_graph", ctypes.c_int),
+        ("persistent", ctypes.c_int),
+        ("cheb_degree", ctypes.c_int),
         ("damping", ctypes.c_double),
         ("personalization", c_double_p),
     ]
@@ -105,6 +108,8 @@ class SolveResult(ctypes.Structure):
         ("history_count", ctypes.c_int),
         ("graph_used", ctypes.c_int),
         ("checks", ctypes.c_int),
+        ("persistent", ctypes.c_int),
+        ("precision_limited", ctypes.c_int),
         ("seconds", ctypes.c_double),
     ]
 

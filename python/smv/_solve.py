@@ -25,6 +25,10 @@ SolveInfo = namedtuple("SolveInfo", [
                    # array, iterations + 1 entries) or None
     "graph_used",  # CUDA: the iterations ran as CUDA-graph replays
     "checks",      # CUDA: host convergence checks
+    "persistent",  # CUDA: CG ran as the persistent cooperative kernel
+    "precision_limited",  # float32: the recurrence met tol, the true
+                   # residual (recomputed in double) did not: tol is below
+                   # what float32 reaches; converged is then False
 ])
 SolveInfo.__doc__ = ("Outcome of a solve: iterations, relres, converged, "
                      "breakdown, seconds, backend, precision, history, ...")
@@ -34,7 +38,7 @@ _METHODS = {"cg": L.SMV_METHOD_CG, "bicgstab": L.SMV_METHOD_BICGSTAB}
 _CPU = {("cg", False): L.cg, ("cg", True): L.cg_f32,
         ("bicgstab", False): L.bicgstab, ("bicgstab", True): L.bicgstab_f32}
 _PRECONDS = {"jacobi": L.SMV_PRECOND_JACOBI, "none": L.SMV_PRECOND_NONE,
-             None: L.SMV_PRECOND_NONE}
+             "chebyshev": L.SMV_PRECOND_CHEBYSHEV, None: L.SMV_PRECOND_NONE}
 
 
 def _count(v, name, n):
@@ -76,7 +80,9 @@ def _info(method, res, hist, backend, prec):
         seconds=res.seconds, backend=backend,
         precision="float32" if prec == L.SMV_F32 else "float64",
         history=None if hist is None else hist[:res.history_count].copy(),
-        graph_used=bool(res.graph_used), checks=res.checks)
+        graph_used=bool(res.graph_used), checks=res.checks,
+        persistent=bool(res.persistent),
+        precision_limited=bool(res.precision_limited))
 
 
 def _square(shape, what):
@@ -95,8 +101,8 @@ def solve(M, method, b, x0, tol, maxiter, precond, history, alg):
     p = _PRECONDS.get(precond) if isinstance(precond, (str, type(None))) \
         else None
     if p is None:
-        raise ValueError("smv: precond must be 'jacobi' or 'none', not %r"
-                         % (precond,))
+        raise ValueError("smv: precond must be 'jacobi', 'chebyshev' or "
+                         "'none', not %r" % (precond,))
     _square(M.shape, method)
     n = M.shape[0]
     b = M._vector(b, n, "b")

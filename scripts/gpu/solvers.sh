@@ -1,10 +1,14 @@
 #!/bin/bash
 # scripts/gpu/solvers.sh — part `solvers` of scripts/gpu-check.sh: one
-# device call for the solvers (issue 13): build,
-# run the solver tests on the GPU, then time smv's GPU CG against CG
-# written with cuSPARSE + cuBLAS (scripts/solvers/cg_cusparse.c, NVIDIA's
-# conjugateGradient sample's loop), CuPy's cg and SciPy's cg, plus
-# BiCGStab and PageRank GPU vs CPU. On the device machine:
+# device call for the solvers (issues 13 and 24): build, run the solver
+# tests on the GPU, then time smv's GPU CG (the persistent kernel where it
+# applies, and the graph path) against the fair anchor, CG with cuSPARSE +
+# cuBLAS in the scheme of NVIDIA's conjugateGradientCudaGraphs sample
+# (scripts/solvers/cg_graph.cu: device scalars, one iteration captured in
+# a CUDA graph and replayed), the host loop of NVIDIA's conjugateGradient
+# sample (scripts/solvers/cg_cusparse.c), CuPy's cg and SciPy's cg, all in
+# the same run; plus BiCGStab and PageRank GPU vs CPU. On the device
+# machine:
 #
 #   OUT=/some/dir SMV_COMMIT=abc123 scripts/gpu/solvers.sh [quick]
 #   scripts/gpu-check.sh solvers | solvers:quick
@@ -12,10 +16,11 @@
 # Logs and results.txt (the RESULT lines) land in $OUT, with results.csv
 # (the same lines as CSV, the form bench/results/<device>/raw/solvers/
 # keeps); tables.md is the markdown for bench/results/<device>/solvers.md
-# (scripts/solvers/tables.py prints it from either file). "quick" runs two
-# small matrices only. The SuiteSparse matrices are read from
-# .shared/matrices/ (carry ".shared"; from a copy in .dev-NAME/, link it:
-# ln -s ../.shared). GIT_COMMIT, if set, names the commit instead of
+# (scripts/solvers/tables.py prints it from either file). "quick" runs CG
+# on lap2d:300, wathen100 and lap3d:100 (the three kinds of the goal) and
+# one BiCGStab and one PageRank matrix. The SuiteSparse matrices are read
+# from .shared/matrices/ (carry ".shared"; from a copy in .dev-NAME/, link
+# it: ln -s ../.shared). GIT_COMMIT, if set, names the commit instead of
 # SMV_COMMIT.
 set -u
 [ -z "${GIT_COMMIT:-}" ] || SMV_COMMIT=${SMV_COMMIT:-$GIT_COMMIT}
@@ -33,7 +38,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$
 nvcc --version >>"$OUT/env.txt" 2>&1
 python3 -c 'import cupy, scipy, numpy; print("cupy", cupy.__version__, "scipy", scipy.__version__, "numpy", numpy.__version__)' >>"$OUT/env.txt" 2>&1
 if ! make -j16 SM=90 GIT_COMMIT="$GIT_COMMIT" build/smv build/libsmv.a \
-  build/tests/test_solve build/tests/test_cuda_solve build/tests/test_cuda_graph \
+  build/tests/test_solve build/tests/test_solve_harden build/tests/test_cuda_solve \
+  build/tests/test_cuda_solve_coop build/tests/test_cuda_graph \
   >"$OUT/build.log" 2>&1; then
   tail -n 40 "$OUT/build.log"
   exit 1
@@ -42,12 +48,15 @@ CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 LIBS="-L$CUDA_HOME/lib64 -Wl,-rpath,$CUDA_HOME/lib64 -lcusparse -lcublas -lcudart -lstdc++ -ldl -lpthread -lrt -lz -lm"
 gcc -O2 -std=c11 -fopenmp -Iinclude -isystem "$CUDA_HOME/include" scripts/solvers/cg_cusparse.c \
   build/libsmv.a $LIBS -o build/cg_cusparse >>"$OUT/build.log" 2>&1 || { tail -n 20 "$OUT/build.log"; exit 1; }
+"${NVCC:-$CUDA_HOME/bin/nvcc}" -O2 -std=c++17 -arch=sm_90 -Iinclude scripts/solvers/cg_graph.cu build/libsmv.a \
+  -L"$CUDA_HOME/lib64" -lcusparse -lcublas -Xcompiler -fopenmp -lz \
+  -o build/cg_graph >>"$OUT/build.log" 2>&1 || { tail -n 20 "$OUT/build.log"; exit 1; }
 gcc -O2 -std=c11 -fopenmp -Iinclude scripts/solvers/solve_smv.c build/libsmv.a $LIBS \
   -o build/solve_smv >>"$OUT/build.log" 2>&1 || { tail -n 20 "$OUT/build.log"; exit 1; }
 
 log "tests"
 tfail=0
-for t in test_solve test_cuda_solve test_cuda_graph; do
+for t in test_solve test_solve_harden test_cuda_solve test_cuda_solve_coop test_cuda_graph; do
   timeout 120 build/tests/$t >"$OUT/$t.log" 2>&1 || tfail=1
   echo "$t: $(tail -n 1 "$OUT/$t.log")" | tee -a "$OUT/steps.log"
 done
@@ -59,11 +68,11 @@ fi
 
 S=.shared/matrices
 if [ "$MODE" = quick ]; then
-  CG="lap2d:300 $S/wathen100.mtx.gz"
+  CG="lap2d:300 $S/wathen100.mtx.gz lap3d:100"
   BI="lap3d:50"
   PR="$S/wiki-Vote.mtx.gz"
 else
-  CG="lap2d:300 lap3d:50 $S/wathen100.mtx.gz $S/gyro_m.mtx.gz $S/G2_circuit.mtx.gz lap3d:100"
+  CG="lap2d:300 lap3d:50 $S/wathen100.mtx.gz $S/gyro_m.mtx.gz $S/G2_circuit.mtx.gz $S/Trefethen_20000.mtx.gz lap3d:100"
   BI="lap2d:300 lap3d:50 $S/G2_circuit.mtx.gz $S/cage10.mtx.gz"
   PR="$S/wiki-Vote.mtx.gz $S/PGPgiantcompo.mtx.gz $S/delaunay_n16.mtx.gz $S/luxembourg_osm.mtx.gz rand:1000000:8"
 fi
@@ -72,13 +81,19 @@ for m in $CG; do
   log "CG $m"
   file=$m
   case "$m" in *:*) file="/tmp/$(echo "$m" | tr ':' '_').mtx"; build/smv gen "$m" -o "$file" >/dev/null ;; esac
+  timeout 150 build/cg_graph "$m" --runs 5 --fixed 1000 >>"$R" 2>>"$OUT/bench.log" || echo "cg_graph $m failed" >>"$OUT/steps.log"
   timeout 150 build/cg_cusparse "$m" --runs 5 --fixed 1000 >>"$R" 2>>"$OUT/bench.log" || echo "cg_cusparse $m failed" >>"$OUT/steps.log"
-  for v in "--graph 1" "--graph 0" "--graph 1 --precond jacobi" "--graph 1 --precision f32 --tol 1e-5"; do
+  # smv: the default (persistent kernel when the matrix fits the L2), the
+  # graph path, its plain launches, Jacobi, f32 (tol 1e-4: float vectors
+  # reach about 1e-5 of true residual, and converged now means the true
+  # residual meets tol).
+  for v in "--graph 1" "--graph 1 --persistent -1" "--graph 0 --persistent -1" \
+    "--graph 1 --precond jacobi" "--graph 1 --precision f32 --tol 1e-4"; do
     timeout 150 build/solve_smv "$m" --runs 5 --fixed 1000 $v >>"$R" 2>>"$OUT/bench.log" || echo "solve_smv $m $v failed" >>"$OUT/steps.log"
   done
   timeout 200 build/solve_smv "$m" --backend cpu --runs 1 --fixed 0 >>"$R" 2>>"$OUT/bench.log" || echo "solve_smv cpu $m failed" >>"$OUT/steps.log"
   timeout 200 python3 scripts/solvers/solve_py.py "$file" "$m" --runs 3 --fixed 1000 >>"$R" 2>>"$OUT/bench.log" || echo "solve_py $m failed" >>"$OUT/steps.log"
-  tail -n 7 "$R" | cut -c1-200 >>"$OUT/steps.log"
+  tail -n 9 "$R" | cut -c1-200 >>"$OUT/steps.log"
 done
 for m in $BI; do
   log "BiCGStab $m"

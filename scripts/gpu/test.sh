@@ -122,12 +122,16 @@ if [ "${SMV_GPU_TEST_NOSAN:-0}" != 1 ]; then
     # Round 2's device code: the solvers' fused kernels and graphs, SpMM
     # and the transposed product, the hardening checks (aliasing, rung
     # reproducibility), and the measured plan (lazy cuSPARSE set-up).
-    for b in test_cuda_solve test_cuda_transpose_spmm test_cuda_harden \
-      test_cuda_plan; do
+    # test_cuda_solve_coop: the persistent cooperative CG (issue 24).
+    for b in test_cuda_solve test_cuda_solve_coop test_cuda_transpose_spmm \
+      test_cuda_harden test_cuda_plan; do
       [ -x build/tests/$b ] && san "$b-memcheck" memcheck build/tests/$b
     done
     [ -x build/tests/test_cuda_solve ] &&
       san solve-racecheck racecheck build/tests/test_cuda_solve \
+        --kernel-name-exclude kns=cusparse
+    [ -x build/tests/test_cuda_solve_coop ] &&
+      san solve-coop-racecheck racecheck build/tests/test_cuda_solve_coop \
         --kernel-name-exclude kns=cusparse
   fi
 fi

@@ -5,7 +5,13 @@
  *   solve_smv MATRIX [--method cg|bicgstab|pagerank] [--precond none|jacobi]
  *             [--backend cuda|cpu] [--precision f64|f32] [--tol T]
  *             [--maxit N] [--runs R] [--fixed N] [--graph 0|1]
- *             [--check-every K] [--pattern]
+ *             [--check-every K] [--persistent -1|0|1] [--pattern]
+ *
+ * --persistent: smv_solve_options.persistent (CG: 0 = the persistent
+ * kernel when the matrix fits the L2, 1 = always, -1 = the graph path).
+ * The line's impl is smv-cuda, smv-cuda-graphpath (persistent -1) or
+ * smv-cuda-graphpath-nograph (plain launches); persistent= says which path
+ * ran.
  *
  * CG / BiCGStab: b = A * ones, x0 = 0; the matrix is uploaded once
  * (smv_matrix_create, outside the timing) and b and x stay on the device;
@@ -63,6 +69,8 @@ int main(int argc, char **argv) {
       fixed = atoi(v), i++;
     else if (!strcmp(a, "--graph") && v)
       o.use_graph = atoi(v), i++;
+    else if (!strcmp(a, "--persistent") && v)
+      o.persistent = atoi(v), i++;
     else if (!strcmp(a, "--check-every") && v)
       o.check_every = atoi(v), i++;
     else if (!strcmp(a, "--pattern"))
@@ -197,17 +205,18 @@ int main(int argc, char **argv) {
               "(breakdown %d)\n",
               fits, res.breakdown);
   }
-  printf("RESULT impl=smv-%s%s matrix=%s method=%s precond=%s prec=%s n=%lld "
-         "nnz=%lld its=%d converged=%d relres=%.3e %s=%.3e tts_ms=%.4f "
-         "iter_us=%.3f fixed_iter_us=%.3f wall_ms=%.4f graph=%d checks=%d "
-         "check=%s device=\"%s\"\n",
-         cuda ? "cuda" : "cpu", cuda && !o.use_graph ? "-nograph" : "", matrix,
-         method, o.precond ? "jacobi" : "none", prec, (long long)n,
-         (long long)A->nnz, final.iterations, final.converged, final.relres,
+  printf("RESULT impl=smv-%s%s%s matrix=%s method=%s precond=%s prec=%s "
+         "n=%lld nnz=%lld its=%d converged=%d relres=%.3e %s=%.3e tts_ms=%.4f "
+         "iter_us=%.3f fixed_iter_us=%.3f wall_ms=%.4f graph=%d "
+         "persistent=%d checks=%d check=%s device=\"%s\"\n",
+         cuda ? "cuda" : "cpu", cuda && o.persistent < 0 ? "-graphpath" : "",
+         cuda && !o.use_graph ? "-nograph" : "", matrix, method,
+         o.precond ? "jacobi" : "none", prec, (long long)n, (long long)A->nnz,
+         final.iterations, final.converged, final.relres,
          pr ? "maxdiff_cpu" : "true", check_val, its_t[runs / 2] * 1e3,
          final.iterations ? its_t[runs / 2] * 1e6 / final.iterations : 0.0,
-         fixed_us, t[runs / 2] * 1e3, final.graph_used, final.checks,
-         pass ? "PASS" : "FAIL", devname);
+         fixed_us, t[runs / 2] * 1e3, final.graph_used, final.persistent,
+         final.checks, pass ? "PASS" : "FAIL", devname);
   smv_device_free(ctx, db);
   smv_device_free(ctx, dx);
   smv_matrix_free(dA);

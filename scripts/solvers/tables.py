@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """tables.py RESULTS [--csv OUT.csv] — the solvers report's tables
-(markdown) from the RESULT lines of cg_cusparse, solve_smv and solve_py.py.
+(markdown) from the RESULT lines of cg_graph (the fair anchor: cuSPARSE +
+cuBLAS with device scalars, one iteration per CUDA graph replay),
+cg_cusparse (the host loop of NVIDIA's conjugateGradient sample),
+solve_smv and solve_py.py. CG is reported against the anchor first.
 
 RESULTS is results.txt (the RESULT lines, as scripts/gpu/solvers.sh writes
 them) or a CSV of those lines (one column per key, as --csv writes it; the
@@ -67,8 +70,11 @@ def parse_lines(path):
     return rows
 
 
-def find(rows, impl_prefix, matrix, method="cg", precond="none", prec="f64"):
+def find(rows, impl_prefix, matrix, method="cg", precond="none", prec="f64",
+         exact=False):
     for r in rows:
+        if exact and r["impl"] != impl_prefix:
+            continue
         if (r["impl"].startswith(impl_prefix) and r["matrix"] == matrix and
                 r["method"] == method and r["precond"] == precond and
                 r["prec"] == prec):
@@ -103,9 +109,26 @@ def head(line):
 
 
 def cg_impls(rows, m):
-    """The CG f64 rows of smv (GPU), cuSPARSE, CuPy and SciPy for m."""
-    return tuple(find(rows, p, m) for p in ("smv-cuda", "cusparse", "cupy",
-                                             "scipy"))
+    """The CG f64 rows for m: smv's default (GPU), the graph-captured
+    anchor, the cuSPARSE + cuBLAS host loop, CuPy and SciPy."""
+    return (find(rows, "smv-cuda", m, exact=True),
+            find(rows, "anchor-graph", m, exact=True),
+            find(rows, "cusparse", m), find(rows, "cupy", m),
+            find(rows, "scipy", m))
+
+
+def goal(s, a, m):
+    """Issue 24's goal for one matrix: at most 7 us per iteration and 3x
+    the anchor under 1M entries; 1.3x the anchor above (lap3d:100)."""
+    try:
+        us, anchor = float(s["fixed_iter_us"]), float(a["fixed_iter_us"])
+        nnz = float(s["nnz"])
+    except (TypeError, KeyError, ValueError):
+        return "-"
+    if nnz < 1e6:
+        ok = us <= 7.0 and anchor / us >= 3.0
+        return ("met" if ok else "missed") + " (<= 7 us, >= 3x)"
+    return ("met" if anchor / us >= 1.3 else "missed") + " (>= 1.3x)"
 
 
 def main():
@@ -119,44 +142,68 @@ def main():
     for r in rows:
         if r.get("method", "cg") == "cg" and r["matrix"] not in mats:
             mats.append(r["matrix"])
-    print("### CG, no preconditioner, f64 (b = A*ones, x0 = 0, tol 1e-8)\n")
-    head("| matrix | n | nnz | smv its | cuSPARSE+cuBLAS its | CuPy its | "
-         "SciPy its | smv true res | cuSPARSE true res | CuPy true res | "
-         "SciPy true res |")
+    print("### CG against the fair anchor, f64, no preconditioner "
+          "(b = A*ones, x0 = 0, tol 1e-8)\n")
+    print("anchor: cuSPARSE + cuBLAS with device scalars, one iteration "
+          "captured in a CUDA graph and replayed (scripts/solvers/"
+          "cg_graph.cu). us/it fixed: 1000 iterations at tol 0, per "
+          "iteration (the anchor's replays queued back to back, no host "
+          "check); ms: time to solution (the anchor checks r on the host "
+          "after every replay, as NVIDIA's sample does). smv path: "
+          "persistent (one cooperative kernel) or graph.\n")
+    head("| matrix | n | nnz | smv path | smv its | anchor its | smv us/it "
+         "fixed | anchor us/it fixed | **speed-up vs anchor** | smv ms | "
+         "anchor ms | time-to-solution speed-up | goal | smv true res | "
+         "anchor true res |")
     for m in mats:
-        s, c, cp, sp = cg_impls(rows, m)
-        base = s or c
+        s, a, c, cp, sp = cg_impls(rows, m)
+        base = s or a
+        path = "-"
+        if s:
+            path = "persistent" if s.get("persistent") == "1" else "graph"
         print(f"| {short(m)} | {f(base, 'n', '{:.0f}')} | "
-              f"{f(base, 'nnz', '{:.0f}')} | {f(s, 'its', '{:.0f}')} | "
-              f"{f(c, 'its', '{:.0f}')} | {f(cp, 'its', '{:.0f}')} | "
-              f"{f(sp, 'its', '{:.0f}')} | {f(s, 'true', '{:.1e}')} | "
-              f"{f(c, 'true', '{:.1e}')} | {f(cp, 'true', '{:.1e}')} | "
-              f"{f(sp, 'true', '{:.1e}')} |")
-    print("\n### Time to solution (ms) and per iteration (us)\n")
-    print("us/it: the solve's time over its iterations; fixed: 1000 "
-          "iterations at tol 0, per iteration (no convergence exit).\n")
-    head("| matrix | smv GPU ms | smv us/it | smv fixed us/it | "
-         "cuSPARSE+cuBLAS ms | us/it | fixed us/it | **per-it speed-up** | "
-         "time-to-solution speed-up | CuPy ms | CuPy us/it | SciPy ms | "
-         "smv CPU ms |")
+              f"{f(base, 'nnz', '{:.0f}')} | {path} | "
+              f"{f(s, 'its', '{:.0f}')} | {f(a, 'its', '{:.0f}')} | "
+              f"{f(s, 'fixed_iter_us')} | {f(a, 'fixed_iter_us')} | "
+              f"**{ratio(s, a, 'fixed_iter_us')}** | "
+              f"{f(s, 'tts_ms', '{:.2f}')} | {f(a, 'tts_ms', '{:.2f}')} | "
+              f"{ratio(s, a, 'tts_ms')} | {goal(s, a, m)} | "
+              f"{f(s, 'true', '{:.1e}')} | {f(a, 'true', '{:.1e}')} |")
+    print("\n### Iteration counts (CG, f64, none, tol 1e-8)\n")
+    head("| matrix | smv | smv graph path | anchor | cuSPARSE+cuBLAS host "
+         "loop | CuPy | SciPy | smv CPU |")
     for m in mats:
-        s, c, cp, sp = cg_impls(rows, m)
+        s, a, c, cp, sp = cg_impls(rows, m)
+        g = find(rows, "smv-cuda-graphpath", m, exact=True)
         cpu = find(rows, "smv-cpu", m)
-        print(f"| {short(m)} | {f(s, 'tts_ms', '{:.2f}')} | "
-              f"{f(s, 'iter_us')} | {f(s, 'fixed_iter_us')} | "
-              f"{f(c, 'tts_ms', '{:.2f}')} | {f(c, 'iter_us')} | "
-              f"{f(c, 'fixed_iter_us')} | **{ratio(s, c, 'fixed_iter_us')}** | "
-              f"{ratio(s, c, 'tts_ms')} | {f(cp, 'tts_ms', '{:.2f}')} | "
-              f"{f(cp, 'iter_us')} | {f(sp, 'tts_ms', '{:.1f}')} | "
+        print(f"| {short(m)} | {f(s, 'its', '{:.0f}')} | "
+              f"{f(g, 'its', '{:.0f}')} | {f(a, 'its', '{:.0f}')} | "
+              f"{f(c, 'its', '{:.0f}')} | {f(cp, 'its', '{:.0f}')} | "
+              f"{f(sp, 'its', '{:.0f}')} | {f(cpu, 'its', '{:.0f}')} |")
+    print("\n### The other CG implementations (us per iteration, ms to "
+          "solution)\n")
+    head("| matrix | smv graph path us/it fixed | cuSPARSE+cuBLAS host loop "
+         "us/it fixed | smv vs host loop | host loop ms | CuPy us/it | "
+         "CuPy ms | SciPy ms | smv CPU ms |")
+    for m in mats:
+        s, a, c, cp, sp = cg_impls(rows, m)
+        g = find(rows, "smv-cuda-graphpath", m, exact=True)
+        cpu = find(rows, "smv-cpu", m)
+        print(f"| {short(m)} | {f(g, 'fixed_iter_us')} | "
+              f"{f(c, 'fixed_iter_us')} | {ratio(s, c, 'fixed_iter_us')} | "
+              f"{f(c, 'tts_ms', '{:.2f}')} | {f(cp, 'iter_us')} | "
+              f"{f(cp, 'tts_ms', '{:.2f}')} | {f(sp, 'tts_ms', '{:.1f}')} | "
               f"{f(cpu, 'tts_ms', '{:.1f}')} |")
-    print("\n### smv variants (GPU): graph vs plain launches, Jacobi, f32\n")
-    head("| matrix | variant | its | true res | ms | us/it | fixed us/it | "
-         "checks | check |")
+    print("\n### smv variants (GPU): persistent, graph, plain launches, "
+          "Jacobi, f32\n")
+    head("| matrix | variant | path | its | true res | ms | us/it | "
+         "fixed us/it | checks | check |")
     for r in rows:
         if not r["impl"].startswith("smv-cuda") or r["method"] != "cg":
             continue
         v = (f"{r['impl'][4:]} {r['precond']} {r['prec']}")
-        print(f"| {short(r['matrix'])} | {v} | {r['its']} | "
+        path = "persistent" if r.get("persistent") == "1" else "graph"
+        print(f"| {short(r['matrix'])} | {v} | {path} | {r['its']} | "
               f"{f(r, 'true', '{:.1e}')} | {f(r, 'tts_ms', '{:.2f}')} | "
               f"{f(r, 'iter_us')} | {f(r, 'fixed_iter_us')} | "
               f"{r.get('checks', '-')} | {r.get('check', '-')} |")

@@ -4,6 +4,7 @@
 #include "solve_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +39,14 @@ smv_status smv_solve_opts_check(const smv_solve_options *in,
     bad = "progress_every must be >= 0";
   else if (out->check_every < 0)
     bad = "check_every must be >= 0";
+  else if (out->persistent < -1 || out->persistent > 1)
+    bad = "persistent must be -1, 0 or 1";
   else if (out->precond != SMV_PRECOND_NONE &&
-           out->precond != SMV_PRECOND_JACOBI)
+           out->precond != SMV_PRECOND_JACOBI &&
+           out->precond != SMV_PRECOND_CHEBYSHEV)
     bad = "unknown preconditioner";
+  else if (out->cheb_degree < 0 || out->cheb_degree > SMV_CHEB_MAX)
+    bad = "cheb_degree must be in 0..16";
   else if (!(out->damping >= 0.0 && out->damping < 1.0))
     bad = "damping must be in [0, 1)";
   if (bad) {
@@ -49,6 +55,8 @@ smv_status smv_solve_opts_check(const smv_solve_options *in,
   }
   if (out->check_every == 0)
     out->check_every = 8;
+  if (out->cheb_degree == 0)
+    out->cheb_degree = 2;
   if (!out->history)
     out->history_len = 0;
   return SMV_OK;
@@ -67,7 +75,38 @@ smv_status smv_solve_check_matrix(const smv_csr *A, const char *who,
                        "%s: the matrix is %lld x %lld; a solver needs a "
                        "square one",
                        who, (long long)A->rows, (long long)A->cols);
+  for (int64_t i = 0; i < A->rows; i++)
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+      if (!isfinite(A->values[k]))
+        return smv_err_set(err, SMV_ERR_ARG, NULL, 0,
+                           "%s: matrix entry (%lld, %lld) is %g; the "
+                           "entries must be finite",
+                           who, (long long)i + 1, (long long)A->col_idx[k] + 1,
+                           A->values[k]);
   return SMV_OK;
+}
+
+int smv_solve_overlap(const void *a, const void *b, size_t bytes) {
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return a && b && x < y + bytes && y < x + bytes;
+}
+
+double smv_solve_rhs_scale(double bmax) {
+  if (!(bmax > 0.0) || !isfinite(bmax) ||
+      (bmax >= ldexp(1.0, -300) && bmax <= ldexp(1.0, 300)))
+    return 1.0;
+  int e;
+  frexp(bmax, &e);
+  return ldexp(1.0, -e);
+}
+
+void smv_solve_true_check(smv_solve_result *res, double rr, double bb,
+                          double tol) {
+  const double t = bb > 0.0 ? sqrt(rr) / sqrt(bb) : sqrt(rr);
+  if (res->converged && !(t <= tol)) {
+    res->converged = 0;
+    res->precision_limited = 1;
+  }
 }
 
 smv_status smv_solve_jacobi(const smv_csr *A, double *dinv, smv_error *err) {
@@ -191,4 +230,39 @@ fail:
   free(dl);
   smv_csr_free(T);
   return st;
+}
+
+double smv_solve_cheb_lmax(const smv_csr *A) {
+  double lmax = 0.0;
+  for (int64_t i = 0; i < A->rows; i++) {
+    double row = 0.0, d = 0.0;
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+      row += fabs(A->values[k]);
+      if (A->col_idx[k] == i)
+        d += A->values[k];
+    }
+    if (d != 0.0)
+      lmax = fmax(lmax, row / fabs(d));
+  }
+  return lmax;
+}
+
+void smv_solve_cheb_coeffs(double lmax, int degree, smv_cheb *c) {
+  /* theta, delta: the interval's centre and half-width. The Chebyshev
+   * iteration for B z = D^-1 r from z = 0 (Saad, Iterative Methods,
+   * Algorithm 12.1): d = D^-1 r / theta, z = d; then per step
+   * rho' = 1 / (2 sigma - rho), d = rho' rho d + (2 rho' / delta) D^-1
+   * (r - A z), z += d. */
+  const double lmin = lmax / SMV_CHEB_RATIO;
+  const double theta = 0.5 * (lmax + lmin), delta = 0.5 * (lmax - lmin);
+  const double sigma = theta / delta;
+  double rho = 1.0 / sigma;
+  c->degree = degree;
+  c->inv_theta = 1.0 / theta;
+  for (int j = 0; j < degree; j++) {
+    const double rn = 1.0 / (2.0 * sigma - rho);
+    c->c1[j] = rn * rho;
+    c->c2[j] = 2.0 * rn / delta;
+    rho = rn;
+  }
 }

@@ -71,6 +71,22 @@ static double now_s(void) {
 #undef REAL
 #undef SFX
 
+/* f32: converged only if ||b - A x|| / ||b||, recomputed in double with
+ * A's double values (what `smv solve` prints), meets tol too. */
+static void true_check_f32(const smv_csr *A, const float *b, const float *x,
+                           double tol, smv_solve_result *res) {
+  double rr = 0.0, bb = 0.0;
+  for (int64_t i = 0; i < A->rows; i++) {
+    double s = 0.0;
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+      s += A->values[k] * (double)x[A->col_idx[k]];
+    const double d = (double)b[i] - s;
+    rr += d * d;
+    bb += (double)b[i] * (double)b[i];
+  }
+  smv_solve_true_check(res, rr, bb, tol);
+}
+
 typedef enum { RUN_CG, RUN_BICGSTAB, RUN_PAGERANK } run_kind;
 static const char *const run_name[] = {"cg", "bicgstab", "pagerank"};
 
@@ -100,23 +116,45 @@ static smv_status solve_cpu(run_kind kind, const smv_csr *A, const double *b64,
   if ((kind != RUN_PAGERANK && n > 0 && !(f32 ? (void *)b32 : (void *)b64)) ||
       (n > 0 && !(f32 ? (void *)x32 : (void *)x64)))
     return smv_err_set(err, SMV_ERR_ARG, NULL, 0, "%s: NULL vector", who);
-  for (int64_t i = 0; kind != RUN_PAGERANK && i < n; i++)
-    if (!isfinite(f32 ? (double)b32[i] : b64[i]))
+  /* x is written from the start while b is still read: aliasing is
+   * refused, as smv_spmv refuses aliased x and y. */
+  if (kind != RUN_PAGERANK && n > 0 &&
+      (f32 ? smv_solve_overlap(b32, x32, (size_t)n * sizeof *b32)
+           : smv_solve_overlap(b64, x64, (size_t)n * sizeof *b64)))
+    return smv_err_set(err, SMV_ERR_ARG, NULL, 0,
+                       "%s: b and x overlap (x must be a separate array)", who);
+  double bmax = 0.0;
+  for (int64_t i = 0; kind != RUN_PAGERANK && i < n; i++) {
+    const double bi = f32 ? (double)b32[i] : b64[i];
+    if (!isfinite(bi))
       return smv_err_set(err, SMV_ERR_ARG, NULL, 0, "%s: b[%lld] is not finite",
                          who, (long long)i);
+    bmax = fmax(bmax, fabs(bi));
+  }
+  /* b of 1e-200 or 1e160: solve for b * bscale (exact), then divide x. */
+  const double bscale = smv_solve_rhs_scale(bmax);
   if (n == 0) {
     record(&o, &res, 0, 0.0);
     res.converged = 1;
     goto done;
   }
 
-  double *dinv = NULL, *v = NULL;
+  double *dinv = NULL, *v = NULL, *bs64 = NULL;
   int32_t *dl = NULL;
   int64_t nd = 0;
   smv_csr *PT = NULL;
   float *vals32 = NULL;
   const smv_csr *M = A;
-  if (kind != RUN_PAGERANK && o.precond == SMV_PRECOND_JACOBI) {
+  if (kind == RUN_BICGSTAB && o.precond == SMV_PRECOND_CHEBYSHEV) {
+    st = smv_err_set(err, SMV_ERR_ARG, NULL, 0,
+                     "%s: Chebyshev preconditioning is for CG (its "
+                     "polynomial needs A's eigenvalues real and positive)",
+                     who);
+    goto cleanup;
+  }
+  smv_cheb cheb;
+  const smv_cheb *chp = NULL;
+  if (kind != RUN_PAGERANK && o.precond != SMV_PRECOND_NONE) {
     dinv = malloc((size_t)n * sizeof *dinv);
     if (!dinv) {
       st = smv_err_set(err, SMV_ERR_NOMEM, NULL, 0, "%s: out of memory", who);
@@ -126,6 +164,10 @@ static smv_status solve_cpu(run_kind kind, const smv_csr *A, const double *b64,
     if (st != SMV_OK) {
       smv_err_set(err, st, NULL, 0, "%s: %s", who, err ? err->message : "");
       goto cleanup;
+    }
+    if (o.precond == SMV_PRECOND_CHEBYSHEV) {
+      smv_solve_cheb_coeffs(smv_solve_cheb_lmax(A), o.cheb_degree, &cheb);
+      chp = &cheb;
     }
   }
   if (kind == RUN_PAGERANK) {
@@ -150,15 +192,28 @@ static smv_status solve_cpu(run_kind kind, const smv_csr *A, const double *b64,
     for (int64_t k = 0; k < M->nnz; k++)
       vals32[k] = (float)M->values[k];
   }
+  const double *bb64 = b64;
+  if (bscale != 1.0) { /* f64 only: float b lies within 2^+-300 */
+    bs64 = malloc(((size_t)n + 1) * sizeof *bs64);
+    if (!bs64) {
+      st = smv_err_set(err, SMV_ERR_NOMEM, NULL, 0, "%s: out of memory", who);
+      goto cleanup;
+    }
+    for (int64_t i = 0; i < n; i++)
+      bs64[i] = b64[i] * bscale;
+    for (int64_t i = 0; o.use_x0 && i < n; i++)
+      x64[i] *= bscale;
+    bb64 = bs64;
+  }
   const double t0 = now_s();
   switch (kind) {
   case RUN_CG:
-    st = f32 ? cg_run_f32(A, vals32, b32, x32, dinv, &o, &res, err)
-             : cg_run_f64(A, A->values, b64, x64, dinv, &o, &res, err);
+    st = f32 ? cg_run_f32(A, vals32, b32, x32, dinv, chp, &o, &res, err)
+             : cg_run_f64(A, A->values, bb64, x64, dinv, chp, &o, &res, err);
     break;
   case RUN_BICGSTAB:
     st = f32 ? bicgstab_run_f32(A, vals32, b32, x32, dinv, &o, &res, err)
-             : bicgstab_run_f64(A, A->values, b64, x64, dinv, &o, &res, err);
+             : bicgstab_run_f64(A, A->values, bb64, x64, dinv, &o, &res, err);
     break;
   case RUN_PAGERANK:
     st = f32 ? pagerank_run_f32(PT, vals32, v, dl, nd, x32, &o, &res, err)
@@ -166,7 +221,12 @@ static smv_status solve_cpu(run_kind kind, const smv_csr *A, const double *b64,
     break;
   }
   res.seconds = now_s() - t0;
+  for (int64_t i = 0; bs64 && i < n; i++)
+    x64[i] /= bscale;
+  if (f32 && kind != RUN_PAGERANK && st == SMV_OK && res.converged)
+    true_check_f32(A, b32, x32, o.tol, &res);
 cleanup:
+  free(bs64);
   free(dinv);
   free(v);
   free(dl);

@@ -71,15 +71,47 @@ static double FN(spmv_fused)(const smv_csr *A, const REAL *vals, const REAL *b,
   return sum_parts(part, nc, 2, 0);
 }
 
-static double FN(norm2sq)(const REAL *v, int64_t n, double *part, int64_t nc) {
+static double FN(dot)(const REAL *u, const REAL *v, int64_t n, double *part,
+                      int64_t nc) {
 #pragma omp parallel for schedule(dynamic, 1) if (nc >= SOLVE_PAR_CHUNKS)
   for (int64_t c = 0; c < nc; c++) {
     double s = 0.0;
     for (int64_t i = c * SOLVE_CHUNK; i < chunk_end(c, n); i++)
-      s += (double)v[i] * (double)v[i];
+      s += (double)u[i] * (double)v[i];
     part[c] = s;
   }
   return sum_parts(part, nc, 1, 0);
+}
+
+/* ||v||^2: u.v with u = v (the same bits as a sum of squares). */
+static double FN(norm2sq)(const REAL *v, int64_t n, double *part, int64_t nc) {
+  return FN(dot)(v, v, n, part, nc);
+}
+
+/* z = p(D^-1 A) D^-1 r, the Chebyshev preconditioner (smv_cheb in
+ * solve_internal.h): a first step without SpMV, then ch->degree steps of
+ * one SpMV (w = A z) each; d and w are work vectors. Returns r.z. */
+static double FN(cheb_apply)(const smv_csr *A, const REAL *vals, const REAL *r,
+                             REAL *z, REAL *d, REAL *w, const double *dinv,
+                             const smv_cheb *ch, double *part, int64_t nc) {
+  const int64_t n = A->rows;
+#pragma omp parallel for schedule(static) if (n >=                             \
+                                              SOLVE_PAR_CHUNKS * SOLVE_CHUNK)
+  for (int64_t i = 0; i < n; i++)
+    z[i] = d[i] = (REAL)((double)r[i] * dinv[i] * ch->inv_theta);
+  for (int j = 0; j < ch->degree; j++) {
+    FN(spmv_dot)(A, vals, z, w, NULL, part, nc);
+    const double c1 = ch->c1[j], c2 = ch->c2[j];
+#pragma omp parallel for schedule(static) if (n >=                             \
+                                              SOLVE_PAR_CHUNKS * SOLVE_CHUNK)
+    for (int64_t i = 0; i < n; i++) {
+      const REAL di =
+          (REAL)(c1 * (double)d[i] + c2 * dinv[i] * (double)(r[i] - w[i]));
+      d[i] = di;
+      z[i] += di;
+    }
+  }
+  return FN(dot)(r, z, n, part, nc);
 }
 
 /* The start shared by CG and BiCGStab: x = 0 unless the caller's guess is
@@ -108,39 +140,52 @@ static double FN(begin)(const smv_csr *A, const REAL *vals, const REAL *b,
 }
 
 /* ---- CG ------------------------------------------------------------------
- * Preconditioned CG (Saad, Algorithm 9.1) with z = dinv .* r; without a
- * preconditioner z aliases r. Per iteration: q = A p fused with p.q; the
- * update x += alpha p, r -= alpha q, z = M^-1 r fused with r.z and r.r;
- * then p = z + beta p. */
+ * Preconditioned CG (Saad, Algorithm 9.1) with z = M^-1 r: dinv .* r for
+ * Jacobi (fused into the update), the Chebyshev polynomial when cheb is
+ * set (its own passes); without a preconditioner z aliases r. Per
+ * iteration: q = A p fused with p.q; the update x += alpha p,
+ * r -= alpha q (z = dinv r) fused with r.z and r.r; then p = z + beta p. */
 static smv_status FN(cg_run)(const smv_csr *A, const REAL *vals, const REAL *b,
-                             REAL *x, const double *dinv,
+                             REAL *x, const double *dinv, const smv_cheb *cheb,
                              const smv_solve_options *o, smv_solve_result *res,
                              smv_error *err) {
   const int64_t n = A->rows, nc = nchunks(n);
-  REAL *r = NULL, *z = NULL, *p = NULL, *q = NULL;
+  REAL *r = NULL, *z = NULL, *p = NULL, *q = NULL, *cd = NULL, *cw = NULL;
+  const double *jac = cheb ? NULL : dinv; /* fused z = dinv r */
   double *part = malloc(((size_t)nc * 2 + 1) * sizeof *part);
   r = malloc(((size_t)n + 1) * sizeof *r);
   p = malloc(((size_t)n + 1) * sizeof *p);
   q = malloc(((size_t)n + 1) * sizeof *q);
   z = dinv ? malloc(((size_t)n + 1) * sizeof *z) : r;
-  smv_status st =
-      part && r && p && q && z ? SMV_OK : no_vectors("cg", 4, n, err);
+  if (cheb) {
+    cd = malloc(((size_t)n + 1) * sizeof *cd);
+    cw = malloc(((size_t)n + 1) * sizeof *cw);
+  }
+  smv_status st = part && r && p && q && z && (!cheb || (cd && cw))
+                      ? SMV_OK
+                      : no_vectors("cg", 6, n, err);
   double rr = 0.0, rho = 0.0;
-  const double bnorm = st == SMV_OK ? FN(begin)(A, vals, b, x, r, z, p, dinv,
-                                                part, nc, o, res, &rr, &rho)
-                                    : 0.0;
+  const double bnorm = st == SMV_OK
+                           ? FN(begin)(A, vals, b, x, r, cheb ? r : z, p, jac,
+                                       part, nc, o, res, &rr, &rho)
+                           : 0.0;
   if (bnorm == 0.0)
     goto out;
+  if (cheb) {
+    rho = FN(cheb_apply)(A, vals, r, z, cd, cw, dinv, cheb, part, nc);
+    memcpy(p, z, (size_t)n * sizeof *p);
+  }
   double relres = sqrt(rr) / bnorm;
   record(o, res, 0, relres);
   int k = 0;
   while (!(relres <= o->tol) && k < o->maxit) {
-    if (rho == 0.0 || !isfinite(rho) || !isfinite(relres)) {
+    /* r.z <= 0 or p.Ap <= 0: A (or M) is not positive definite. */
+    if (rho <= 0.0 || !isfinite(rho) || !isfinite(relres)) {
       res->breakdown = 1;
       break;
     }
     const double pq = FN(spmv_dot)(A, vals, p, q, p, part, nc);
-    if (pq == 0.0 || !isfinite(pq)) {
+    if (pq <= 0.0 || !isfinite(pq)) {
       res->breakdown = 1;
       break;
     }
@@ -153,22 +198,24 @@ static smv_status FN(cg_run)(const smv_csr *A, const REAL *vals, const REAL *b,
         REAL ri = r[i] - alpha * q[i];
         r[i] = ri;
         REAL zi = ri;
-        if (dinv)
-          z[i] = zi = (REAL)(ri * dinv[i]);
+        if (jac)
+          z[i] = zi = (REAL)(ri * jac[i]);
         s0 += (double)ri * (double)zi;
         s1 += (double)ri * (double)ri;
       }
       part[2 * c] = s0;
       part[2 * c + 1] = s1;
     }
-    const double rz = sum_parts(part, nc, 2, 0);
+    double rz = sum_parts(part, nc, 2, 0);
     rr = sum_parts(part, nc, 2, 1);
     relres = sqrt(rr) / bnorm;
     record(o, res, ++k, relres);
-    const REAL beta = (REAL)(rz / rho);
-    rho = rz;
     if (relres <= o->tol)
       break;
+    if (cheb)
+      rz = FN(cheb_apply)(A, vals, r, z, cd, cw, dinv, cheb, part, nc);
+    const REAL beta = (REAL)(rz / rho);
+    rho = rz;
 #pragma omp parallel for schedule(static) if (n >=                             \
                                               SOLVE_PAR_CHUNKS * SOLVE_CHUNK)
     for (int64_t i = 0; i < n; i++)
@@ -182,6 +229,8 @@ out:
   free(q);
   if (dinv)
     free(z);
+  free(cd);
+  free(cw);
   return st;
 }
 

@@ -1,6 +1,6 @@
 /*
  * solve_internal.h — what the CPU solvers (solve_cpu.c) and the CUDA
- * solvers (src/cuda/solve/solve.cu) share: option checking, the Jacobi diagonal
+ * solvers (src/cuda/solve/) share: option checking, the Jacobi diagonal
  * and PageRank's transition matrix. Not installed.
  */
 #ifndef SMV_SOLVE_INTERNAL_H
@@ -21,8 +21,43 @@ extern "C" {
 smv_status smv_solve_opts_check(const smv_solve_options *in,
                                 smv_solve_options *out, char *why, size_t n);
 
+/* Whether [a, a + bytes) and [b, b + bytes) overlap: aliased b and x
+ * are refused (SMV_ERR_ARG), as smv_spmv refuses aliased x and y. */
+int smv_solve_overlap(const void *a, const void *b, size_t bytes);
+
+/* The power of two b is multiplied by before a Krylov solve (and x
+ * divided by after it), given bmax = max |b_i|: 1 while bmax lies in
+ * [2^-300, 2^300], so ||b||^2 (n * bmax^2 at most) and the residuals
+ * tol^2 below it stay normal doubles; else 2^-e with bmax = m 2^e, which
+ * brings bmax into [1/2, 1). Exact: only exponents change. */
+double smv_solve_rhs_scale(double bmax);
+
+/* f32 solves: when res->converged, rr = ||b - A x||^2 and bb = ||b||^2
+ * (recomputed in double) must meet tol too; else converged = 0 and
+ * precision_limited = 1. */
+void smv_solve_true_check(smv_solve_result *res, double rr, double bb,
+                          double tol);
+
+/* Chebyshev preconditioning (SMV_PRECOND_CHEBYSHEV): the polynomial's
+ * interval is [lmax / SMV_CHEB_RATIO, lmax]; at most SMV_CHEB_MAX steps
+ * after the first. */
+#define SMV_CHEB_RATIO 30.0
+#define SMV_CHEB_MAX 16
+typedef struct {
+  int degree;       /* SpMVs per application                   */
+  double inv_theta; /* first step: d = D^-1 r / theta            */
+  double c1[SMV_CHEB_MAX], c2[SMV_CHEB_MAX]; /* step j: d = c1 d +
+                       c2 D^-1 (r - A z), z += d                */
+} smv_cheb;
+/* Gershgorin's bound of D^-1 A's eigenvalues: max_i sum_j |a_ij| / |a_ii|
+ * over the rows with a nonzero diagonal (the caller has checked it). */
+double smv_solve_cheb_lmax(const smv_csr *A);
+/* The step coefficients for lmax and degree (CPU and GPU use these). */
+void smv_solve_cheb_coeffs(double lmax, int degree, smv_cheb *c);
+
 /* Host matrix checks shared by every solver: not NULL, valid CSR
- * (smv_csr_check), square (SMV_ERR_DIM). `who` names the function. */
+ * (smv_csr_check), square (SMV_ERR_DIM), every value finite (SMV_ERR_ARG
+ * naming the entry). `who` names the function. */
 smv_status smv_solve_check_matrix(const smv_csr *A, const char *who,
                                   smv_error *err);
 

@@ -57,7 +57,7 @@ expect_out "pagerank" "main help lists pagerank"
 # Usage errors: exit 2.
 expect_err 2 "missing MATRIX" "no matrix" "$SMV" solve
 expect_err 2 "--method must be cg or bicgstab" "bad method" "$SMV" solve lap2d:4 --method gmres
-expect_err 2 "--precond must be jacobi or none" "bad precond" "$SMV" solve lap2d:4 --precond ilu
+expect_err 2 "--precond must be jacobi, none or chebyshev" "bad precond" "$SMV" solve lap2d:4 --precond ilu
 expect_err 2 "--tol: 'x' is not a number" "bad tol" "$SMV" solve lap2d:4 --tol x
 expect_err 2 "--tol: '-1'" "negative tol" "$SMV" solve lap2d:4 --tol -1
 expect_err 2 "--maxit: '-3'" "bad maxit" "$SMV" solve lap2d:4 --maxit -3
@@ -76,6 +76,16 @@ expect_out "true residual" "true residual printed"
 expect_out "max error" "error against ones printed"
 expect_rc 0 "bicgstab f32" "$SMV" solve lap2d:20 --backend cpu --method bicgstab --precision f32 --tol 1e-5
 expect_out "bicgstab + jacobi, cpu, f32" "method line"
+# Chebyshev (CG only); f32 below float's reach is not "converged" (issue 25
+# item 12); the new options' usage errors.
+expect_rc 0 "cg chebyshev" "$SMV" solve lap2d:30 --backend cpu --precond chebyshev --cheb-degree 3
+expect_out "cg + chebyshev, cpu" "chebyshev method line"
+expect_out "(converged)" "chebyshev converged"
+expect_err 1 "Chebyshev preconditioning is for CG" "bicgstab chebyshev" "$SMV" solve lap2d:10 --backend cpu --method bicgstab --precond chebyshev
+expect_err 1 "below what f32 reaches" "f32 tol 1e-10" "$SMV" solve lap2d:40 --backend cpu --precision f32 --tol 1e-10
+expect_out "the true residual did not" "f32 not converged line"
+expect_err 2 "--cheb-degree" "cheb degree 0" "$SMV" solve lap2d:4 --precond chebyshev --cheb-degree 0
+expect_err 2 "--persistent" "persistent word" "$SMV" solve lap2d:4 --persistent maybe
 # A hand-checked system with --b and -o: x = (1/11, 7/11).
 expect_rc 0 "spd with b" "$SMV" solve "$T_TMP/spd.mtx" --b "$T_TMP/b.mtx" --backend cpu --tol 1e-12 -o "$T_TMP/x.mtx"
 near "$T_TMP/x.mtx" 1 0.0909090909090909 1e-10
@@ -143,7 +153,13 @@ expect_err 1 "square" "pagerank non-square" "$SMV" pagerank "$T_TMP/rect.mtx" --
 if "$SMV" spmv lap2d:2 --backend cuda >/dev/null 2>&1; then
   expect_rc 0 "cuda cg" "$SMV" solve "$T_TMP/spd.mtx" --b "$T_TMP/b.mtx" --backend cuda --tol 1e-12 -o "$T_TMP/xg.mtx"
   near "$T_TMP/xg.mtx" 2 0.636363636363636 1e-10
+  expect_out "persistent kernel" "persistent kernel reported"
+  expect_rc 0 "cuda cg graph path" "$SMV" solve "$T_TMP/spd.mtx" --b "$T_TMP/b.mtx" --backend cuda --tol 1e-12 --persistent off -o "$T_TMP/xg.mtx"
+  near "$T_TMP/xg.mtx" 2 0.636363636363636 1e-10
   expect_out "CUDA graph" "graph path reported"
+  expect_rc 0 "cuda cg chebyshev" "$SMV" solve lap2d:60 --backend cuda --precond chebyshev
+  expect_out "(converged)" "cuda chebyshev converged"
+  expect_err 1 "below what f32 reaches" "cuda f32 tol 1e-10" "$SMV" solve lap2d:40 --backend cuda --precision f32 --tol 1e-10
   expect_rc 0 "cuda bicgstab f32" "$SMV" solve lap2d:50 --backend cuda --method bicgstab --precision f32 --tol 1e-5
   expect_rc 0 "cuda pagerank" "$SMV" pagerank "$T_TMP/graph.mtx" --backend cuda --damping 0.5 --tol 1e-14 -o "$T_TMP/rg.mtx"
   near "$T_TMP/rg.mtx" 2 0.375 1e-12

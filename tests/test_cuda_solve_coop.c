@@ -1,0 +1,370 @@
+/*
+ * test_cuda_solve_coop.c — the persistent cooperative CG (cg_coop.cu) and
+ * its fallbacks, and the device solvers' hardening (issue 25 items 10 and
+ * 12): iteration counts against the CPU's textbook CG within 1%, the true
+ * residual, the same bits run to run, history and progress chunks; the
+ * graph path taken when asked (persistent = -1), when SMV_SOLVE_COOP=0
+ * says the device cannot, and when the cooperative launch itself is
+ * refused (a grid past co-residency, SMV_SOLVE_COOP_GRID); breakdown on
+ * matrices that are not SPD, on both paths; aliased b and x; b of 1e-200
+ * and 1e160; NaN in the matrix; f32 tolerances below float's reach.
+ * SKIPs without a device.
+ */
+#include "test_cuda_common.h"
+
+#include "smv_solve.h"
+#include "test_solve_common.h"
+
+#include <stdlib.h>
+
+/* CG on the device through smv_solve_cuda_host with options o. */
+static smv_status gpu_cg(smv_matrix *dA, const double *b, double *x,
+                         const smv_solve_options *o, smv_solve_result *r) {
+  return smv_solve_cuda_host(tc_context(), dA, SMV_METHOD_CG, b, x, o, r);
+}
+
+/* A generated matrix on the device (f64), b = A*ones and two x. */
+typedef struct {
+  smv_csr *A;
+  smv_matrix *dA;
+  double *b, *x, *x2;
+  int64_t n;
+} fixture;
+
+static void fixture_close(fixture *F) {
+  smv_matrix_free(F->dA);
+  free(F->b), free(F->x), free(F->x2);
+  smv_csr_free(F->A);
+}
+
+/* 1 when everything is there; else 0, with the failure recorded and
+ * nothing left to free. */
+static int fixture_open(fixture *F, const char *spec) {
+  memset(F, 0, sizeof *F);
+  F->A = tst_generate(spec);
+  if (!F->A)
+    return 0;
+  F->n = F->A->rows;
+  F->b = rhs_ones(F->A);
+  F->x = malloc(F->n * sizeof *F->x);
+  F->x2 = malloc(F->n * sizeof *F->x2);
+  CHECK_OK(smv_matrix_create(tc_context(), F->A, SMV_F64, &F->dA));
+  if (F->dA && F->x && F->x2)
+    return 1;
+  fixture_close(F);
+  return 0;
+}
+
+static int within_1pct(int a, int b) {
+  return abs(a - b) <= 1 + (a > b ? a : b) / 100;
+}
+
+/* Persistent CG against the CPU: f64 and f32, none and Jacobi; twice for
+ * the bits; history. (Progress chunks: test_auto_and_progress.) */
+static void check_persistent(const char *name, const smv_csr *A, int f32,
+                             smv_precond pc) {
+  smv_context *ctx = tc_context();
+  const int64_t n = A->rows;
+  const double tol = f32 ? 1e-5 : 1e-10;
+  double *b = rhs_ones(A), *x = malloc(n * sizeof *x);
+  double *x2 = malloc(n * sizeof *x2), *xc = malloc(n * sizeof *xc);
+  float *bf = malloc(n * sizeof *bf), *xf = malloc(n * sizeof *xf);
+  double *hist = malloc(5001 * sizeof *hist);
+  smv_matrix *dA = NULL;
+  char what[160];
+  snprintf(what, sizeof what, "%s %s %s", name, f32 ? "f32" : "f64",
+           pc ? "jacobi" : "none");
+  CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
+  if (!dA)
+    goto out;
+  smv_solve_options o;
+  smv_solve_options_init(&o);
+  o.tol = tol;
+  o.maxit = 5000;
+  o.precond = pc;
+  o.persistent = 1;
+  o.history = hist;
+  o.history_len = 5001;
+  smv_solve_result r, r2, rc;
+  tc_fill_nan(x, n);
+  smv_status st = gpu_cg(dA, b, x, &o, &r);
+  CHECKF(st == SMV_OK, "%s: %s", what, smv_context_error(ctx));
+  CHECKF(r.persistent && !r.graph_used, "%s: persistent %d graph %d", what,
+         r.persistent, r.graph_used);
+  CHECKF(r.converged && !r.breakdown, "%s: converged %d after %d (%g)", what,
+         r.converged, r.iterations, r.relres);
+  CHECK_INT(r.history_count, r.iterations + 1);
+  CHECK_NEAR(hist[r.iterations], r.relres, 0.0);
+  CHECKF(hist[0] == 1.0 || fabs(hist[0] - 1.0) < 1e-12, "hist[0] %g", hist[0]);
+  const double tr = true_relres(A, b, x);
+  CHECKF(tr <= (f32 ? 1e-3 : 10 * tol), "%s: true residual %g", what, tr);
+  o.history = NULL;
+  o.history_len = 0;
+  smv_error err;
+  if (f32) {
+    for (int64_t i = 0; i < n; i++)
+      bf[i] = (float)b[i];
+    CHECK_OK(smv_cg_f32(A, bf, xf, &o, &rc, &err));
+  } else {
+    CHECK_OK(smv_cg(A, b, xc, &o, &rc, &err));
+  }
+  CHECKF(within_1pct(r.iterations, rc.iterations),
+         "%s: %d iterations on the device, %d textbook (CPU)", what,
+         r.iterations, rc.iterations);
+  /* The same bits again. */
+  tc_fill_nan(x2, n);
+  CHECK_OK(gpu_cg(dA, b, x2, &o, &r2));
+  CHECK_INT(r2.iterations, r.iterations);
+  CHECKF(memcmp(x, x2, n * sizeof *x) == 0, "%s: run-to-run bits", what);
+  CHECK(memcmp(&r.relres, &r2.relres, sizeof r.relres) == 0);
+out:
+  smv_matrix_free(dA);
+  free(b), free(x), free(x2), free(xc), free(bf), free(xf), free(hist);
+}
+
+static int progress_calls, progress_last;
+static void on_progress(void *user, int it, double relres) {
+  (void)user, (void)relres;
+  progress_calls++;
+  progress_last = it;
+}
+
+/* Row lengths 5, 7, 11, 27 and 81 entries: every LANES of the kernel
+ * (4, 8, 16, 32). */
+static void test_persistent_matches_cpu(void) {
+  TC_NEED_DEVICE();
+  const char *specs[] = {"lap2d:60", "lap3d:16", "band", "stencil27:12",
+                         "elastic3d:5"};
+  for (int s = 0; s < 5; s++) {
+    smv_csr *A = s == 2 ? spd_band(4000, 5) : tst_generate(specs[s]);
+    if (!A)
+      continue;
+    for (int f32 = 0; f32 < 2; f32++)
+      for (int pc = 0; pc < 2; pc++)
+        check_persistent(specs[s], A, f32,
+                         pc ? SMV_PRECOND_JACOBI : SMV_PRECOND_NONE);
+    smv_csr_free(A);
+  }
+}
+
+/* AUTO picks the persistent kernel on a small matrix; the progress
+ * callback is called at each multiple (the kernel paused there); the
+ * graph path and the persistent kernel agree on the iteration count
+ * within 1%. */
+static void test_auto_and_progress(void) {
+  TC_NEED_DEVICE();
+  fixture F;
+  if (!fixture_open(&F, "lap2d:80"))
+    return;
+  smv_solve_options o;
+  smv_solve_options_init(&o);
+  o.tol = 1e-9;
+  smv_solve_result r, rp, rg;
+  CHECK_OK(gpu_cg(F.dA, F.b, F.x, &o, &r));
+  CHECK(r.persistent && r.converged);
+  CHECKF(r.checks <= 2, "%d host checks for one launch", r.checks);
+  o.progress = on_progress;
+  o.progress_every = 10;
+  progress_calls = 0;
+  CHECK_OK(gpu_cg(F.dA, F.b, F.x2, &o, &rp));
+  CHECK(rp.persistent);
+  CHECK_INT(rp.iterations, r.iterations);
+  CHECKF(progress_calls == r.iterations / 10, "%d calls for %d iterations",
+         progress_calls, r.iterations);
+  CHECK(memcmp(F.x, F.x2, F.n * sizeof *F.x) == 0);
+  o.progress = NULL;
+  o.progress_every = 0;
+  o.persistent = -1;
+  CHECK_OK(gpu_cg(F.dA, F.b, F.x2, &o, &rg));
+  CHECK(!rg.persistent && rg.graph_used && rg.converged);
+  CHECKF(within_1pct(rg.iterations, r.iterations), "graph %d, persistent %d",
+         rg.iterations, r.iterations);
+  fixture_close(&F);
+}
+
+/* The fallbacks, each taken and giving the graph path's answer: the
+ * device said to have no cooperative launch (SMV_SOLVE_COOP=0); the
+ * cooperative launch refused at run time (a grid of 1,000,000 blocks
+ * cannot be co-resident: cudaErrorCooperativeLaunchTooLarge, as under
+ * MPS); a rung asked for by name. */
+static void test_fallbacks(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  fixture F;
+  if (!fixture_open(&F, "lap2d:50"))
+    return;
+  const size_t bytes = F.n * sizeof *F.x;
+  double *xg = F.x2, *x = F.x;
+  smv_solve_options o;
+  smv_solve_options_init(&o);
+  smv_solve_result rg, r;
+  o.persistent = -1;
+  CHECK_OK(gpu_cg(F.dA, F.b, xg, &o, &rg));
+  CHECK(!rg.persistent && rg.graph_used && rg.converged);
+  o.persistent = 1;
+  setenv("SMV_SOLVE_COOP", "0", 1);
+  CHECK_OK(gpu_cg(F.dA, F.b, x, &o, &r));
+  unsetenv("SMV_SOLVE_COOP");
+  CHECK(!r.persistent && r.graph_used && r.converged);
+  CHECK_INT(r.iterations, rg.iterations);
+  CHECK(memcmp(x, xg, bytes) == 0);
+  setenv("SMV_SOLVE_COOP_GRID", "1000000", 1);
+  smv_status st = gpu_cg(F.dA, F.b, x, &o, &r);
+  unsetenv("SMV_SOLVE_COOP_GRID");
+  CHECKF(st == SMV_OK, "refused launch: %s", smv_context_error(ctx));
+  CHECKF(!r.persistent && r.graph_used && r.converged,
+         "refused launch: persistent %d graph %d converged %d", r.persistent,
+         r.graph_used, r.converged);
+  CHECK_INT(r.iterations, rg.iterations);
+  CHECK(memcmp(x, xg, bytes) == 0);
+  /* The context still works after the refused launch. */
+  CHECK_OK(gpu_cg(F.dA, F.b, x, &o, &r));
+  CHECK(r.persistent && r.converged);
+  o.alg = SMV_ALG_VECTOR_SHFL;
+  CHECK_OK(gpu_cg(F.dA, F.b, x, &o, &r));
+  CHECK(!r.persistent && r.graph_used && r.converged);
+  fixture_close(&F);
+}
+
+/* -lap2d (negative definite) and diag:N (both signs): breakdown within a
+ * few iterations on both paths, never maxit of nonsense or a hang. */
+static void test_not_spd(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *L = tst_generate("lap2d:30"), *D = tst_generate("diag:40");
+  if (!L || !D)
+    goto out;
+  for (int64_t k = 0; k < L->nnz; k++)
+    L->values[k] = -L->values[k];
+  smv_csr *Ms[2] = {L, D};
+  for (int m = 0; m < 2; m++) {
+    smv_matrix *dA = NULL;
+    CHECK_OK(smv_matrix_create(ctx, Ms[m], SMV_F64, &dA));
+    if (!dA)
+      continue;
+    double *b = rhs_ones(Ms[m]), *x = malloc(Ms[m]->rows * sizeof *x);
+    for (int path = 0; path < 2; path++) {
+      smv_solve_options o;
+      smv_solve_options_init(&o);
+      o.persistent = path ? 1 : -1;
+      o.maxit = 100000;
+      smv_solve_result r;
+      CHECK_OK(gpu_cg(dA, b, x, &o, &r));
+      CHECKF(r.breakdown && !r.converged && r.iterations < 5,
+             "%s, %s: breakdown %d converged %d after %d",
+             m ? "diag" : "-lap2d", path ? "persistent" : "graph", r.breakdown,
+             r.converged, r.iterations);
+    }
+    free(b), free(x);
+    smv_matrix_free(dA);
+  }
+out:
+  smv_csr_free(L);
+  smv_csr_free(D);
+}
+
+/* Issue 25 items 10 and 12 on the device. */
+static void test_hardening(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *A = tst_generate("lap2d:40");
+  if (!A)
+    return;
+  const int64_t n = A->rows;
+  double *b1 = rhs_ones(A), *b = malloc(n * sizeof *b);
+  double *x = malloc(n * sizeof *x);
+  smv_matrix *dA = NULL, *dF = NULL, *dN = NULL;
+  void *db = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F32, &dF));
+  CHECK_OK(smv_device_malloc(ctx, n * sizeof(double), &db));
+  if (!dA || !dF || !db)
+    goto out;
+  smv_solve_options o;
+  smv_solve_options_init(&o);
+  o.tol = 1e-10;
+  smv_solve_result r, r1;
+  /* Aliased: device pointers and host vectors. */
+  CHECK_OK(smv_memcpy_h2d(ctx, db, b1, n * sizeof(double)));
+  CHECK_STATUS(smv_cg_cuda(ctx, dA, db, db, &o, &r), SMV_ERR_ARG);
+  CHECK_STR_HAS(smv_context_error(ctx), "overlap");
+  CHECK_STATUS(smv_bicgstab_cuda(ctx, dA, db, db, &o, &r), SMV_ERR_ARG);
+  memcpy(b, b1, n * sizeof *b);
+  CHECK_STATUS(smv_solve_cuda_host(ctx, dA, SMV_METHOD_CG, b, b, &o, &r),
+               SMV_ERR_ARG);
+  /* Scaled right-hand sides, both paths and BiCGStab. */
+  CHECK_OK(gpu_cg(dA, b1, x, &o, &r1));
+  const double scales[] = {1e-200, 1e160};
+  for (int s = 0; s < 2; s++) {
+    for (int64_t i = 0; i < n; i++)
+      b[i] = b1[i] * scales[s];
+    for (int path = 0; path < 3; path++) {
+      o.persistent = path == 1 ? 1 : -1;
+      smv_status st = smv_solve_cuda_host(
+          ctx, dA, path == 2 ? SMV_METHOD_BICGSTAB : SMV_METHOD_CG, b, x, &o,
+          &r);
+      CHECKF(st == SMV_OK, "%s", smv_context_error(ctx));
+      CHECKF(r.converged && r.iterations > 0 && isfinite(r.relres),
+             "scale %g path %d: converged %d after %d (%g)", scales[s], path,
+             r.converged, r.iterations, r.relres);
+      if (path < 2)
+        CHECKF(within_1pct(r.iterations, r1.iterations), "%d vs %d",
+               r.iterations, r1.iterations);
+      double e = 0.0;
+      for (int64_t i = 0; i < n; i++)
+        e = fmax(e, fabs(x[i] / scales[s] - 1.0));
+      CHECKF(e < 1e-6, "scale %g path %d: max |x/s - 1| %g", scales[s], path,
+             e);
+    }
+  }
+  o.persistent = 0;
+  /* NaN in the matrix: named as the matrix's, before b's. */
+  A->values[11] = NAN;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dN));
+  if (dN) {
+    for (int64_t i = 0; i < n; i++)
+      b[i] = NAN;
+    CHECK_STATUS(gpu_cg(dN, b, x, &o, &r), SMV_ERR_ARG);
+    CHECK_STR_HAS(smv_context_error(ctx), "of the matrix");
+    CHECK_STATUS(
+        smv_solve_cuda_host(ctx, dN, SMV_METHOD_BICGSTAB, b, x, &o, &r),
+        SMV_ERR_ARG);
+    CHECK_STR_HAS(smv_context_error(ctx), "not finite");
+  }
+  /* A NaN in b alone. */
+  memcpy(b, b1, n * sizeof *b);
+  b[17] = INFINITY;
+  CHECK_STATUS(gpu_cg(dA, b, x, &o, &r), SMV_ERR_ARG);
+  CHECK_STR_HAS(smv_context_error(ctx), "b[17]");
+  /* f32 below its reach: not converged, precision_limited; both paths. */
+  for (int path = 0; path < 2; path++) {
+    o.persistent = path ? 1 : -1;
+    o.tol = 1e-10;
+    o.maxit = 3000;
+    CHECK_OK(gpu_cg(dF, b1, x, &o, &r));
+    CHECKF(!r.converged && r.precision_limited && r.relres <= o.tol,
+           "f32 tol 1e-10 (path %d): converged %d limited %d relres %g", path,
+           r.converged, r.precision_limited, r.relres);
+    o.tol = 1e-4;
+    CHECK_OK(gpu_cg(dF, b1, x, &o, &r));
+    CHECK(r.converged && !r.precision_limited);
+    CHECK(true_relres(A, b1, x) <= 2e-4);
+  }
+out:
+  smv_device_free(ctx, db);
+  smv_matrix_free(dA);
+  smv_matrix_free(dF);
+  smv_matrix_free(dN);
+  free(b1), free(b), free(x);
+  smv_csr_free(A);
+}
+
+int main(void) {
+  RUN(test_persistent_matches_cpu);
+  RUN(test_auto_and_progress);
+  RUN(test_fallbacks);
+  RUN(test_not_spd);
+  RUN(test_hardening);
+  smv_context_free(tc_ctx);
+  return TEST_END();
+}
