@@ -24,6 +24,7 @@
  * memory adds its bytes there. f32 values are rounded on the host in chunks of
  * 1 Mi entries (4 MiB of host staging), never a full copy of the matrix.
  */
+#include "analyse.h"
 #include "engine.h"
 
 #include <math.h>
@@ -149,6 +150,68 @@ static void heuristic_reason(const smv_context *ctx, smv_matrix *m) {
            (double)ctx->prop.l2CacheSize / 1e6, smv_alg_name(m->auto_alg));
 }
 
+/* The analysis after the arrays are on the device and m->st is filled:
+ * our rungs' set-up, the plan, cuSPARSE, tuning (see the file's comment).
+ * Shared by smv_matrix_create_ex and smv_matrix_create_device
+ * (matrix_device.cu, analyse.h); A is read for rows, nnz and row_ptr only
+ * (host row offsets). Runs inside the caller's device guard; on failure
+ * it releases m. */
+smv_status smv_matrix_analyse(smv_context *ctx, smv_matrix *m, const smv_csr *A,
+                              const smv_matrix_options *opt) {
+  smv_status st = SMV_OK;
+  double t;
+  /* Our rungs' set-up (rung 12's hot columns with SMV_MATRIX_HOT, or
+   * where the heuristic may pick rung 12). */
+  t = smv_now_ms();
+  st = smv_adaptive_setup(ctx, m, A);
+  if (st == SMV_OK)
+    st = smv_stream_setup(ctx, m, A);
+  if (st == SMV_OK)
+    st = smv_merge_setup(ctx, m, A);
+  if (st == SMV_OK)
+    st = smv_hot_setup(ctx, m, (m->opts & SMV_MATRIX_HOT) != 0);
+  m->plan.prep_ms = smv_now_ms() - t;
+  /* The plan: AUTO's rung from the statistics. */
+  t = smv_now_ms();
+  m->auto_alg = smv_auto_choose(ctx, m);
+  m->plan.plan_ms = smv_now_ms() - t;
+  m->plan.alg = m->auto_alg;
+  heuristic_reason(ctx, m);
+  /* Rung 12's hot columns, built for the heuristic, go again unless it
+   * picked rung 12 or they were asked for. */
+  smv_hot_settle(m);
+  if (st == SMV_OK &&
+      (m->auto_alg == SMV_ALG_ADAPTIVE || m->auto_alg == SMV_ALG_STREAM ||
+       m->auto_alg == SMV_ALG_MERGE || m->auto_alg == SMV_ALG_HOT)) {
+    const size_t used = strlen(m->plan.reason);
+    char line[256];
+    if (m->auto_alg == SMV_ALG_ADAPTIVE)
+      smv_adaptive_describe(m, line, sizeof line);
+    else if (m->auto_alg == SMV_ALG_STREAM)
+      smv_tiles_describe(&m->stream, 10, line, sizeof line);
+    else if (m->auto_alg == SMV_ALG_HOT)
+      smv_hot_describe(m, line, sizeof line);
+    else
+      smv_tiles_describe(&m->merge, 11, line, sizeof line);
+    snprintf(m->plan.reason + used, sizeof m->plan.reason - used, "; %s", line);
+  }
+  /* cuSPARSE: what the plan runs, or both when asked (timed inside).
+   * When tuning follows, the tuner prepares what it times and keeps only
+   * the winner. */
+  for (int a = SMV_ALG_CUSPARSE_ALG1; a <= SMV_ALG_CUSPARSE_ALG2; a++)
+    if (st == SMV_OK &&
+        ((m->opts & SMV_MATRIX_CUSPARSE) ||
+         (m->auto_alg == (smv_alg)a && !(m->opts & SMV_MATRIX_TUNE))))
+      st = smv_sparse_prepare(ctx, m, (smv_alg)a);
+  if (st == SMV_OK && (m->opts & SMV_MATRIX_TUNE))
+    st = smv_matrix_tune(ctx, m, opt->tune_runs);
+  if (st != SMV_OK) {
+    (void)cudaStreamSynchronize(ctx->stream);
+    release(m);
+  }
+  return st;
+}
+
 extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
                                         smv_precision prec, smv_matrix **out) {
   return smv_matrix_create_ex(ctx, A, prec, NULL, out);
@@ -211,55 +274,13 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   if (st == SMV_OK && prec == SMV_F32 && nnz > 0)
     st = upload_f32(ctx, (float *)m->values, A->values, A->nnz);
   m->plan.upload_ms = smv_now_ms() - t;
-  /* Our rungs' set-up (rung 12's hot columns with SMV_MATRIX_HOT, or
-   * where the heuristic may pick rung 12). */
-  t = smv_now_ms();
   if (st == SMV_OK)
-    st = smv_adaptive_setup(ctx, m, A);
-  if (st == SMV_OK)
-    st = smv_stream_setup(ctx, m, A);
-  if (st == SMV_OK)
-    st = smv_merge_setup(ctx, m, A);
-  if (st == SMV_OK)
-    st = smv_hot_setup(ctx, m, (m->opts & SMV_MATRIX_HOT) != 0);
-  m->plan.prep_ms = smv_now_ms() - t;
-  /* The plan: AUTO's rung from the statistics. */
-  t = smv_now_ms();
-  m->auto_alg = smv_auto_choose(ctx, m);
-  m->plan.plan_ms = smv_now_ms() - t;
-  m->plan.alg = m->auto_alg;
-  heuristic_reason(ctx, m);
-  /* Rung 12's hot columns, built for the heuristic, go again unless it
-   * picked rung 12 or they were asked for. */
-  smv_hot_settle(m);
-  if (st == SMV_OK &&
-      (m->auto_alg == SMV_ALG_ADAPTIVE || m->auto_alg == SMV_ALG_STREAM ||
-       m->auto_alg == SMV_ALG_MERGE || m->auto_alg == SMV_ALG_HOT)) {
-    const size_t used = strlen(m->plan.reason);
-    char line[256];
-    if (m->auto_alg == SMV_ALG_ADAPTIVE)
-      smv_adaptive_describe(m, line, sizeof line);
-    else if (m->auto_alg == SMV_ALG_STREAM)
-      smv_tiles_describe(&m->stream, 10, line, sizeof line);
-    else if (m->auto_alg == SMV_ALG_HOT)
-      smv_hot_describe(m, line, sizeof line);
-    else
-      smv_tiles_describe(&m->merge, 11, line, sizeof line);
-    snprintf(m->plan.reason + used, sizeof m->plan.reason - used, "; %s", line);
-  }
-  /* cuSPARSE: what the plan runs, or both when asked (timed inside).
-   * When tuning follows, the tuner prepares what it times and keeps only
-   * the winner. */
-  for (int a = SMV_ALG_CUSPARSE_ALG1; a <= SMV_ALG_CUSPARSE_ALG2; a++)
-    if (st == SMV_OK &&
-        ((m->opts & SMV_MATRIX_CUSPARSE) ||
-         (m->auto_alg == (smv_alg)a && !(m->opts & SMV_MATRIX_TUNE))))
-      st = smv_sparse_prepare(ctx, m, (smv_alg)a);
-  if (st == SMV_OK && (m->opts & SMV_MATRIX_TUNE))
-    st = smv_matrix_tune(ctx, m, opt->tune_runs);
-  if (st != SMV_OK) {
+    st = smv_matrix_analyse(ctx, m, A, opt);
+  else {
     (void)cudaStreamSynchronize(ctx->stream);
     release(m);
+  }
+  if (st != SMV_OK) {
     smv_device_leave(&g);
     return st;
   }
