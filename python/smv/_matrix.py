@@ -277,6 +277,8 @@ class Matrix:
 
     ndim = 2
     format = "csr"
+    # numpy defers `x @ M` to M.__rmatmul__ (as for scipy's matrices).
+    __array_ufunc__ = None
 
     def __init__(self, A, backend="auto", precision="float64", device=0):
         self._cv = threading.Condition(threading.Lock())
@@ -838,6 +840,7 @@ class _Transposed:
     """M.T: the transposed product as an operator (shape reversed)."""
 
     ndim = 2
+    __array_ufunc__ = None
 
     def __init__(self, M):
         self._M = M
