@@ -242,34 +242,29 @@ def _c_strides(shape, isz):
     return tuple(reversed(out))
 
 
-_runtime = None
+_driver = None
 
 
 def _pointer_device(ptr):
-    """The device of a CUDA pointer (cudaPointerGetAttributes through the
-    CUDA runtime the library linked); None when it cannot be told."""
-    global _runtime
-    if _runtime is None:
-        _runtime = False
-        for name in ("libcudart.so", "libcudart.so.13", "libcudart.so.12"):
-            try:
-                _runtime = ctypes.CDLL(name)
-                break
-            except OSError:
-                pass
-    if not _runtime:
+    """The device ordinal of a CUDA pointer, asked of the driver
+    (cuPointerGetAttribute, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL); None
+    when it cannot be told (no driver, a host pointer)."""
+    global _driver
+    if _driver is None:
+        try:
+            _driver = ctypes.CDLL("libcuda.so.1")
+            _driver.cuPointerGetAttribute.restype = ctypes.c_int
+            _driver.cuPointerGetAttribute.argtypes = [
+                ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+        except (OSError, AttributeError):
+            _driver = False
+    if not _driver:
         return None
-
-    class Attr(ctypes.Structure):
-        _fields_ = [("type", ctypes.c_int), ("device", ctypes.c_int),
-                    ("dev", ctypes.c_void_p), ("host", ctypes.c_void_p)]
-
-    a = Attr()
-    if _runtime.cudaPointerGetAttributes(ctypes.byref(a),
-                                         ctypes.c_void_p(ptr)) != 0:
-        _runtime.cudaGetLastError()
+    dev = ctypes.c_int(-1)
+    if _driver.cuPointerGetAttribute(ctypes.byref(dev), 9,
+                                     ctypes.c_void_p(ptr)) != 0:
         return None
-    return a.device
+    return dev.value
 
 
 # ---- DLPack ---------------------------------------------------------------
@@ -383,7 +378,9 @@ def kind_of(x):
     except KeyError:
         pass
     mod = t.__module__.split(".")[0]
-    if mod == "cupy" and hasattr(x, "__cuda_array_interface__"):
+    if mod in ("jax", "jaxlib") and hasattr(x, "__dlpack__"):
+        k = DlpackKind()  # results go back to JAX through DLPack
+    elif mod == "cupy" and hasattr(x, "__cuda_array_interface__"):
         k = kind_of_module("cupy")
     elif mod == "torch" and hasattr(x, "data_ptr"):
         k = kind_of_module("torch")

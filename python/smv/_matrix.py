@@ -8,6 +8,7 @@ import threading
 import numpy as np
 
 from . import _array
+from . import _fast
 from . import _lib as L
 from . import _solve
 
@@ -291,6 +292,7 @@ class Matrix:
         self._csr = None
         self._diag = None
         self._stream = None  # the stream last set on the context
+        self._cuda = False  # a live device matrix (the fast paths' test)
         if backend not in ("auto", "cpu", "cuda"):
             raise ValueError("backend must be 'auto', 'cpu' or 'cuda', not %r"
                              % (backend,))
@@ -320,6 +322,7 @@ class Matrix:
                     self.close()
             self._dA = dA
             self.backend = "cuda"
+            self._cuda = True
         else:
             L.check(L.csr_check(ctypes.byref(self._csr), None),
                     "smv_csr_check")
@@ -380,6 +383,7 @@ class Matrix:
         self.nnz = nnz
         self._diag_fn = d["diag"]
         self.backend = "cuda"
+        self._cuda = True
 
     # ---- life cycle -----------------------------------------------------
     def close(self):
@@ -395,8 +399,12 @@ class Matrix:
             self._closed = True
             while self._busy:
                 cv.wait()
+        # Device products hold _ctx_lock for their launch: taking it waits
+        # for the one in flight, and the next sees _dA None.
+        with self._ctx_lock:
             dA, ctx, AT = self._dA, self._ctx, self._AT
             self._dA = self._ctx = self._AT = None
+            self._cuda = False
         if dA:
             L.matrix_free(dA)
         if ctx:
@@ -539,17 +547,15 @@ class Matrix:
                 raise ValueError("smv: y must be contiguous (it is written "
                                  "in place)")
         f = L.spmv_t if transpose else L.spmv
-        self._enter()
-        try:
-            with self._ctx_lock:
-                if v.stream != self._stream:
-                    self._set_stream(v.stream)
-                st = f(self._ctx, a, alpha, self._dA, v.ptr, beta, vy.ptr)
-                if st:
-                    L.check(st, "smv_spmv%s" % ("_t" if transpose else ""),
-                            self._ctx)
-        finally:
-            self._leave()
+        with self._ctx_lock:
+            if self._dA is None:
+                raise ValueError("smv.Matrix: used after close()")
+            if v.stream != self._stream:
+                self._set_stream(v.stream)
+            st = f(self._ctx, a, alpha, self._dA, v.ptr, beta, vy.ptr)
+            if st:
+                L.check(st, "smv_spmv%s" % ("_t" if transpose else ""),
+                        self._ctx)
         if y is None and isinstance(v.kind, _array.DlpackKind):
             return v.kind._wrap(v.obj, out)
         return out
@@ -609,10 +615,26 @@ class Matrix:
 
     def matvec(self, x, y=None, stream=None):
         """A x (see spmv for device arrays, y= and streams)."""
+        if stream is None and self._cuda:
+            f = _fast.FAST.get(type(x), 0)
+            if f == 0:
+                f = _fast.fast_for(type(x))
+            if f is not None:
+                r = f(self, x, y, False)
+                if r is not None:
+                    return r
         return self.spmv(x, y=y, stream=stream)
 
     def rmatvec(self, x, y=None, stream=None):
         """A^T x (the transpose is built once, on first use)."""
+        if stream is None and self._cuda:
+            f = _fast.FAST.get(type(x), 0)
+            if f == 0:
+                f = _fast.fast_for(type(x))
+            if f is not None:
+                r = f(self, x, y, True)
+                if r is not None:
+                    return r
         return self.spmv(x, y=y, transpose=True, stream=stream)
 
     def matmat(self, X, alg="auto", Y=None, stream=None):
@@ -760,9 +782,17 @@ class Matrix:
 
     def dot(self, x):
         """A @ x (scipy's .dot): 1-D x gives A x, 2-D X gives A X."""
-        return self @ x
+        return self.__matmul__(x)
 
     def __matmul__(self, X):
+        if self._cuda:
+            f = _fast.FAST.get(type(X), 0)
+            if f == 0:
+                f = _fast.fast_for(type(X))
+            if f is not None:
+                r = f(self, X, None, False)
+                if r is not None:
+                    return r
         v = None if type(X) is np.ndarray else _array.read_device(X)
         nd = len(v.shape) if v is not None else np.ndim(_array.to_host(X))
         return self.matvec(X) if nd == 1 else self.matmat(X)
@@ -865,6 +895,14 @@ class _Transposed:
         return self @ x
 
     def __matmul__(self, X):
+        if self._M._cuda:
+            f = _fast.FAST.get(type(X), 0)
+            if f == 0:
+                f = _fast.fast_for(type(X))
+            if f is not None:
+                r = f(self._M, X, None, True)
+                if r is not None:
+                    return r
         v = None if type(X) is np.ndarray else _array.read_device(X)
         nd = len(v.shape) if v is not None else np.ndim(_array.to_host(X))
         return self.matvec(X) if nd == 1 else self.matmat(X)

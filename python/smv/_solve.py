@@ -155,6 +155,7 @@ def solve(M, method, b, x0, tol, maxiter, precond, history, alg, atol=0.0,
         if M.backend == "cuda":
             dp = L.c_double_p
             with M._ctx_lock:
+                M._set_stream(None)  # a stream it may capture (own)
                 L.check(L.solve_cuda_host(M._ctx, M._dA, m,
                                           bv.ctypes.data_as(dp),
                                           x.ctypes.data_as(dp),
@@ -210,7 +211,17 @@ def _solve_dev(M, method, m, vb, x0, tol, maxiter, precond, history, alg):
     M._enter()
     try:
         with M._ctx_lock:
-            M._set_stream(vb.stream)
+            s = vb.stream
+            if s in (_array.STREAM_LEGACY, _array.STREAM_PER_THREAD):
+                # The solver captures a CUDA graph, which the default
+                # streams refuse: wait for the caller's stream (b is
+                # written), solve on the context's own stream; the call
+                # returns when x is final, so the caller's later work on
+                # its stream sees it.
+                M._set_stream(s)
+                L.check(L.synchronize(M._ctx), "smv_synchronize", M._ctx)
+                s = None
+            M._set_stream(s)
             L.check(f(M._ctx, M._dA, vb.ptr, vx.ptr, ctypes.byref(o),
                       ctypes.byref(res)), "smv_%s_cuda" % method, M._ctx)
     finally:
