@@ -319,8 +319,9 @@ class DlpackKind(Kind):
                    contig, self.stream, self, keep=cap, fortran=fortran)
 
     def _wrap(self, like, arr):
-        mod = sys.modules.get(type(like).__module__.split(".")[0])
-        if mod is not None and mod.__name__ == "jax":
+        root = type(like).__module__.split(".")[0]
+        mod = sys.modules.get(root)
+        if root in ("jax", "jaxlib"):
             import jax.dlpack
 
             return jax.dlpack.from_dlpack(arr)

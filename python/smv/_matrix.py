@@ -714,8 +714,7 @@ class Matrix:
         if vy is None:
             raise TypeError("smv: Y must be a device array like X")
         self._check_dev(vy, "Y", (m, k))
-        if (vy.fortran if v.fortran else not vy.contig) or \
-                (v.fortran and not vy.fortran):
+        if (not vy.fortran) if v.fortran else (not vy.contig):
             raise ValueError("smv: Y must be contiguous in X's order (%s)"
                              % order)
         ldx = max(n, 1) if v.fortran else k

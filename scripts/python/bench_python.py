@@ -212,6 +212,15 @@ def _auto_name(smv, M):
     return s.decode() if s else str(alg)
 
 
+def _cupy_cg(cspla, A, b, rtol, maxiter):
+    """cupyx's cg with relative tolerance rtol (CuPy 14 names it rtol,
+    earlier ones tol) and atol 0."""
+    try:
+        return cspla.cg(A, b, rtol=rtol, atol=0.0, maxiter=maxiter)
+    except TypeError:
+        return cspla.cg(A, b, tol=rtol, atol=0.0, maxiter=maxiter)
+
+
 def bench_cg(smv, cupy, csp, cspla, label, A, iters, rows_out, notes):
     n = A.shape[0]
     b_h = A @ np.ones(n)
@@ -222,7 +231,7 @@ def bench_cg(smv, cupy, csp, cspla, label, A, iters, rows_out, notes):
     # Verify: both converge towards ones on a short solve.
     x, info = smv.cg(M, b, rtol=1e-8, maxiter=20 * n, precond="none")
     res = np.linalg.norm(b_h - A @ x.get()) / np.linalg.norm(b_h)
-    xc, _ = cspla.cg(dA, b, tol=1e-8, maxiter=20 * n)
+    xc, _ = _cupy_cg(cspla, dA, b, 1e-8, 20 * n)
     resc = np.linalg.norm(b_h - A @ xc.get()) / np.linalg.norm(b_h)
     row["smv_relres"], row["cupy_relres"] = res, resc
     row["smv_iters_to_1e-8"] = info.iterations
@@ -244,7 +253,7 @@ def bench_cg(smv, cupy, csp, cspla, label, A, iters, rows_out, notes):
     for _ in range(3):
         cupy.cuda.get_current_stream().synchronize()
         t = time.perf_counter()
-        cspla.cg(dA, b, tol=0.0, atol=0.0, maxiter=iters)
+        _cupy_cg(cspla, dA, b, 0.0, iters)
         cupy.cuda.get_current_stream().synchronize()
         ts.append((time.perf_counter() - t) / iters)
     row["cupy_us_per_iter"] = statistics.median(ts) * 1e6

@@ -233,8 +233,11 @@ def test_products_from_threads_agree(backend):
 # ---- issue 25, item 2: int64 indices that do not fit ------------------------
 def test_int64_indices_refused_before_cast():
     indptr = np.array([0, 1, 2], dtype=np.int64)
-    indices = np.array([2**32 + 1, 0], dtype=np.int64)
-    A = sp.csr_matrix((np.ones(2), indices, indptr), shape=(2, 3))
+    A = sp.csr_matrix((np.ones(2), np.array([1, 0]), indptr), shape=(2, 3))
+    # Set after construction (as a hand-built or corrupted matrix has
+    # them): scipy does not look again, smv must.
+    A.indices = np.array([2**32 + 1, 0], dtype=np.int64)
+    A.indptr = indptr
     with pytest.raises(OverflowError, match="4294967297"):
         smv.Matrix(A, backend="cpu")
     C = sp.coo_matrix((np.ones(1), (np.array([0]), np.array([1]))),
