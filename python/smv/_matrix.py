@@ -111,6 +111,8 @@ def _to_csr(A):
         a = getattr(A, name, None)
         if a is not None and not callable(a):
             _fit_int32(a, "the matrix's " + name)
+    for i, a in enumerate(getattr(A, "coords", None) or ()):
+        _fit_int32(a, "the matrix's coords[%d]" % i)
     C = sp.csr_matrix(A, dtype=np.float64, copy=True)
     C.sum_duplicates()  # also sorts the column indices
     indptr = np.ascontiguousarray(C.indptr, dtype=np.int32)

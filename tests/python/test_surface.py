@@ -243,8 +243,12 @@ def test_int64_indices_refused_before_cast():
     C = sp.coo_matrix((np.ones(1), (np.array([0]), np.array([1]))),
                       shape=(1, 2))
     C.col = np.array([2**31], dtype=np.int64)  # scipy does not look again
-    with pytest.raises(OverflowError, match="refused before casting"):
-        smv.Matrix(C, backend="cpu")
+    if C.col.dtype == np.int64:
+        with pytest.raises(OverflowError, match="refused before casting"):
+            smv.Matrix(C, backend="cpu")
+    else:  # a scipy that casts on assignment (1.18): still refused
+        with pytest.raises((OverflowError, smv.SmvError)):
+            smv.Matrix(C, backend="cpu")
     # int64 indices that fit are fine.
     B = sp.csr_matrix((np.ones(2), np.array([2, 0], dtype=np.int64),
                        indptr), shape=(2, 3))
