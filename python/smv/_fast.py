@@ -11,6 +11,21 @@ from . import _lib as L
 _STREAM_LEGACY = 1
 
 
+def _launch(M, transpose, s, xp, yp):
+    """smv_spmv[_t] (AUTO, y = A x) on stream s, holding the Matrix's
+    context (close() waits for it; a closed Matrix raises)."""
+    f = L.spmv_t if transpose else L.spmv
+    with M._ctx_lock:
+        dA = M._dA
+        if dA is None:
+            raise ValueError("smv.Matrix: used after close()")
+        if s != M._stream:
+            M._set_stream(s)
+        st = f(M._ctx, 0, 1.0, dA, xp, 0.0, yp)
+        if st:
+            L.check(st, "smv_spmv%s" % ("_t" if transpose else ""), M._ctx)
+
+
 def _cupy_fast():
     import cupy
 
@@ -44,17 +59,8 @@ def _cupy_fast():
               y.dtype != dt or not y._c_contiguous or
               y.data.device_id != dev):
             return None
-        s = cur() or _STREAM_LEGACY
-        f = L.spmv_t if transpose else L.spmv
-        with M._ctx_lock:
-            dA = M._dA
-            if dA is None:
-                raise ValueError("smv.Matrix: used after close()")
-            if s != M._stream:
-                M._set_stream(s)
-            st = f(M._ctx, 0, 1.0, dA, x.data.ptr, 0.0, y.data.ptr)
-            if st:
-                L.check(st, "smv_spmv", M._ctx)
+        _launch(M, transpose, cur() or _STREAM_LEGACY, x.data.ptr,
+                y.data.ptr)
         return y
 
     return run
@@ -87,17 +93,8 @@ def _torch_fast():
               y.shape[0] != m or not y.is_contiguous() or
               y.get_device() != dev):
             return None
-        s = raw(dev) or _STREAM_LEGACY
-        f = L.spmv_t if transpose else L.spmv
-        with M._ctx_lock:
-            dA = M._dA
-            if dA is None:
-                raise ValueError("smv.Matrix: used after close()")
-            if s != M._stream:
-                M._set_stream(s)
-            st = f(M._ctx, 0, 1.0, dA, x.data_ptr(), 0.0, y.data_ptr())
-            if st:
-                L.check(st, "smv_spmv", M._ctx)
+        _launch(M, transpose, raw(dev) or _STREAM_LEGACY, x.data_ptr(),
+                y.data_ptr())
         return y
 
     return run
@@ -123,3 +120,11 @@ def fast_for(t):
         f = None
     FAST[t] = f
     return f
+
+
+def run(M, x, y, transpose):
+    """The fast path's product for x's type, or None (the general path)."""
+    f = FAST.get(type(x), 0)
+    if f == 0:
+        f = fast_for(type(x))
+    return None if f is None else f(M, x, y, transpose)

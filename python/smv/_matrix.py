@@ -225,6 +225,12 @@ def _device_sparse(A):
     return None
 
 
+def _ndim(X):
+    """The number of dimensions of a host or device array."""
+    v = None if type(X) is np.ndarray else _array.read_device(X)
+    return len(v.shape) if v is not None else np.ndim(_array.to_host(X))
+
+
 def _int32_device(a, name, lib):
     """A device index array as int32 (checked to fit before the cast)."""
     if str(a.dtype) in ("int32", "torch.int32"):
@@ -618,25 +624,17 @@ class Matrix:
     def matvec(self, x, y=None, stream=None):
         """A x (see spmv for device arrays, y= and streams)."""
         if stream is None and self._cuda:
-            f = _fast.FAST.get(type(x), 0)
-            if f == 0:
-                f = _fast.fast_for(type(x))
-            if f is not None:
-                r = f(self, x, y, False)
-                if r is not None:
-                    return r
+            r = _fast.run(self, x, y, False)
+            if r is not None:
+                return r
         return self.spmv(x, y=y, stream=stream)
 
     def rmatvec(self, x, y=None, stream=None):
         """A^T x (the transpose is built once, on first use)."""
         if stream is None and self._cuda:
-            f = _fast.FAST.get(type(x), 0)
-            if f == 0:
-                f = _fast.fast_for(type(x))
-            if f is not None:
-                r = f(self, x, y, True)
-                if r is not None:
-                    return r
+            r = _fast.run(self, x, y, True)
+            if r is not None:
+                return r
         return self.spmv(x, y=y, transpose=True, stream=stream)
 
     def matmat(self, X, alg="auto", Y=None, stream=None):
@@ -787,22 +785,16 @@ class Matrix:
 
     def __matmul__(self, X):
         if self._cuda:
-            f = _fast.FAST.get(type(X), 0)
-            if f == 0:
-                f = _fast.fast_for(type(X))
-            if f is not None:
-                r = f(self, X, None, False)
-                if r is not None:
-                    return r
-        v = None if type(X) is np.ndarray else _array.read_device(X)
-        nd = len(v.shape) if v is not None else np.ndim(_array.to_host(X))
+            r = _fast.run(self, X, None, False)
+            if r is not None:
+                return r
+        nd = _ndim(X)
         return self.matvec(X) if nd == 1 else self.matmat(X)
 
     def __rmatmul__(self, X):
         """x @ A = (A^T x^T)^T: a 1-D x gives A^T x, a 2-D X (k, rows)
         gives (A^T X^T)^T of shape (k, cols)."""
-        v = None if type(X) is np.ndarray else _array.read_device(X)
-        nd = len(v.shape) if v is not None else np.ndim(_array.to_host(X))
+        nd = _ndim(X)
         if nd == 1:
             return self.rmatvec(X)
         return self._rmatmat(X.T).T
@@ -897,20 +889,14 @@ class _Transposed:
 
     def __matmul__(self, X):
         if self._M._cuda:
-            f = _fast.FAST.get(type(X), 0)
-            if f == 0:
-                f = _fast.fast_for(type(X))
-            if f is not None:
-                r = f(self._M, X, None, True)
-                if r is not None:
-                    return r
-        v = None if type(X) is np.ndarray else _array.read_device(X)
-        nd = len(v.shape) if v is not None else np.ndim(_array.to_host(X))
+            r = _fast.run(self._M, X, None, True)
+            if r is not None:
+                return r
+        nd = _ndim(X)
         return self.matvec(X) if nd == 1 else self.matmat(X)
 
     def __rmatmul__(self, X):
-        v = None if type(X) is np.ndarray else _array.read_device(X)
-        nd = len(v.shape) if v is not None else np.ndim(_array.to_host(X))
+        nd = _ndim(X)
         if nd == 1:
             return self._M.matvec(X)
         return self._M.matmat(X.T).T

@@ -292,6 +292,15 @@ def _python_solve(M, method, b, dev, x0, rtol, atol, maxiter, precond, Mop,
     rn = _norm(r)
     hist = [rn / bn if bn else 0.0]
     it, conv, brk = 0, rn <= thresh, False
+
+    def record(x, r):
+        """After an iteration: ||r|| into the history, the callback, and
+        whether it converged."""
+        rn = _norm(r)
+        hist.append(rn / bn if bn else 0.0)
+        if callback is not None:
+            callback(x)
+        return rn, rn <= thresh
     if method == "cg":
         z = _apply(Mop, r)
         p = z * 1
@@ -306,12 +315,8 @@ def _python_solve(M, method, b, dev, x0, rtol, atol, maxiter, precond, Mop,
             x = x + a * p
             r = r - a * q
             it += 1
-            rn = _norm(r)
-            hist.append(rn / bn if bn else 0.0)
-            if callback is not None:
-                callback(x)
-            if rn <= thresh:
-                conv = True
+            rn, conv = record(x, r)
+            if conv:
                 break
             z = _apply(Mop, r)
             rho_new = float(r @ z)
@@ -344,10 +349,7 @@ def _python_solve(M, method, b, dev, x0, rtol, atol, maxiter, precond, Mop,
             if _norm(s) <= thresh:
                 x = x + alpha * ph
                 r = s
-                rn = _norm(r)
-                hist.append(rn / bn if bn else 0.0)
-                if callback is not None:
-                    callback(x)
+                rn, conv = record(x, r)
                 conv = True
                 break
             sh = _apply(Mop, s)
@@ -356,12 +358,7 @@ def _python_solve(M, method, b, dev, x0, rtol, atol, maxiter, precond, Mop,
             omega = float(t @ s) / tt if tt else 0.0
             x = x + alpha * ph + omega * sh
             r = s - omega * t
-            rn = _norm(r)
-            hist.append(rn / bn if bn else 0.0)
-            if callback is not None:
-                callback(x)
-            if rn <= thresh:
-                conv = True
+            rn, conv = record(x, r)
     info = SolveInfo(
         method=method, iterations=it, relres=rn / bn if bn else 0.0,
         converged=bool(conv), breakdown=bool(brk and not conv),
