@@ -231,6 +231,74 @@ def _ndim(X):
     return len(v.shape) if v is not None else np.ndim(_array.to_host(X))
 
 
+_TRIPLE = ("data", "indices", "indptr")
+
+
+def _csr_triple(A, shape):
+    """A CSR given as (data, indices, indptr) with shape=(rows, cols), as
+    scipy's csr_matrix takes it: for device arrays (any library with
+    __cuda_array_interface__ or a CUDA __dlpack__) _device_sparse's dict
+    (lib 'raw'), for host arrays a scipy matrix (index arrays checked to
+    fit int32 first); None when A is not such a tuple."""
+    if not (isinstance(A, tuple) and len(A) == 3):
+        return None
+    if shape is None or len(shape) != 2:
+        raise ValueError("smv: a CSR given as (data, indices, indptr) needs "
+                         "shape=(rows, cols)")
+    rows = check_int(shape[0], "shape[0] (rows)")
+    cols = check_int(shape[1], "shape[1] (cols)")
+    vs = [_array.read_device(a) for a in A]
+    if all(v is None for v in vs):
+        import scipy.sparse as sp
+
+        data, indices, indptr = (_array.to_host(a) for a in A)
+        _fit_int32(indices, "indices")
+        _fit_int32(indptr, "indptr")
+        return sp.csr_matrix((data, indices, indptr), shape=(rows, cols))
+    for v, name in zip(vs, _TRIPLE):
+        if v is None:
+            raise TypeError("smv: %s is a host array while the other CSR "
+                            "arrays are on the GPU" % name)
+    for i, (v, name) in enumerate(zip(vs, _TRIPLE)):
+        if len(v.shape) != 1:
+            raise ValueError("smv: %s must be 1-D, not of shape %s"
+                             % (name, tuple(v.shape)))
+        if not v.contig:  # copied once, never read with its strides
+            st = v.stream
+            vs[i] = v.kind.read(v.kind.contiguous(v.obj))
+            vs[i].stream = st
+    vd, vi, vp = vs
+    for v, name in ((vi, "indices"), (vp, "indptr")):
+        if v.dtype != np.int32:
+            raise TypeError(
+                "smv: %s is %s; device CSR arrays need int32 indices and "
+                "offsets (cast them with their library once you know the "
+                "values fit)" % (name, v.dtype))
+    if vd.dtype.name not in ("float64", "float32"):
+        raise TypeError("smv: data is %s; expected float64 or float32"
+                        % vd.dtype)
+    if vp.shape[0] != rows + 1:
+        raise ValueError("smv: indptr has %d entries, expected rows + 1 = %d"
+                         % (vp.shape[0], rows + 1))
+    if vi.shape[0] != vd.shape[0]:
+        raise ValueError("smv: indices has %d entries and data %d"
+                         % (vi.shape[0], vd.shape[0]))
+    devs = sorted({v.device for v in vs if v.device is not None})
+    if len(devs) > 1:
+        raise ValueError("smv: the CSR arrays are on different GPUs %s"
+                         % devs)
+
+    def diag():
+        d_, i_, p_ = (_array.host_copy(v.obj) for v in vs)
+        return np.asarray(__import__("scipy.sparse").sparse.csr_matrix(
+            (d_, i_, p_), shape=(rows, cols)).diagonal(), dtype=np.float64)
+
+    return dict(lib="raw", shape=(rows, cols), nnz=int(vd.shape[0]),
+                ptrs=[vp.ptr, vi.ptr, vd.ptr], vdt=vd.dtype.name,
+                device=devs[0] if devs else 0, stream=vp.stream, keep=vs,
+                diag=diag)
+
+
 def _int32_device(a, name, lib):
     """A device index array as int32 (checked to fit before the cast)."""
     if str(a.dtype) in ("int32", "torch.int32"):
@@ -261,6 +329,12 @@ class Matrix:
                  trip of its entries (smv_matrix_create_device: the arrays
                  are copied, so the source may be freed; int64 indices are
                  checked to fit int32, then cast on the device).
+                 Also a tuple (data, indices, indptr) with shape=(rows,
+                 cols), as scipy's csr_matrix takes it: numpy arrays, or
+                 device arrays of any library with __cuda_array_interface__
+                 or a CUDA __dlpack__ (int32 indices and offsets; float64
+                 or float32 data; strided ones copied once), read on the
+                 device like a CuPy matrix.
       backend    'cuda' (the GPU; an error if there is none), 'cpu'
                  (OpenMP), or 'auto' (the GPU if there is one, else the CPU).
       precision  'float64' or 'float32': the values and arithmetic on the
@@ -289,7 +363,8 @@ class Matrix:
     # numpy defers `x @ M` to M.__rmatmul__ (as for scipy's matrices).
     __array_ufunc__ = None
 
-    def __init__(self, A, backend="auto", precision="float64", device=0):
+    def __init__(self, A, backend="auto", precision="float64", device=0,
+                 shape=None):
         self._cv = threading.Condition(threading.Lock())
         self._ctx_lock = threading.Lock()
         self._busy = 0
@@ -308,7 +383,13 @@ class Matrix:
         self.dtype = np.dtype(np.float64 if self._prec == L.SMV_F64
                               else np.float32)
         device = check_int(device, "device")
-        dev = _device_sparse(A) if backend != "cpu" else None
+        t = _csr_triple(A, shape)
+        if isinstance(t, dict) and backend == "cpu":
+            raise ValueError("smv: the CSR arrays are on the GPU; "
+                             "backend='cpu' needs host arrays")
+        if t is not None and not isinstance(t, dict):
+            A, t = t, None  # host arrays: a scipy matrix
+        dev = t or (_device_sparse(A) if backend != "cpu" else None)
         if dev is not None:
             self._init_device(dev, backend, device)
             return
@@ -341,8 +422,8 @@ class Matrix:
         the stream of the library that made them."""
         rows, cols = d["shape"]
         lib = d["lib"]
-        nnz = int(d["indices"].numel() if lib == "torch"
-                  else d["indices"].size)
+        nnz = d["nnz"] if lib == "raw" else int(
+            d["indices"].numel() if lib == "torch" else d["indices"].size)
         if rows > L.INT32_MAX or cols > L.INT32_MAX or nnz > L.INT32_MAX:
             raise OverflowError(
                 "smv: a %d x %d matrix with %d stored entries exceeds smv's "
@@ -352,23 +433,10 @@ class Matrix:
             raise ValueError("smv: the matrix is on GPU %d, device=%d asked"
                              % (d["device"], device))
         device = d["device"]
-        indptr = _int32_device(d["indptr"], "row offsets", lib)
-        indices = _int32_device(d["indices"], "column indices", lib)
-        data = d["data"]
-        vdt = str(data.dtype).replace("torch.", "")
-        if vdt not in ("float64", "float32"):
-            data = data.astype("float64") if lib == "cupy" else \
-                data.to(__import__("torch").float64)
-            vdt = "float64"
-        if lib == "torch":
-            data = data.contiguous()
-            ptrs = [indptr.data_ptr(), indices.data_ptr(), data.data_ptr()]
+        if lib == "raw":
+            ptrs, vdt = d["ptrs"], d["vdt"]
         else:
-            import cupy
-
-            indptr, indices, data = (cupy.ascontiguousarray(a) for a in
-                                     (indptr, indices, data))
-            ptrs = [indptr.data.ptr, indices.data.ptr, data.data.ptr]
+            ptrs, vdt = self._lib_arrays(d, lib)
         self._ctx = _open_context(backend, device)
         if not self._ctx:
             raise L.SmvError(L.SMV_ERR_NO_DEVICE,
@@ -390,8 +458,34 @@ class Matrix:
         self.shape = (rows, cols)
         self.nnz = nnz
         self._diag_fn = d["diag"]
+        self._keep = None  # the matrix owns copies: the sources may go
         self.backend = "cuda"
         self._cuda = True
+
+    def _lib_arrays(self, d, lib):
+        """CuPy/torch CSR arrays as int32 offsets and indices and float
+        values, contiguous, on their device: the three pointers and the
+        values' dtype name. The arrays are kept until the matrix is built
+        (self._keep)."""
+        indptr = _int32_device(d["indptr"], "row offsets", lib)
+        indices = _int32_device(d["indices"], "column indices", lib)
+        data = d["data"]
+        vdt = str(data.dtype).replace("torch.", "")
+        if vdt not in ("float64", "float32"):
+            data = data.astype("float64") if lib == "cupy" else \
+                data.to(__import__("torch").float64)
+            vdt = "float64"
+        if lib == "torch":
+            data = data.contiguous()
+            self._keep = (indptr, indices, data)
+            return [indptr.data_ptr(), indices.data_ptr(),
+                    data.data_ptr()], vdt
+        import cupy
+
+        indptr, indices, data = (cupy.ascontiguousarray(a) for a in
+                                 (indptr, indices, data))
+        self._keep = (indptr, indices, data)
+        return [indptr.data.ptr, indices.data.ptr, data.data.ptr], vdt
 
     # ---- life cycle -----------------------------------------------------
     def close(self):

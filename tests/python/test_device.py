@@ -168,6 +168,41 @@ def test_matrix_from_cupyx(fmt, prec):
 
 
 @need_cupy
+def test_matrix_from_device_csr_triple():
+    """(data, indices, indptr) device arrays of any library, with shape=,
+    as scipy's csr_matrix takes them."""
+    A = host_matrix(300, 200, 0.05, seed=11)
+    x = np.random.default_rng(12).uniform(-1, 1, 200)
+    d, i, p = (cupy.asarray(a) for a in (A.data, A.indices, A.indptr))
+    M = smv.Matrix((d, i, p), shape=A.shape)
+    del d, i, p
+    close((M @ cupy.asarray(x)).get(), A @ x, "float64")
+    # Strided data (every other entry of a longer array) is copied once.
+    d2 = cupy.zeros(2 * A.nnz)
+    d2[::2] = cupy.asarray(A.data)
+    M2 = smv.Matrix((d2[::2], cupy.asarray(A.indices), cupy.asarray(A.indptr)),
+                    shape=A.shape, precision="float32")
+    close((M2 @ cupy.asarray(x, dtype=np.float32)).get(),
+          A.astype(np.float32) @ x.astype(np.float32), "float32")
+    with pytest.raises(TypeError, match="int32"):
+        smv.Matrix((cupy.asarray(A.data), cupy.asarray(A.indices, dtype=cupy.int64),
+                    cupy.asarray(A.indptr)), shape=A.shape)
+    with pytest.raises(ValueError, match="rows \\+ 1"):
+        smv.Matrix((cupy.asarray(A.data), cupy.asarray(A.indices),
+                    cupy.asarray(A.indptr)), shape=(299, 200))
+    with pytest.raises(TypeError, match="host array"):
+        smv.Matrix((A.data, cupy.asarray(A.indices), cupy.asarray(A.indptr)),
+                   shape=A.shape)
+    if torch is not None:
+        t = [torch.as_tensor(a, device="cuda") for a in
+             (A.data, A.indices.astype(np.int32), A.indptr.astype(np.int32))]
+        Mt = smv.Matrix(tuple(t), shape=A.shape)
+        y = Mt @ torch.as_tensor(x, device="cuda")
+        assert isinstance(y, torch.Tensor)
+        close(y.cpu().numpy(), A @ x, "float64")
+
+
+@need_cupy
 def test_matrix_from_cupyx_validated_on_device():
     import cupyx.scipy.sparse as csp
 

@@ -321,3 +321,18 @@ def test_device_matrix_needs_cuda_message():
     with pytest.raises(smv.SmvError) as e:
         smv.Matrix(mat(), backend="cuda")
     assert e.value.name == "SMV_ERR_NO_DEVICE"
+
+
+def test_csr_triple_on_the_host():
+    A = mat()
+    with smv.Matrix((A.data, A.indices, A.indptr), shape=A.shape,
+                    backend="cpu") as M:
+        assert M.shape == A.shape and M.nnz == A.nnz
+        x = np.arange(40.0)
+        np.testing.assert_allclose(M @ x, A @ x, rtol=1e-13, atol=1e-13)
+    with pytest.raises(ValueError, match="shape"):
+        smv.Matrix((A.data, A.indices, A.indptr), backend="cpu")
+    big = A.indices.astype(np.int64)
+    big[0] = 2**32 + 1
+    with pytest.raises(OverflowError, match="indices"):
+        smv.Matrix((A.data, big, A.indptr), shape=A.shape, backend="cpu")
