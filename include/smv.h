@@ -485,6 +485,29 @@ smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
  * a stream capture (SMV_ERR_UNSUPPORTED). */
 smv_status smv_matrix_prepare(smv_context *ctx, smv_matrix *dA, smv_alg alg);
 
+/* A matrix from CSR arrays already on the GPU (CuPy, PyTorch, ...): no
+ * host round trip of the entries. row_ptr (rows + 1 int32), col_idx (nnz
+ * int32) and values (nnz doubles for values_prec SMV_F64, floats for
+ * SMV_F32) are device pointers of ctx's device; the matrix is made in
+ * precision `prec` (values converted on the device when it differs). The
+ * arrays are copied into the matrix's own memory: the caller may free or
+ * change them once the call returns. The copy is checked on the device
+ * (row_ptr[0] = 0, non-decreasing, row_ptr[rows] = nnz; 0 <= col_idx < cols;
+ * columns need not be sorted within a row) and the statistics the plan
+ * needs are computed there; only the row offsets ((rows + 1) * 4 bytes)
+ * are copied to the host, for the rungs' plans. Bad input is SMV_ERR_ARG
+ * with the first bad row or entry in the context's error (a host pointer
+ * or one of another device too); sizes beyond int32 SMV_ERR_OVERFLOW. Runs
+ * on the context's stream, after the work queued there (set the stream
+ * that wrote the arrays with smv_context_set_stream), and synchronises it.
+ * opt as smv_matrix_create_ex (NULL = defaults). */
+smv_status
+smv_matrix_create_device(smv_context *ctx, int64_t rows, int64_t cols,
+                         int64_t nnz, const int32_t *row_ptr,
+                         const int32_t *col_idx, const void *values,
+                         smv_precision values_prec, smv_precision prec,
+                         const smv_matrix_options *opt, smv_matrix **dA);
+
 /* Plan by measurement, like an autotuner: time every candidate (the rungs
  * src/core/rungs.def marks as tuned: every rung of ours but 2, 3, 4 and
  * 6, plus cuSPARSE ALG1 and ALG2) on scratch vectors (x random, alpha 1,

@@ -8,8 +8,13 @@ Python, through ctypes on libsmv.so (no compiled extension).
         z = M.rmatvec(np.ones(1000))              # A^T x
         Y = M.matmat(np.ones((1000, 16)))         # A X, 16 columns
     x, info = scipy.sparse.linalg.cg(smv.aslinearoperator(A), b)
-    x, info = smv.cg(L, b, tol=1e-10)          # smv's own CG (L SPD)
+    x, info = smv.cg(L, b, rtol=1e-10)         # smv's own CG (L SPD)
     r, info = smv.pagerank(G, damping=0.85)    # G: adjacency, i -> j
+
+    import cupy, cupyx.scipy.sparse as csp    # on the GPU, no copies:
+    M = smv.Matrix(csp.csr_matrix(A))         # built on the device
+    y = M @ cupy.ones(1000)                   # CuPy in, CuPy out, on
+                                              # CuPy's current stream
 
 Errors from the library raise smv.SmvError (status code and smv's own
 message); wrong shapes raise ValueError; sizes beyond int32 OverflowError.
@@ -19,12 +24,16 @@ See docs/python.md.
 from ._lib import SmvError, path as library_path
 from ._matrix import Matrix, SPMV_ALGS, SPMM_ALGS
 from ._solve import SolveInfo
+from . import _array
 from . import _lib
 from . import _matrix as _matrix_mod
 
 __all__ = ["Matrix", "SmvError", "aslinearoperator", "spmv", "spmm",
-           "cg", "bicgstab", "pagerank", "SolveInfo",
+           "cg", "bicgstab", "pagerank", "SolveInfo", "__version__",
            "version", "library_path", "has_cuda", "SPMV_ALGS", "SPMM_ALGS"]
+
+__version__ = _lib.version().decode()
+"""The library's version (smv.h's SMV_VERSION_STRING, e.g. "0.1.0")."""
 
 
 def version():
@@ -36,6 +45,7 @@ def has_cuda(device=0):
     """True when libsmv was built with CUDA and a GPU is usable."""
     import ctypes
 
+    device = _matrix_mod.check_int(device, "device")
     ctx = ctypes.c_void_p()
     st = _lib.context_create(device, ctypes.byref(ctx))
     if st == _lib.SMV_OK:
@@ -73,12 +83,18 @@ def spmm(A, X, backend="auto", precision="float64"):
             M.close()
 
 
-def aslinearoperator(A, backend="auto", precision="float64"):
-    """A scipy.sparse.linalg.LinearOperator whose matvec, rmatvec and
-    matmat run on smv (the GPU when backend is 'auto' and there is one).
-    The device matrix lives as long as the operator."""
+def aslinearoperator(A, backend="auto", precision="float64", module=None):
+    """A LinearOperator whose matvec, rmatvec and matmat run on smv (the
+    GPU when backend is 'auto' and there is one): module='scipy' gives a
+    scipy.sparse.linalg.LinearOperator (numpy vectors), 'cupy' a
+    cupyx.scipy.sparse.linalg.LinearOperator (CuPy vectors, no copies);
+    None picks 'cupy' for a cupyx.scipy.sparse A, else 'scipy'. The
+    device matrix lives as long as the operator."""
+    if module is None:
+        module = ("cupy" if type(A).__module__.split(".")[0] == "cupyx"
+                  else "scipy")
     M, _ = _matrix(A, backend, precision)
-    return M.aslinearoperator()
+    return M.aslinearoperator(module)
 
 
 def _solver_matrix(A, backend, precision):
@@ -99,51 +115,72 @@ def _solver_matrix(A, backend, precision):
                   precision=precision or "float64"), True
 
 
-def _solve(method, A, b, x0, tol, maxiter, precond, backend, precision,
-           history):
-    M, own = _solver_matrix(A, backend, precision)
+def _solve(method, A, b, x0, rtol, tol, atol, maxiter, M, callback,
+           precond, backend, precision, history):
+    if tol is not None:  # the former name of rtol
+        if rtol is not None:
+            raise TypeError("smv: give rtol or tol (its former name), not "
+                            "both")
+        rtol = tol
+    if rtol is None:
+        rtol = 1e-8
+    Mat, own = _solver_matrix(A, backend, precision)
     try:
-        return M.solve(b, method=method, x0=x0, tol=tol, maxiter=maxiter,
-                       precond=precond, history=history)
+        return Mat.solve(b, method=method, x0=x0, tol=rtol, maxiter=maxiter,
+                         precond=precond, history=history, atol=atol, M=M,
+                         callback=callback)
     finally:
         if own:
-            M.close()
+            Mat.close()
 
 
-def cg(A, b, x0=None, tol=1e-8, maxiter=1000, precond="jacobi",
-       backend=None, precision=None, history=False):
-    """Conjugate gradients for A x = b, A symmetric positive definite.
+def cg(A, b, x0=None, *, rtol=None, atol=0.0, maxiter=1000, M=None,
+       callback=None, tol=None, precond="jacobi", backend=None,
+       precision=None, history=False):
+    """Conjugate gradients for A x = b, A symmetric positive definite,
+    with scipy.sparse.linalg.cg's keywords.
 
-    Returns (x, info): x in the solve's precision, info an smv.SolveInfo
-    (iterations, relres, converged, breakdown, seconds, backend, precision,
-    history, ...). Stops when the recurrence's ||r|| / ||b|| <= tol (tol
-    is relative, like scipy's rtol with atol=0) or after maxiter
+    Returns (x, info): x of b's kind (numpy for numpy; CuPy, PyTorch or
+    JAX on the GPU for device vectors, solved in place on the device on
+    b's stream with no host copy of the vectors), in the solve's
+    precision; info an smv.SolveInfo (iterations, relres, converged,
+    breakdown, seconds, backend, precision, history, ...). Stops when
+    ||r|| <= max(rtol ||b||, atol) for the recurrence's r (rtol default
+    1e-8; `tol` is accepted as rtol's former name) or after maxiter
     iterations (None: 10 n, as scipy); not converging is not an error:
-    info.converged is False. x0: initial guess (default zeros). precond:
-    'jacobi' (default; needs a nonzero diagonal), 'chebyshev' (a
-    Chebyshev polynomial in D^-1 A of degree 2: SpMVs only, also needs
-    the diagonal) or 'none'. A: a
-    scipy.sparse matrix (prepared and freed here) or an smv.Matrix (its
-    backend, precision and device copy are reused). backend: 'auto'
-    (default: the GPU if there is one), 'cpu' or 'cuda'. precision:
-    'float64' (default) or 'float32' (vectors and SpMV in float, dot
-    products in double). history=True: info.history holds relres after
-    0, 1, ..., iterations iterations.
+    info.converged is False. x0: initial guess (default zeros).
+    M: the preconditioner: None (then `precond` says: 'jacobi', the
+    default, needs a nonzero diagonal; 'chebyshev', a Chebyshev
+    polynomial in D^-1 A of degree 2: SpMVs only, also needs the
+    diagonal; or 'none'), the strings 'jacobi' / 'chebyshev' / 'none',
+    or an operator applying M^-1 (a LinearOperator, a matrix, a
+    callable): smv's own solver runs for the first; an operator or a
+    `callback` (called as callback(xk) after each iteration, as scipy
+    does) runs the iteration in Python over smv's products, on the
+    device for device vectors. A: a scipy.sparse matrix, a
+    cupyx.scipy.sparse or torch sparse matrix on the GPU (prepared and
+    freed here), or an smv.Matrix (its backend, precision and device copy
+    are reused). backend: 'auto' (default: the GPU if there is one),
+    'cpu' or 'cuda'. precision: 'float64' (default) or 'float32'
+    (vectors and SpMV in float, dot products in double). history=True:
+    info.history holds relres after 0, 1, ..., iterations iterations.
     """
-    return _solve("cg", A, b, x0, tol, maxiter, precond, backend, precision,
-                  history)
+    return _solve("cg", A, b, x0, rtol, tol, atol, maxiter, M, callback,
+                  precond, backend, precision, history)
 
 
-def bicgstab(A, b, x0=None, tol=1e-8, maxiter=1000, precond="jacobi",
-             backend=None, precision=None, history=False):
+def bicgstab(A, b, x0=None, *, rtol=None, atol=0.0, maxiter=1000, M=None,
+             callback=None, tol=None, precond="jacobi", backend=None,
+             precision=None, history=False):
     """BiCGStab for A x = b, any square nonsingular A; arguments and
-    result as smv.cg."""
-    return _solve("bicgstab", A, b, x0, tol, maxiter, precond, backend,
-                  precision, history)
+    result as smv.cg (scipy.sparse.linalg.bicgstab's keywords)."""
+    return _solve("bicgstab", A, b, x0, rtol, tol, atol, maxiter, M,
+                  callback, precond, backend, precision, history)
 
 
-def pagerank(A, damping=0.85, tol=1e-10, maxiter=1000, personalization=None,
-             backend=None, precision=None, pattern=False, history=False):
+def pagerank(A, damping=0.85, tol=None, maxiter=1000, personalization=None,
+             backend=None, precision=None, pattern=False, history=False, *,
+             rtol=None):
     """PageRank of the graph with a link i -> j for every stored A[i, j],
     weighted by A[i, j] (weights must be >= 0; pattern=True: every stored
     entry weighs 1). A dangling row's rank is spread over all nodes;
@@ -152,7 +189,40 @@ def pagerank(A, damping=0.85, tol=1e-10, maxiter=1000, personalization=None,
     L1 change of r is <= tol or maxiter steps; returns (r, info), r summing
     to 1 (networkx's pagerank with dangling=uniform). A: scipy.sparse or
     smv.Matrix; backend and precision as smv.cg (on the GPU the
-    transition matrix is built on the host and uploaded for the call)."""
+    transition matrix is built on the host and uploaded for the call).
+    rtol is tol's scipy-style name (default 1e-10). A device A
+    (cupyx.scipy.sparse, torch sparse on the GPU) or a device
+    personalization is copied to the host for the call (the library's
+    PageRank takes a host CSR) and r comes back in that library, on the
+    GPU."""
+    if rtol is not None and tol is not None:
+        raise TypeError("smv: give rtol or tol, not both")
+    tol = rtol if rtol is not None else (1e-10 if tol is None else tol)
+    like = None
+    for v in (personalization, A):
+        if v is not None and _on_gpu(v):
+            like = v
+            break
+    if personalization is not None and _on_gpu(personalization):
+        personalization = _array.host_copy(personalization)
+    r, info = _pagerank(A, damping, tol, maxiter, personalization, backend,
+                        precision, pattern, history)
+    return (r if like is None else _array.device_like(like, r)), info
+
+
+def _on_gpu(v):
+    mod = type(v).__module__.split(".")[0]
+    if mod in ("cupy", "cupyx"):
+        return True
+    if mod == "torch":
+        return bool(getattr(v, "is_cuda", False))
+    if isinstance(v, Matrix) or not hasattr(v, "__cuda_array_interface__"):
+        return False
+    return True
+
+
+def _pagerank(A, damping, tol, maxiter, personalization, backend, precision,
+              pattern, history):
     if isinstance(A, Matrix):
         M, _ = _solver_matrix(A, backend, precision)
         return M.pagerank(damping=damping, tol=tol, maxiter=maxiter,

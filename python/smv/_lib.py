@@ -2,9 +2,16 @@
 
 Where the library is looked for, in order:
   1. the path in the environment variable SMV_LIB;
-  2. libsmv.so next to this package (python/smv/libsmv.so);
+  2. next to this package (what `pip install .` puts there):
+     libsmv_cuda.so (the CUDA build) first, then libsmv.so (the CPU-only
+     build, which needs no CUDA library); a CUDA build that cannot be
+     loaded (no libcudart/libcusparse on this machine) is skipped, so the
+     package imports and runs on the CPU anywhere;
   3. the source tree's build folders (build/, build-cpu/ beside python/);
   4. the system's library path (libsmv.so.0, e.g. after `make install`).
+Both builds export the same functions (the CPU-only one answers
+SMV_ERR_NO_DEVICE for the device ones), so nothing else depends on which
+was loaded.
 
 Every declaration mirrors include/smv.h (and include/smv_solve.h for the
 solvers); adding a binding is one `_declare(...)` line here and one function
@@ -131,7 +138,8 @@ def _candidates():
     env = os.environ.get("SMV_LIB")
     if env:
         return [env]
-    out = [os.path.join(_here, "libsmv.so")]
+    out = [os.path.join(_here, "libsmv_cuda.so"),
+           os.path.join(_here, "libsmv.so")]
     root = os.path.dirname(os.path.dirname(_here))
     for b in ("build", "build-cpu"):
         out.append(os.path.join(root, b, "libsmv.so"))
@@ -180,7 +188,16 @@ context_error = _declare("smv_context_error", ctypes.c_char_p, P)
 matrix_create = _declare("smv_matrix_create", I, P, CSR_P, I, ctypes.POINTER(P))
 matrix_free = _declare("smv_matrix_free", None, P)
 matrix_prepare_transpose = _declare("smv_matrix_prepare_transpose", I, P, P)
-spmv_host = _declare("smv_spmv_host", I, P, I, D, P, c_double_p, D, c_double_p)
+spmv_host = _declare("smv_spmv_host_vectors", I, P, I, D, P, c_double_p, D,
+                     c_double_p)
+context_set_stream = _declare("smv_context_set_stream", I, P, P)
+spmv = _declare("smv_spmv", I, P, I, D, P, P, D, P)
+spmv_t = _declare("smv_spmv_t", I, P, I, D, P, P, D, P)
+spmm = _declare("smv_spmm", I, P, I, D, P, P, I64, D, P, I64, I, I)
+matrix_create_device = _declare(
+    "smv_matrix_create_device", I, P, I64, I64, I64, P, P, P, I, I, P,
+    ctypes.POINTER(P))
+synchronize = _declare("smv_synchronize", I, P)
 spmv_t_host = _declare("smv_spmv_t_host", I, P, I, D, P, c_double_p, D, c_double_p)
 spmm_host = _declare(
     "smv_spmm_host", I, P, I, D, P, c_double_p, I64, D, c_double_p, I64, I, I
@@ -217,6 +234,8 @@ bicgstab_f32 = _declare("smv_bicgstab_f32", I, CSR_P, c_float_p, c_float_p,
 pagerank = _declare("smv_pagerank", I, CSR_P, c_double_p, OPT_P, RES_P, ERR_P)
 pagerank_f32 = _declare("smv_pagerank_f32", I, CSR_P, c_float_p, OPT_P, RES_P,
                         ERR_P)
+cg_cuda = _declare("smv_cg_cuda", I, P, P, P, P, OPT_P, RES_P)
+bicgstab_cuda = _declare("smv_bicgstab_cuda", I, P, P, P, P, OPT_P, RES_P)
 solve_cuda_host = _declare("smv_solve_cuda_host", I, P, P, I, c_double_p,
                            c_double_p, OPT_P, RES_P)
 pagerank_cuda = _declare("smv_pagerank_cuda", I, P, CSR_P, I, c_double_p,

@@ -21,6 +21,7 @@
  * in chunks of 1 Mi entries (4 MiB of host staging), never a full copy of
  * the matrix.
  */
+#include "analyse.h"
 #include "engine.h"
 
 #include <math.h>
@@ -150,6 +151,59 @@ static const struct {
                   {SMV_MATRIX_CUSPARSE, SMV_ALG_CUSPARSE_ALG2},
                   {SMV_MATRIX_HOT, SMV_ALG_HOT}};
 
+/* The analysis after the arrays are on the device and m->st is filled
+ * (analyse.h): what AUTO's rule reads, the rungs a flag asks for, the
+ * plan, AUTO's rung set up, tuning. Shared by smv_matrix_create_ex and
+ * smv_matrix_create_device (matrix_device.cu); A is read for rows, cols,
+ * nnz and the host row offsets only. Runs inside the caller's device
+ * guard; on failure it releases m. */
+smv_status smv_matrix_analyse(smv_context *ctx, smv_matrix *m, const smv_csr *A,
+                              const smv_matrix_options *opt) {
+  smv_status st = SMV_OK;
+  double t;
+  /* What AUTO's rule reads (rung 12's hot columns where it considers
+   * rung 12) and the rungs a flag asks for. */
+  struct smv_auto_facts facts;
+  memset(&facts, 0, sizeof facts);
+  t = smv_now_ms();
+  st = smv_auto_facts_of(ctx, m, A, &facts);
+  for (size_t i = 0; i < sizeof flag_rungs / sizeof flag_rungs[0]; i++)
+    if (st == SMV_OK && (m->opts & flag_rungs[i].flag))
+      st = smv_rung_prepare(ctx, m, flag_rungs[i].alg, A, 1);
+  m->plan.prep_ms = smv_now_ms() - t;
+  /* The plan: AUTO's rung from the facts. */
+  t = smv_now_ms();
+  m->auto_alg = m->heuristic_alg = smv_auto_choose(&facts);
+  m->plan.plan_ms = smv_now_ms() - t;
+  m->plan.alg = m->auto_alg;
+  heuristic_reason(ctx, m);
+  /* AUTO's rung, unless the tuner follows (it sets up what it times).
+   * A library rung's time is its own record (cusparse_ms). */
+  if (st == SMV_OK && !(m->opts & SMV_MATRIX_TUNE)) {
+    t = smv_now_ms();
+    st = smv_rung_prepare(ctx, m, m->auto_alg, A, 1);
+    if (smv_kernel_rung_of(m->auto_alg))
+      m->plan.prep_ms += smv_now_ms() - t;
+  }
+  /* What was set up only for the rule goes again unless AUTO runs it. */
+  smv_rungs_settle(m);
+  if (st == SMV_OK) {
+    char line[256];
+    smv_rung_describe(m, m->auto_alg, line, sizeof line);
+    const size_t used = strlen(m->plan.reason);
+    if (line[0])
+      snprintf(m->plan.reason + used, sizeof m->plan.reason - used, "; %s",
+               line);
+  }
+  if (st == SMV_OK && (m->opts & SMV_MATRIX_TUNE))
+    st = smv_matrix_tune(ctx, m, opt->tune_runs);
+  if (st != SMV_OK) {
+    (void)cudaStreamSynchronize(ctx->stream);
+    release(m);
+  }
+  return st;
+}
+
 extern "C" smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
                                         smv_precision prec, smv_matrix **out) {
   return smv_matrix_create_ex(ctx, A, prec, NULL, out);
@@ -212,46 +266,15 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   if (st == SMV_OK && prec == SMV_F32 && nnz > 0)
     st = upload_f32(ctx, (float *)m->values, A->values, A->nnz);
   m->plan.upload_ms = smv_now_ms() - t;
-  /* What AUTO's rule reads (rung 12's hot columns where it considers
-   * rung 12) and the rungs a flag asks for. */
-  struct smv_auto_facts facts;
-  memset(&facts, 0, sizeof facts);
-  t = smv_now_ms();
+  /* The analysis (shared with smv_matrix_create_device): releases m on
+   * failure. */
   if (st == SMV_OK)
-    st = smv_auto_facts_of(ctx, m, A, &facts);
-  for (size_t i = 0; i < sizeof flag_rungs / sizeof flag_rungs[0]; i++)
-    if (st == SMV_OK && (m->opts & flag_rungs[i].flag))
-      st = smv_rung_prepare(ctx, m, flag_rungs[i].alg, A, 1);
-  m->plan.prep_ms = smv_now_ms() - t;
-  /* The plan: AUTO's rung from the facts. */
-  t = smv_now_ms();
-  m->auto_alg = m->heuristic_alg = smv_auto_choose(&facts);
-  m->plan.plan_ms = smv_now_ms() - t;
-  m->plan.alg = m->auto_alg;
-  heuristic_reason(ctx, m);
-  /* AUTO's rung, unless the tuner follows (it sets up what it times).
-   * A library rung's time is its own record (cusparse_ms). */
-  if (st == SMV_OK && !(m->opts & SMV_MATRIX_TUNE)) {
-    t = smv_now_ms();
-    st = smv_rung_prepare(ctx, m, m->auto_alg, A, 1);
-    if (smv_kernel_rung_of(m->auto_alg))
-      m->plan.prep_ms += smv_now_ms() - t;
-  }
-  /* What was set up only for the rule goes again unless AUTO runs it. */
-  smv_rungs_settle(m);
-  if (st == SMV_OK) {
-    char line[256];
-    smv_rung_describe(m, m->auto_alg, line, sizeof line);
-    const size_t used = strlen(m->plan.reason);
-    if (line[0])
-      snprintf(m->plan.reason + used, sizeof m->plan.reason - used, "; %s",
-               line);
-  }
-  if (st == SMV_OK && (m->opts & SMV_MATRIX_TUNE))
-    st = smv_matrix_tune(ctx, m, opt->tune_runs);
-  if (st != SMV_OK) {
+    st = smv_matrix_analyse(ctx, m, A, opt);
+  else {
     (void)cudaStreamSynchronize(ctx->stream);
     release(m);
+  }
+  if (st != SMV_OK) {
     smv_device_leave(&g);
     return st;
   }

@@ -1,0 +1,130 @@
+"""The fast path of a product on a CuPy or PyTorch vector: the common case
+(1-D, contiguous, the Matrix's dtype, length and GPU, the caller's
+current stream, y absent or just as good) read from the array's own
+attributes with no intermediate objects, straight to smv_spmv. Anything
+else answers None and the general path (_matrix.Matrix.spmv) handles it,
+with its checks and messages. This is what keeps a product within a few
+microseconds of the C API (bench/results/<device>/python.md)."""
+
+from . import _lib as L
+
+_STREAM_LEGACY = 1
+
+
+def _launch(M, transpose, s, xp, yp):
+    """smv_spmv[_t] (AUTO, y = A x) on stream s, holding the Matrix's
+    context (close() waits for it; a closed Matrix raises)."""
+    f = L.spmv_t if transpose else L.spmv
+    with M._ctx_lock:
+        dA = M._dA
+        if dA is None:
+            raise ValueError("smv.Matrix: used after close()")
+        if s != M._stream:
+            M._set_stream(s)
+        st = f(M._ctx, 0, 1.0, dA, xp, 0.0, yp)
+        if st:
+            L.check(st, "smv_spmv%s" % ("_t" if transpose else ""), M._ctx)
+
+
+def _cupy_fast():
+    import cupy
+
+    try:
+        from cupy.cuda.stream import get_current_stream_ptr as cur
+    except ImportError:  # older CuPy
+        def cur():
+            return cupy.cuda.get_current_stream().ptr
+    try:
+        from cupy.cuda.device import get_device_id as devid
+    except ImportError:
+        def devid():
+            return cupy.cuda.Device().id
+    nd = cupy.ndarray
+
+    def run(M, x, y, transpose):
+        dt = M.dtype
+        if x.ndim != 1 or x.dtype != dt or not x._c_contiguous:
+            return None
+        m, n = M.shape
+        if transpose:
+            m, n = n, m
+        dev = M.device
+        if x.shape[0] != n or x.data.device_id != dev:
+            return None
+        if y is None:
+            if devid() != dev:
+                return None
+            y = nd((m,), dt)
+        elif (type(y) is not nd or y.ndim != 1 or y.shape[0] != m or
+              y.dtype != dt or not y._c_contiguous or
+              y.data.device_id != dev):
+            return None
+        _launch(M, transpose, cur() or _STREAM_LEGACY, x.data.ptr,
+                y.data.ptr)
+        return y
+
+    return run
+
+
+def _torch_fast():
+    import torch
+
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is None:
+        def raw(d):
+            return torch.cuda.current_stream(d).cuda_stream
+    tdt = {"float64": torch.float64, "float32": torch.float32}
+    T = torch.Tensor
+
+    def run(M, x, y, transpose):
+        dt = tdt[M.dtype.name]
+        if (x.dtype is not dt or x.dim() != 1 or not x.is_cuda or
+                not x.is_contiguous() or x.requires_grad):
+            return None
+        m, n = M.shape
+        if transpose:
+            m, n = n, m
+        dev = M.device
+        if x.shape[0] != n or x.get_device() != dev:
+            return None
+        if y is None:
+            y = x.new_empty((m,))
+        elif (not isinstance(y, T) or y.dtype is not dt or y.dim() != 1 or
+              y.shape[0] != m or not y.is_contiguous() or
+              y.get_device() != dev):
+            return None
+        _launch(M, transpose, raw(dev) or _STREAM_LEGACY, x.data_ptr(),
+                y.data_ptr())
+        return y
+
+    return run
+
+
+FAST = {}  # type -> run(M, x, y, transpose) or None
+
+
+def fast_for(t):
+    """The fast path for arrays of type t (None: the general path)."""
+    try:
+        return FAST[t]
+    except KeyError:
+        pass
+    mod = t.__module__.split(".")[0]
+    f = None
+    try:
+        if mod == "cupy" and t.__name__ == "ndarray":
+            f = _cupy_fast()
+        elif mod == "torch" and t.__name__ in ("Tensor", "Parameter"):
+            f = _torch_fast()
+    except Exception:  # an unusual build of either: the general path
+        f = None
+    FAST[t] = f
+    return f
+
+
+def run(M, x, y, transpose):
+    """The fast path's product for x's type, or None (the general path)."""
+    f = FAST.get(type(x), 0)
+    if f == 0:
+        f = fast_for(type(x))
+    return None if f is None else f(M, x, y, transpose)
