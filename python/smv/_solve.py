@@ -279,6 +279,9 @@ def _python_solve(M, method, b, dev, x0, rtol, atol, maxiter, precond, Mop,
         b = M._vector(b, n, "b").astype(M.dtype)
     else:
         M._check_dev(dev, "b", (n,))
+    if Mop is None and precond == L.SMV_PRECOND_CHEBYSHEV:
+        raise ValueError("smv: precond='chebyshev' runs in the library's "
+                         "solver only, not with a callback")
     if Mop is None and precond == L.SMV_PRECOND_JACOBI:
         d = M.diagonal()
         if np.any(d == 0):
@@ -371,7 +374,7 @@ def _python_solve(M, method, b, dev, x0, rtol, atol, maxiter, precond, Mop,
         seconds=time.perf_counter() - t0, backend=M.backend,
         precision="float32" if M._prec == L.SMV_F32 else "float64",
         history=np.array(hist) if history else None, graph_used=False,
-        checks=0)
+        checks=0, persistent=False, precision_limited=False)
     return x, info
 
 
