@@ -117,7 +117,10 @@ static void test_cg_bicgstab_match_cpu(void) {
       continue;
     for (int p = 0; p < 2; p++) {
       smv_precision prec = p ? SMV_F32 : SMV_F64;
-      double tol = p ? 1e-5 : 1e-10;
+      /* f32: 1e-5 is at float's reach on lap2d:60 (the true residual
+       * stops near 1e-5 on the CPU and the GPU alike, so both report
+       * precision_limited); 1e-4 converges by the true residual. */
+      double tol = p ? 1e-4 : 1e-10;
       compare(specs[s], A, SMV_METHOD_CG, prec, SMV_PRECOND_NONE, tol);
       compare(specs[s], A, SMV_METHOD_CG, prec, SMV_PRECOND_JACOBI, tol);
       compare(specs[s], A, SMV_METHOD_CG, prec, SMV_PRECOND_CHEBYSHEV, tol);
@@ -132,7 +135,7 @@ static void test_cg_bicgstab_match_cpu(void) {
     compare("convdiff", C, SMV_METHOD_BICGSTAB, SMV_F64, SMV_PRECOND_JACOBI,
             1e-10);
     compare("convdiff", C, SMV_METHOD_BICGSTAB, SMV_F32, SMV_PRECOND_JACOBI,
-            1e-5);
+            1e-4);
   }
   smv_csr_free(C);
 }

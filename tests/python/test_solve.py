@@ -99,7 +99,11 @@ def test_cg_jacobi_on_badly_scaled(backend, prec):
                     backend=backend, precision=prec)
     xn, inn = smv.cg(A, b, tol=TOL[prec], maxiter=5000, precond="none",
                      backend=backend, precision=prec)
-    assert ij.converged and inn.converged
+    # float32 without a preconditioner may stop at what float vectors can
+    # hold: then the true residual misses tol and it says so (issue 25
+    # item 12) instead of claiming convergence.
+    assert ij.converged
+    assert inn.converged or (prec == "float32" and inn.precision_limited)
     # Jacobi undoes the scaling: far fewer iterations than plain CG.
     assert ij.iterations < inn.iterations
     assert relerr(xj, ref) <= XERR[prec]
