@@ -120,8 +120,11 @@ int cli_finish_stdout(int rc);
 /* Directory holding the running executable (for finding build/micro). */
 int cli_exe_dir(char *buf, size_t n);
 
-/* A file name that goes into a gnuplot script (--plot): CLI_OK, or a usage
- * error (exit 2, printed) if it holds a control character. */
+/* A file name that goes into a gnuplot script (--plot): CLI_OK, a usage
+ * error (exit 2, printed) if it holds a control character, or CLI_ERR
+ * (printed) if it names something other than a regular file or a new name
+ * (a directory, device, FIFO, symbolic link: a plot only replaces regular
+ * files), checked before any work so that nothing is computed in vain. */
 int cli_check_script_name(const char *cmd, const char *opt, const char *name);
 
 #endif

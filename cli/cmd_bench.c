@@ -240,9 +240,10 @@ static int bench_options(int argc, char **argv, bench_config *cfg,
   for (size_t f = 0; f < sizeof files / sizeof files[0]; f++)
     if (given[f] && !*given[f])
       return cli_usage("bench", "%s needs %s", files[f].name, files[f].need);
+  int prc;
   if (cfg->plot &&
-      cli_check_script_name("bench", "--plot", cfg->plot) != CLI_OK)
-    return CLI_USAGE;
+      (prc = cli_check_script_name("bench", "--plot", cfg->plot)) != CLI_OK)
+    return prc;
   return CLI_OK;
 }
 

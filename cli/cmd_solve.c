@@ -238,8 +238,9 @@ static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
   if ((a->out && !*a->out) || (a->history && !*a->history) ||
       (a->plot && !*a->plot))
     return cli_usage(cmd, "-o, --history and --plot need a file name");
-  if (a->plot && cli_check_script_name(cmd, "--plot", a->plot) != CLI_OK)
-    return CLI_USAGE;
+  int prc;
+  if (a->plot && (prc = cli_check_script_name(cmd, "--plot", a->plot)) != CLI_OK)
+    return prc;
   return CLI_OK;
 }
 
@@ -317,14 +318,6 @@ static int run_solver(const solve_args *a, smv_context *ctx, const smv_csr *A,
   return cli_fail(st, &err);
 }
 
-/* FILE.png -> FILE.ext */
-static void beside(const char *png, const char *ext, char *out, size_t n) {
-  size_t len = strlen(png);
-  if (len > 4 && strcmp(png + len - 4, ".png") == 0)
-    len -= 4;
-  snprintf(out, n, "%.*s.%s", (int)len, png, ext);
-}
-
 static int write_history(const char *path, const double *h, int count,
                          const char *what) {
   FILE *f = bench_open_out(path);
@@ -338,12 +331,12 @@ static int write_history(const char *path, const double *h, int count,
   return CLI_OK;
 }
 
-/* The residual history through gnuplot (log scale). */
-static int plot_history(const char *png, const double *h, int count,
-                        const char *title) {
-  char dat[1100], gp[1100];
-  beside(png, "csv", dat, sizeof dat);
-  beside(png, "gp", gp, sizeof gp);
+/* The residual history through gnuplot (log scale): F.csv, F.gp, F.png. */
+static int plot_files(const char *png, const double *h, int count,
+                      const char *title, const char *dat, const char *gp) {
+  if (lab_plot_target(png) != 0 || lab_plot_target(dat) != 0 ||
+      lab_plot_target(gp) != 0)
+    return CLI_ERR;
   if (write_history(dat, h, count, "relres") != CLI_OK)
     return CLI_ERR;
   FILE *f = bench_open_out(gp);
@@ -374,17 +367,28 @@ static int plot_history(const char *png, const double *h, int count,
     return CLI_OK;
   }
   int rc = lab_run_gnuplot(gp, png);
+  if (rc == -2)
+    return CLI_ERR;
   if (rc > 0) {
-    cli_error("running gnuplot: %s", strerror(rc));
+    cli_error("%s: running gnuplot: %s", png, strerror(rc));
     return CLI_ERR;
   }
-  struct stat sb;
-  if (rc < 0 || stat(png, &sb) != 0 || sb.st_size == 0) {
+  if (rc < 0) {
     cli_error("gnuplot %s failed (its message is above)", gp);
     return CLI_ERR;
   }
   printf("plot: %s\n", png);
   return CLI_OK;
+}
+
+static int plot_history(const char *png, const double *h, int count,
+                        const char *title) {
+  char *dat = lab_plot_name(png, NULL, "csv");
+  char *gp = dat ? lab_plot_name(png, NULL, "gp") : NULL;
+  int rc = gp ? plot_files(png, h, count, title, dat, gp) : CLI_ERR;
+  free(dat);
+  free(gp);
+  return rc;
 }
 
 static int write_vector(const char *path, const double *x, int64_t n) {

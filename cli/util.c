@@ -178,7 +178,7 @@ int cli_check_script_name(const char *cmd, const char *opt, const char *name) {
                        "0x%02x at offset %ld); refused, as it would be "
                        "written into a gnuplot script",
                        opt, *p, (long)(p - (const unsigned char *)name));
-  return CLI_OK;
+  return lab_plot_target(name) == 0 ? CLI_OK : CLI_ERR;
 }
 
 const char *cli_alg_names(void) {

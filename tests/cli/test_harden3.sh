@@ -1,0 +1,129 @@
+#!/bin/sh
+# test_harden3.sh — the CLI side of issue 25 (reliability round 3): plot
+# files (items 4-7), vectors checked before they are read or allocated
+# (8, 9), and the conventions of item 16.
+. "$(dirname "$0")/lib.sh"
+case "$SMV" in /*) ;; *) SMV="$PWD/$SMV" ;; esac
+
+# ---- items 4-7: --plot files -----------------------------------------------
+# A stand-in gnuplot (first on PATH) that records how it was called and where
+# its standard output goes, and writes a PNG signature there: the checks run
+# where gnuplot is not installed too.
+FAKE="$T_TMP/fakebin"
+mkdir -p "$FAKE"
+cat >"$FAKE/gnuplot" <<EOF
+#!/bin/sh
+echo "\$*" >"$T_TMP/gnuplot.args"
+t=\$(readlink /proc/\$\$/fd/1 2>/dev/null); echo "\$t" >"$T_TMP/gnuplot.stdout"
+printf '\211PNG\r\n\032\nfake'
+EOF
+chmod +x "$FAKE/gnuplot"
+P="$T_TMP/plots"
+mkdir -p "$P"
+PLOTS="solve:lap2d:8 occupancy bench"
+plot() { # plot KIND PNG: the three commands that write --plot
+  case "$1" in
+  solve) PATH="$FAKE:$PATH" run "$SMV" solve lap2d:8 --plot "$2" ;;
+  occupancy) PATH="$FAKE:$PATH" run "$SMV" occupancy --cc 9.0 --regs 32 --sweep --plot "$2" ;;
+  bench) PATH="$FAKE:$PATH" run "$SMV" bench lap2d:8 --runs 3 --warmup 1 --quiet --plot "$2" ;;
+  esac
+}
+for k in solve occupancy bench; do
+  # item 4: a FIFO, a directory, a symbolic link or a device is an error
+  # (exit 1), nothing computed, nothing replaced.
+  mkfifo "$P/$k-fifo.png"
+  plot $k "$P/$k-fifo.png"
+  if [ "$RC" -eq 1 ] && grep -qF "is a FIFO" "$ERR" && [ -p "$P/$k-fifo.png" ]; then ok; else
+    bad "$k --plot FIFO: exit $RC: $(head -c 300 "$ERR")"
+  fi
+  mkdir "$P/$k-dir.png"
+  plot $k "$P/$k-dir.png"
+  if [ "$RC" -eq 1 ] && grep -qF "is a directory" "$ERR" && [ -d "$P/$k-dir.png" ]; then ok; else
+    bad "$k --plot directory: exit $RC: $(head -c 300 "$ERR")"
+  fi
+  plot $k /dev/null
+  if [ "$RC" -eq 1 ] && grep -qF "/dev/null: is a device" "$ERR" && [ -c /dev/null ]; then ok; else
+    bad "$k --plot /dev/null: exit $RC: $(head -c 300 "$ERR")"
+  fi
+  echo keep >"$P/$k-target"
+  ln -s "$P/$k-target" "$P/$k-link.png"
+  plot $k "$P/$k-link.png"
+  if [ "$RC" -eq 1 ] && grep -qF "is a symbolic link" "$ERR" && [ -L "$P/$k-link.png" ] &&
+    [ "$(cat "$P/$k-target")" = keep ]; then ok; else
+    bad "$k --plot symlink: exit $RC: $(head -c 300 "$ERR")"
+  fi
+  # The derived .dat/.csv and .gp are held to the same rule.
+  case $k in solve) side=csv ;; *) side=dat ;; esac
+  mkfifo "$P/$k-side.$side"
+  plot $k "$P/$k-side.png"
+  if [ "$RC" -eq 1 ] && grep -qF "$k-side.$side: is a FIFO" "$ERR"; then ok; else
+    bad "$k --plot with a FIFO at the .$side: exit $RC: $(head -c 300 "$ERR")"
+  fi
+
+  # item 5: gnuplot writes to its standard output, a file smv made with
+  # mkstemp beside the PNG; it is given no file name to open.
+  rm -f "$T_TMP/gnuplot.args" "$T_TMP/gnuplot.stdout"
+  plot $k "$P/$k.png"
+  args=$(cat "$T_TMP/gnuplot.args" 2>/dev/null)
+  tmp=$(cat "$T_TMP/gnuplot.stdout" 2>/dev/null)
+  if [ "$RC" -eq 0 ] && [ "$(head -c 4 "$P/$k.png" | tail -c 3)" = PNG ]; then ok; else
+    bad "$k --plot: exit $RC, no PNG: $(head -c 300 "$ERR")"
+  fi
+  case "$args" in "-e smv_stdout=1 "*) ok ;; *) bad "$k: gnuplot called with '$args'" ;; esac
+  case "$tmp" in
+  "$P/$k.png.tmp-"??????) if [ ! -e "$tmp" ]; then ok; else bad "$k: $tmp left behind"; fi ;;
+  /proc/*) skip "no /proc: where gnuplot writes" ;;
+  *) bad "$k: gnuplot's standard output was '$tmp'" ;;
+  esac
+  # A symbolic link planted at the old predictable name is never followed.
+  echo victim >"$P/victim"
+  ln -s "$P/victim" "$P/$k.png.tmp-$$"
+  plot $k "$P/$k.png"
+  if [ "$RC" -eq 0 ] && [ "$(cat "$P/victim")" = victim ]; then ok; else
+    bad "$k: a planted symlink: exit $RC, victim '$(head -c 20 "$P/victim")'"
+  fi
+  rm -f "$P/$k.png.tmp-$$"
+  # item 7: replacing an existing PNG keeps its mode (and its owner and
+  # group, as root); another hard link keeps the old contents (documented).
+  echo old >"$P/$k-keep.png"
+  chmod 640 "$P/$k-keep.png"
+  ln "$P/$k-keep.png" "$P/$k-keep.link"
+  if [ "$(id -u)" = 0 ]; then chown 12345:54321 "$P/$k-keep.png"; fi
+  plot $k "$P/$k-keep.png"
+  if [ "$RC" -eq 0 ] && [ "$(stat -c %a "$P/$k-keep.png")" = 640 ] &&
+    [ "$(cat "$P/$k-keep.link")" = old ]; then ok; else
+    bad "$k: replaced PNG: exit $RC, mode $(stat -c %a "$P/$k-keep.png")"
+  fi
+  if [ "$(id -u)" = 0 ]; then
+    if [ "$(stat -c %u:%g "$P/$k-keep.png")" = 12345:54321 ]; then ok; else
+      bad "$k: owner not kept: $(stat -c %u:%g "$P/$k-keep.png")"
+    fi
+  fi
+  # A new PNG gets 0666 less the umask, as any file we create.
+  (umask 027 && PATH="$FAKE:$PATH" "$SMV" occupancy --cc 9.0 --regs 32 --sweep \
+    --plot "$P/$k-new.png" >/dev/null 2>&1)
+  if [ "$(stat -c %a "$P/$k-new.png" 2>/dev/null)" = 640 ]; then ok; else
+    bad "$k: new PNG mode $(stat -c %a "$P/$k-new.png" 2>/dev/null), want 640"
+  fi
+done
+
+# item 6: no fixed path buffers: a 1,500-byte --plot name is used whole
+# (the .csv/.gp/.png land beside it), never truncated onto another name.
+long="$P"
+for i in 1 2 3 4 5 6; do long="$long/$(printf '%0240d' $i)"; done
+mkdir -p "$long"
+for k in solve occupancy bench; do
+  plot $k "$long/$k.png"
+  if [ "$RC" -eq 0 ] && [ -s "$long/$k.png" ] && [ -s "$long/$k.gp" ]; then ok; else
+    bad "$k: long --plot name: exit $RC: $(head -c 300 "$ERR")"
+  fi
+done
+# Past the system's limit it is an error naming the file, not a truncation.
+toolong="$long"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do toolong="$toolong/$(printf '%0250d' $i)"; done
+plot solve "$toolong/x.png"
+if [ "$RC" -eq 1 ] && grep -qF "x.png: File name too long" "$ERR"; then ok; else
+  bad "too long --plot name: exit $RC: $(head -c 300 "$ERR")"
+fi
+
+finish
