@@ -112,6 +112,20 @@ const smv_read_options *cli_read_options(void);
  * itself. Returns CLI_OK or CLI_ERR. */
 int cli_load(const char *matrix, smv_csr **A);
 
+/* Read a vector file of the length the matrix needs (checked at its size
+ * line, before the reader allocates anything: a 67-byte file may declare
+ * 2^31 - 1 values); WHAT says where the length comes from ("the matrix has
+ * 9 columns"). CLI_OK or CLI_ERR (printed). */
+int cli_read_vector(const char *path, int64_t want, const char *what,
+                    double **v);
+
+/* The memory guard (smv_memory_check) for the dense vectors a command
+ * allocates beside matrix NAME's CSR: `per_row` bytes per row and `per_col`
+ * per column (x and y in f64: 8 and 8). CLI_OK, or CLI_ERR with "NAME: WHICH
+ * of a R x C matrix need N GB of memory, more than ..." printed. */
+int cli_vectors_fit(const char *name, const smv_csr *A, double per_row,
+                    double per_col, const char *which);
+
 /* Standard output at exit: flush, check and close it, so output lost to a
  * full disk or a closed pipe is an error (exit 1) and not a silent 0.
  * Returns rc, or CLI_ERR (message printed) if rc was 0 and stdout failed. */

@@ -241,26 +241,12 @@ static void fill_opts(const dargs *o, smv_dist_backend bk,
 static int load_root(const char *m, smv_csr **A, MPI_Comm comm, int rank) {
   int rc = CLI_OK;
   *A = NULL;
-  if (rank == 0)
-    rc = cli_load(m, A);
+  if (rank == 0 && (rc = cli_load(m, A)) == CLI_OK)
+    rc = cli_vectors_fit(m, *A, 16, 8, "x and y"); /* and rank 0's y */
   return agree_rc(rc, comm);
 }
 
 /* ---- spmv --------------------------------------------------------------- */
-
-static int read_vec_root(const char *path, int64_t want, double **v) {
-  smv_error err;
-  int64_t n = 0;
-  smv_status st = smv_mm_read_vector(path, v, &n, &err);
-  if (st != SMV_OK)
-    return cli_fail(st, &err);
-  if (n != want) {
-    cli_error("%s: vector has %lld entries, expected %lld", path, (long long)n,
-              (long long)want);
-    return CLI_ERR;
-  }
-  return CLI_OK;
-}
 
 static int dist_spmv(const dargs *o) {
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -273,13 +259,18 @@ static int dist_spmv(const dargs *o) {
   if (rc != CLI_OK)
     goto done;
   if (rank == 0) {
+    char what[96];
+    snprintf(what, sizeof what, "the matrix has %lld columns",
+             (long long)A->cols);
     if (o->x)
-      rc = read_vec_root(o->x, A->cols, &x);
+      rc = cli_read_vector(o->x, A->cols, what, &x);
     else if ((x = malloc(((size_t)A->cols + 1) * sizeof *x)) != NULL)
       for (int64_t j = 0; j < A->cols; j++)
         x[j] = 1.0;
+    snprintf(what, sizeof what, "the matrix has %lld rows",
+             (long long)A->rows);
     if (rc == CLI_OK && o->y)
-      rc = read_vec_root(o->y, A->rows, &y);
+      rc = cli_read_vector(o->y, A->rows, what, &y);
     else if (rc == CLI_OK)
       y = calloc((size_t)A->rows + 1, sizeof *y);
     if (rc == CLI_OK && (!x || !y)) {

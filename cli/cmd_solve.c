@@ -451,6 +451,11 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
   if (a.pattern)
     for (int64_t k = 0; k < A->nnz; k++)
       A->values[k] = 1.0;
+  /* x, b and the solver's workspace (BiCGStab: 8 vectors; f32 copies),
+   * checked like the CSR before any of them is allocated. */
+  if ((rc = cli_vectors_fit(a.matrix, A, 12 * 8, 0,
+                            "the solver's vectors")) != CLI_OK)
+    goto done;
   x = calloc((size_t)n + 1, sizeof *x);
   if (!x) {
     cli_error("out of memory for x (%lld doubles)", (long long)n);
@@ -458,20 +463,10 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
     goto done;
   }
   if (!pagerank && a.b) {
-    smv_error err;
-    int64_t nb = 0;
-    smv_status st = smv_mm_read_vector(a.b, &b, &nb, &err);
-    if (st != SMV_OK) {
-      rc = cli_fail(st, &err);
+    char what[96];
+    snprintf(what, sizeof what, "the matrix has %lld rows", (long long)n);
+    if ((rc = cli_read_vector(a.b, n, what, &b)) != CLI_OK)
       goto done;
-    }
-    if (nb != n) {
-      cli_error("%s: vector has %lld entries, expected %lld (the matrix has "
-                "%lld rows)",
-                a.b, (long long)nb, (long long)n, (long long)n);
-      rc = CLI_ERR;
-      goto done;
-    }
   } else if (!pagerank) {
     double *ones = malloc(((size_t)n + 1) * sizeof *ones);
     b = malloc(((size_t)n + 1) * sizeof *b);

@@ -141,6 +141,28 @@ int cli_load(const char *matrix, smv_csr **A) {
   return CLI_OK;
 }
 
+int cli_read_vector(const char *path, int64_t want, const char *what,
+                    double **v) {
+  smv_error err;
+  smv_status st = smv_mm_read_vector_n(path, want, v, &err);
+  if (st == SMV_ERR_DIM) {
+    cli_error("%s (%s)", err.message, what);
+    return CLI_ERR;
+  }
+  return st == SMV_OK ? CLI_OK : cli_fail(st, &err);
+}
+
+int cli_vectors_fit(const char *name, const smv_csr *A, double per_row,
+                    double per_col, const char *which) {
+  char what[600];
+  snprintf(what, sizeof what, "%.400s: %s of a %lld x %lld matrix", name,
+           which, (long long)A->rows, (long long)A->cols);
+  smv_error err;
+  smv_status st = smv_memory_check(
+      per_row * (double)A->rows + per_col * (double)A->cols, what, &err);
+  return st == SMV_OK ? CLI_OK : cli_fail(st, &err);
+}
+
 int cli_finish_stdout(int rc) {
   errno = 0;
   int bad = fflush(stdout) != 0 || ferror(stdout);

@@ -126,4 +126,33 @@ if [ "$RC" -eq 1 ] && grep -qF "x.png: File name too long" "$ERR"; then ok; else
   bad "too long --plot name: exit $RC: $(head -c 300 "$ERR")"
 fi
 
+
+# ---- item 8: vector files checked at their size line ----------------------
+# 56 bytes declaring 2^31 - 1 values: refused at once (it cost 8.4 GB).
+printf '%%%%MatrixMarket matrix array real general\n2147483647 1\n1\n' >"$T_TMP/hugeb.mtx"
+SMV_MEM_LIMIT=1G expect_err 1 "hugeb.mtx:2: vector has 2147483647 entries, expected 9 (the matrix has 9 rows)" \
+  "solve --b declaring 2^31-1 values" "$SMV" solve lap2d:3 --b "$T_TMP/hugeb.mtx"
+printf '%%%%MatrixMarket matrix array real general\n4 1\n1\n1\n1\n1\n' >"$T_TMP/b4.mtx"
+expect_err 1 "b4.mtx:2: vector has 4 entries, expected 9" "solve --b of the wrong length" \
+  "$SMV" solve lap2d:3 --b "$T_TMP/b4.mtx"
+
+# ---- item 9: the memory guard covers the vectors; bad limits are errors ----
+printf '%%%%MatrixMarket matrix coordinate real general\n1 2147483647 1\n1 1 2.5\n' >"$T_TMP/wide.mtx"
+SMV_MEM_LIMIT=1G expect_err 1 "wide.mtx: x and y of a 1 x 2147483647 matrix needs 17.2 GB of memory" \
+  "spmv: x of 2^31-1 columns refused" "$SMV" spmv "$T_TMP/wide.mtx"
+SMV_MEM_LIMIT=1G expect_err 1 "x and y of a 1 x 2147483647 matrix needs" \
+  "bench: x of 2^31-1 columns refused" "$SMV" bench "$T_TMP/wide.mtx" --runs 3 --warmup 1
+printf '%%%%MatrixMarket matrix coordinate real general\n200000000 200000000 1\n1 1 2.5\n' >"$T_TMP/tall.mtx"
+SMV_MEM_LIMIT=3G expect_err 1 "the solver's vectors of a 200000000 x 200000000 matrix needs" \
+  "solve: x, b and workspace refused" "$SMV" solve "$T_TMP/tall.mtx"
+for v in inf -1 4GB2 lots; do
+  SMV_MEM_LIMIT=$v expect_err 1 "SMV_MEM_LIMIT='$v' is not a size" \
+    "SMV_MEM_LIMIT=$v refused" "$SMV" info lap2d:3
+done
+for v in 4GiB 4G 4GB 4096MiB 0 off; do
+  SMV_MEM_LIMIT=$v expect_rc 0 "SMV_MEM_LIMIT=$v accepted" "$SMV" info lap2d:3
+done
+SMV_MEM_LIMIT=1KiB expect_err 1 "more than the 1.02e-06 GB available" \
+  "SMV_MEM_LIMIT=1KiB is 1024 bytes" "$SMV" info lap2d:30
+
 finish
