@@ -1,5 +1,6 @@
 /* main.c — the smv command: dispatch to one subcommand. */
 #include "cli.h"
+#include "cli_dist.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -57,4 +58,9 @@ static int run(int argc, char **argv) {
 
 /* Every command's output is checked once more at exit: `smv ... > /dev/full`
  * or a closed pipe is exit 1 with a message, never a silent 0. */
-int main(int argc, char **argv) { return cli_finish_stdout(run(argc, argv)); }
+int main(int argc, char **argv) {
+  int rc;
+  if (cli_mpi_gate(argc, argv, &rc))
+    return cli_finish_stdout(rc);
+  return cli_finish_stdout(run(argc, argv));
+}

@@ -1,6 +1,7 @@
 /* util.c — error printing, strict number parsing, progress line. */
 #define _DEFAULT_SOURCE
 #include "cli.h"
+#include "cli_dist.h"
 
 #include <errno.h>
 #include <math.h>
@@ -238,3 +239,34 @@ void cli_wrap(FILE *f, int indent, const char *text) {
   }
   fputc('\n', f);
 }
+
+#ifndef SMV_HAVE_MPI
+/* Built without MPI: started by a launcher with more than one process, each
+ * would run alone (and print) as if it were the only one. */
+int cli_mpi_gate(int argc, char **argv, int *rc) {
+  (void)argc, (void)argv;
+  static const char *sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                "MPI_LOCALNRANKS"};
+  static const char *ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                "PMIX_RANK"};
+  long size = 0, rank = 0;
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && !size; k++)
+    if (getenv(sizes[k]))
+      size = strtol(getenv(sizes[k]), NULL, 10);
+  for (size_t k = 0; k < sizeof ranks / sizeof ranks[0]; k++)
+    if (getenv(ranks[k])) {
+      rank = strtol(getenv(ranks[k]), NULL, 10);
+      break;
+    }
+  if (size <= 1)
+    return 0;
+  if (rank == 0)
+    cli_error("this smv was built without MPI: under mpirun with %ld "
+              "processes each would run alone. Build with MPI (make MPI=1, "
+              "mpicc on PATH) for 'mpirun -np N smv spmv|bench', or run one "
+              "process",
+              size);
+  *rc = CLI_USAGE;
+  return 1;
+}
+#endif

@@ -155,4 +155,14 @@ done
 SMV_MEM_LIMIT=1KiB expect_err 1 "more than the 1.02e-06 GB available" \
   "SMV_MEM_LIMIT=1KiB is 1024 bytes" "$SMV" info lap2d:30
 
+# ---- item 14 without MPI: several processes of a launcher are refused ----
+# (With MPI, tests/cli/test_dist.sh runs the real thing under mpirun.)
+if [ -e "${SMV_BUILD:-build}/libsmv_dist.a" ]; then
+  skip "smv built with MPI: tests/cli/test_dist.sh covers mpirun"
+else
+  OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 expect_err 2 "built without MPI: under mpirun with 2 processes" \
+    "no-MPI build under a 2-process launcher" "$SMV" solve lap2d:3
+  OMPI_COMM_WORLD_SIZE=1 OMPI_COMM_WORLD_RANK=0 expect_rc 0 "no-MPI build, one process" "$SMV" solve lap2d:3
+fi
+
 finish
