@@ -14,6 +14,9 @@
 #define CLI_OK 0
 #define CLI_ERR 1
 #define CLI_USAGE 2
+/* smv solve and pagerank: the iteration stopped short of the tolerance (as
+ * scipy's info > 0): the answer is there, but not to the accuracy asked. */
+#define CLI_NOT_CONVERGED 3
 
 /* One subcommand: argv[0] is the subcommand's name. */
 int cmd_info(int argc, char **argv);

@@ -161,6 +161,7 @@ static int bench_options(int argc, char **argv, bench_config *cfg,
     return rc;
   long n;
   double d;
+  cfg->alg_given = alg != NULL;
   if (alg && parse_algs(alg, cfg) != 0)
     return CLI_USAGE;
   if (block) {

@@ -56,9 +56,11 @@ static void solve_help(FILE *f) {
       "convergence\n"
       "                    checks (default 8)\n"
       "\n"
-      "Exit status: 0 converged, 1 not converged or bad input (matrix, "
-      "vector,\n"
-      "zero diagonal with jacobi, no device), 2 usage.\n");
+      "Exit status: 0 converged, 1 bad input (matrix, vector, zero diagonal "
+      "with\n"
+      "jacobi, no device) or another error, 2 usage, 3 not converged "
+      "(iteration\n"
+      "limit or breakdown; x is still written).\n");
 }
 
 static void pagerank_help(FILE *f) {
@@ -88,7 +90,9 @@ static void pagerank_help(FILE *f) {
          "                (for matrices with negative values)\n"
          "  --backend B, --precision P, --progress N: as for 'smv solve'\n"
          "\n"
-         "Exit status: 0 converged, 1 not converged or bad input, 2 usage.\n");
+         "Exit status: 0 converged, 1 bad input or another error, 2 usage, 3 "
+         "not\n"
+         "converged (iteration limit).\n");
 }
 
 typedef enum { BK_AUTO, BK_CPU, BK_CUDA } backend;
@@ -235,9 +239,13 @@ static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
   a->out = v[O_OUT];
   a->history = v[O_HISTORY];
   a->plot = v[O_PLOT];
-  if ((a->out && !*a->out) || (a->history && !*a->history) ||
-      (a->plot && !*a->plot))
-    return cli_usage(cmd, "-o, --history and --plot need a file name");
+  if ((a->b && !*a->b) || (a->out && !*a->out) ||
+      (a->history && !*a->history) || (a->plot && !*a->plot))
+    return cli_usage(cmd, "%s needs a file name (got '')",
+                     a->b && !*a->b         ? "--b"
+                     : a->out && !*a->out   ? "-o"
+                     : a->history && !*a->history ? "--history"
+                                            : "--plot");
   int prc;
   if (a->plot && (prc = cli_check_script_name(cmd, "--plot", a->plot)) != CLI_OK)
     return prc;
@@ -251,6 +259,22 @@ static void on_progress(void *user, int it, double relres) {
           relres);
 }
 
+/* PageRank's link weights must be >= 0: a signed matrix (the rmat, rand
+ * and plaw generators make signed values) is refused with the way out. */
+static int check_weights(const char *name, const smv_csr *A) {
+  for (int64_t i = 0; i < A->rows; i++)
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+      if (!(A->values[k] >= 0) || !isfinite(A->values[k])) {
+        cli_error("%s: entry (%lld, %lld) = %g: PageRank's link weights must "
+                  "be finite and >= 0; use --pattern to take every stored "
+                  "entry as a link of weight 1",
+                  name, (long long)i + 1, (long long)A->col_idx[k] + 1,
+                  A->values[k]);
+        return CLI_ERR;
+      }
+  return CLI_OK;
+}
+
 /* A context when the backend asks for one; *ctx stays NULL for the CPU. */
 static int open_backend(const solve_args *a, smv_context **ctx) {
   *ctx = NULL;
@@ -262,7 +286,8 @@ static int open_backend(const solve_args *a, smv_context **ctx) {
   *ctx = NULL;
   const char *why = smv_context_error(NULL);
   if (a->bk == BK_CUDA) {
-    cli_error("--backend cuda: %s", why && *why ? why : smv_status_string(st));
+    cli_error("--backend cuda: no CUDA device (%s)",
+              why && *why ? why : smv_status_string(st));
     return CLI_ERR;
   }
   cli_error("%s; using the CPU", why && *why ? why : smv_status_string(st));
@@ -439,6 +464,10 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
   double *b = NULL, *x = NULL, *hist = NULL;
   smv_context *ctx = NULL;
   const double t_start = lab_now_s();
+  /* The device first: --backend cuda without one says so before a large
+   * matrix is read or generated. */
+  if ((rc = open_backend(&a, &ctx)) != CLI_OK)
+    goto done;
   if ((rc = cli_load(a.matrix, &A)) != CLI_OK)
     goto done;
   if (A->rows != A->cols) {
@@ -451,6 +480,8 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
   if (a.pattern)
     for (int64_t k = 0; k < A->nnz; k++)
       A->values[k] = 1.0;
+  else if (pagerank && (rc = check_weights(a.matrix, A)) != CLI_OK)
+    goto done;
   /* x, b and the solver's workspace (BiCGStab: 8 vectors; f32 copies),
    * checked like the CSR before any of them is allocated. */
   if ((rc = cli_vectors_fit(a.matrix, A, 12 * 8, 0,
@@ -499,8 +530,6 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
     a.o.progress = on_progress;
     a.o.progress_user = (void *)a.cmd;
   }
-  if ((rc = open_backend(&a, &ctx)) != CLI_OK)
-    goto done;
   smv_solve_result res;
   rc = run_solver(&a, ctx, A, b, x, &a.o, &res);
   const double t1 = lab_now_s();
@@ -562,7 +591,7 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
     cli_error("not converged: %s after %d iterations (%.3e > tol %.3g)",
               res.breakdown ? "breakdown" : "stopped", res.iterations,
               res.relres, a.o.tol);
-    rc = CLI_ERR;
+    rc = CLI_NOT_CONVERGED;
   }
 done:
   smv_context_free(ctx);

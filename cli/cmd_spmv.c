@@ -256,6 +256,21 @@ int cmd_spmv(int argc, char **argv) {
   smv_csr *A = NULL;
   double *x = NULL, *y = NULL;
   smv_context *ctx = NULL;
+  /* The device first: --backend cuda without one says so before a large
+   * matrix is read or generated. */
+  int use_cuda = 0;
+  if (o.bk != BK_CPU) {
+    smv_status st = smv_context_create(0, &ctx);
+    if (st == SMV_OK) {
+      use_cuda = 1;
+    } else if (o.bk == BK_CUDA) {
+      cli_error("--backend cuda: no CUDA device (%s)", no_device_reason(st));
+      rc = CLI_ERR;
+      goto done;
+    } else {
+      cli_error("no CUDA device (%s); using the CPU", no_device_reason(st));
+    }
+  }
   rc = cli_load(o.matrix, &A);
   if (rc != CLI_OK)
     goto done;
@@ -296,19 +311,6 @@ int cmd_spmv(int argc, char **argv) {
     }
   }
 
-  int use_cuda = 0;
-  if (o.bk != BK_CPU) {
-    smv_status st = smv_context_create(0, &ctx);
-    if (st == SMV_OK) {
-      use_cuda = 1;
-    } else if (o.bk == BK_CUDA) {
-      cli_error("--backend cuda: no CUDA device (%s)", no_device_reason(st));
-      rc = CLI_ERR;
-      goto done;
-    } else {
-      cli_error("no CUDA device (%s); using the CPU", no_device_reason(st));
-    }
-  }
   double t0 = lab_now_s();
   rc = use_cuda ? run_cuda(&o, ctx, A, x, y) : run_cpu(&o, A, x, y);
   double t1 = lab_now_s();

@@ -155,6 +155,49 @@ done
 SMV_MEM_LIMIT=1KiB expect_err 1 "more than the 1.02e-06 GB available" \
   "SMV_MEM_LIMIT=1KiB is 1024 bytes" "$SMV" info lap2d:30
 
+# ---- item 16: conventions -------------------------------------------------
+# Not converged has its own exit status (3); x is still written.
+expect_err 3 "not converged: stopped after 2 iterations" "solve not converged: exit 3" \
+  "$SMV" solve lap2d:30 --backend cpu --maxit 2 -o "$T_TMP/x.mtx"
+if [ -s "$T_TMP/x.mtx" ]; then ok; else bad "x not written when not converged"; fi
+expect_rc 3 "pagerank not converged: exit 3" "$SMV" pagerank rand:500:4 --pattern --backend cpu --maxit 2
+expect_rc 0 "solve converged: exit 0" "$SMV" solve lap2d:10 --backend cpu
+expect_err 1 "no-such.mtx" "solve, missing file: still exit 1" "$SMV" solve "$T_TMP/no-such.mtx"
+# pagerank on the project's own signed matrices names --pattern.
+expect_err 1 "use --pattern to take every stored entry as a link of weight 1" \
+  "pagerank on rmat says --pattern" "$SMV" pagerank rmat:6:4 --backend cpu
+expect_rc 0 "pagerank rmat with --pattern" "$SMV" pagerank rmat:6:4 --pattern --backend cpu
+# On the CPU, bench says that --alg and --tune choose CUDA rungs.
+if "$SMV" info lap2d:2 --plan >/dev/null 2>&1; then
+  skip "a CUDA device: bench honours --alg"
+else
+  expect_err 0 "--alg and --tune choose CUDA rungs and are ignored" "bench on the CPU: --alg --tune" \
+    "$SMV" bench lap2d:10 --alg vector --tune --runs 3 --warmup 1 --quiet
+  expect_err 0 "--alg chooses CUDA rungs and is ignored" "bench --backend cpu --alg" \
+    "$SMV" bench lap2d:10 --backend cpu --alg vector --runs 3 --warmup 1 --quiet
+  run "$SMV" bench lap2d:10 --backend cpu --runs 3 --warmup 1 --quiet
+  if grep -qF "ignored" "$ERR"; then bad "bench note without --alg/--tune"; else ok; fi
+  # --backend cuda with no device says so before building the matrix: a
+  # 25 GB generator spec would be refused by the memory guard (or take
+  # minutes) if it were built first.
+  for c in spmv solve bench; do
+    SMV_MEM_LIMIT=1G expect_err 1 "no CUDA device" "$c --backend cuda: the device first" \
+      "$SMV" $c lap3d:1000 --backend cuda
+    if grep -qF "needs" "$ERR"; then bad "$c --backend cuda built the matrix first"; else ok; fi
+  done
+fi
+# solve --b '' is a usage error (exit 2) before any loading, as spmv --x ''.
+expect_err 2 "--b needs a file name" "solve --b ''" "$SMV" solve "$T_TMP/no-such.mtx" --b ''
+expect_err 2 "--x" "spmv --x ''" "$SMV" spmv "$T_TMP/no-such.mtx" --x ''
+# A first line with a CR: "CR line endings" only for text; binary input
+# says it is binary (tests/data/bad has the library's cases).
+printf '%%%%MatrixMarket matrix coordinate real general\r2 2 1\r1 1 1\r' >"$T_TMP/mac.mtx"
+expect_err 1 "the file uses CR line endings" "CR-only text file" "$SMV" info "$T_TMP/mac.mtx"
+printf '\177ELF\002\001\001\000\000\rmore\n' >"$T_TMP/elf.mtx"
+expect_err 1 "binary data (byte 0x7f at offset 0 of the first line), not a Matrix Market text file" \
+  "binary file with a CR" "$SMV" info "$T_TMP/elf.mtx"
+if grep -qF "CR line endings" "$ERR"; then bad "binary reported as CR line endings"; else ok; fi
+
 # ---- item 14 without MPI: several processes of a launcher are refused ----
 # (With MPI, tests/cli/test_dist.sh runs the real thing under mpirun.)
 if [ -e "${SMV_BUILD:-build}/libsmv_dist.a" ]; then

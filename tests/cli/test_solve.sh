@@ -85,7 +85,7 @@ for m in cg bicgstab; do
   near "$T_TMP/x2.mtx" 2 0.636363636363636 1e-10
 done
 # The iteration limit: exit 1, the output still written.
-expect_err 1 "not converged" "maxit" "$SMV" solve lap2d:30 --backend cpu --maxit 3 -o "$T_TMP/x3.mtx"
+expect_err 3 "not converged" "maxit" "$SMV" solve lap2d:30 --backend cpu --maxit 3 -o "$T_TMP/x3.mtx"
 expect_out "iteration limit reached" "maxit summary"
 if [ -s "$T_TMP/x3.mtx" ]; then ok; else bad "-o not written when not converged"; fi
 # Bad input: exit 1.
@@ -136,7 +136,7 @@ expect_out "node 2" "top node"
 expect_err 1 "weights must be" "negative weight" "$SMV" pagerank "$T_TMP/neg.mtx" --backend cpu
 expect_rc 0 "--pattern" "$SMV" pagerank "$T_TMP/neg.mtx" --backend cpu --pattern --damping 0.5 --tol 1e-14 -o "$T_TMP/r2.mtx"
 near "$T_TMP/r2.mtx" 2 0.375 1e-12
-expect_err 1 "not converged" "pagerank maxit" "$SMV" pagerank rand:1000:4 --pattern --backend cpu --maxit 2
+expect_err 3 "not converged" "pagerank maxit" "$SMV" pagerank rand:1000:4 --pattern --backend cpu --maxit 2
 expect_err 1 "square" "pagerank non-square" "$SMV" pagerank "$T_TMP/rect.mtx" --backend cpu
 
 # CUDA: the same answers when a device answers; a clear error otherwise.
