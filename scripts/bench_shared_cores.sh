@@ -9,7 +9,8 @@
 # Runs alternate between the binaries, so a drift of the machine's load
 # touches both. Prints CSV on stdout (bench/results/<machine>/raw/):
 #   case,build,threads,run,value,unit,loadavg
-# Needs no GPU. Set SMV_COMMIT_BASE / SMV_COMMIT_NEW to label the builds.
+# Needs no GPU; python3 reads the bench's CSV. SMV_COMMIT_BASE and
+# SMV_COMMIT_NEW label the builds.
 set -eu
 BASE=${1:?usage: bench_shared_cores.sh BASE_SMV NEW_SMV [RUNS]}
 NEW=${2:?usage: bench_shared_cores.sh BASE_SMV NEW_SMV [RUNS]}
@@ -35,13 +36,17 @@ one() { # one CASE SPEC BIN LABEL THREADS RUN
     env "$@" "$bin" bench "$spec" --backend cpu --runs 200 --warmup 20 --quiet \
       --csv "$TMP/b.csv" >/dev/null 2>&1
     # warm_median_ms of the OpenMP row ("cpu"), in microseconds
-    v=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-      $c["alg"] == "cpu" { printf "%.1f", 1000 * $c["warm_median_ms"] }' "$TMP/b.csv")
+    v=$(python3 -c 'import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["alg"] == "cpu":
+        print("%.1f" % (1000 * float(r["warm_median_ms"])))' "$TMP/b.csv")
     unit=us
   fi
   echo "$kind $spec,$label,$thr,$r,$v,$unit,$(load)"
 }
-for c in "solve lap2d:300" "solve lap2d:100" "bench lap2d:200" "bench lap2d:130"; do
+# CASES: "KIND SPEC" pairs separated by commas (default: the four below).
+CASES=${CASES:-solve lap2d:300,solve lap2d:100,bench lap2d:200,bench lap2d:130}
+echo "$CASES" | tr ',' '\n' | while read -r c; do
   set -- $c
   kind=$1 spec=$2
   r=1
