@@ -248,8 +248,7 @@ static void cpu_note(const bench_config *cfg) {
               "'cpu-serial'; %s%s%s choose%s CUDA rungs and %s ignored",
               cfg->alg_given ? "--alg" : "",
               cfg->alg_given && cfg->tune ? " and " : "",
-              cfg->tune ? "--tune" : "",
-              cfg->alg_given && cfg->tune ? "" : "s",
+              cfg->tune ? "--tune" : "", cfg->alg_given && cfg->tune ? "" : "s",
               cfg->alg_given && cfg->tune ? "are" : "is");
 }
 

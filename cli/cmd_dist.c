@@ -10,8 +10,8 @@
 #include "smv_dist.h"
 
 #include <float.h>
-#include <stdint.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,7 +236,8 @@ static int need_devices(int rank) {
   smv_context_free(ctx);
   if (st != SMV_OK)
     cli_error("rank %d: --backend cuda: %s", rank,
-              st == SMV_ERR_NO_DEVICE ? "no CUDA device" : smv_status_string(st));
+              st == SMV_ERR_NO_DEVICE ? "no CUDA device"
+                                      : smv_status_string(st));
   return agree_rc(st == SMV_OK ? CLI_OK : CLI_ERR, MPI_COMM_WORLD);
 }
 
@@ -280,8 +281,7 @@ static int dist_spmv(const dargs *o) {
     else if ((x = malloc(((size_t)A->cols + 1) * sizeof *x)) != NULL)
       for (int64_t j = 0; j < A->cols; j++)
         x[j] = 1.0;
-    snprintf(what, sizeof what, "the matrix has %lld rows",
-             (long long)A->rows);
+    snprintf(what, sizeof what, "the matrix has %lld rows", (long long)A->rows);
     if (rc == CLI_OK && o->y)
       rc = cli_read_vector(o->y, A->rows, what, &y);
     else if (rc == CLI_OK)
@@ -668,9 +668,8 @@ static int wants_dist(int argc, char **argv) {
 static int start_mpi(int argc, char **argv) {
   int started = 0, provided;
   MPI_Initialized(&started);
-  if (!started &&
-      MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) !=
-          MPI_SUCCESS) {
+  if (!started && MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED,
+                                  &provided) != MPI_SUCCESS) {
     cli_error("MPI_Init failed");
     return CLI_ERR;
   }

@@ -242,12 +242,13 @@ static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
   if ((a->b && !*a->b) || (a->out && !*a->out) ||
       (a->history && !*a->history) || (a->plot && !*a->plot))
     return cli_usage(cmd, "%s needs a file name (got '')",
-                     a->b && !*a->b         ? "--b"
-                     : a->out && !*a->out   ? "-o"
+                     a->b && !*a->b               ? "--b"
+                     : a->out && !*a->out         ? "-o"
                      : a->history && !*a->history ? "--history"
-                                            : "--plot");
+                                                  : "--plot");
   int prc;
-  if (a->plot && (prc = cli_check_script_name(cmd, "--plot", a->plot)) != CLI_OK)
+  if (a->plot &&
+      (prc = cli_check_script_name(cmd, "--plot", a->plot)) != CLI_OK)
     return prc;
   return CLI_OK;
 }
@@ -484,8 +485,8 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
     goto done;
   /* x, b and the solver's workspace (BiCGStab: 8 vectors; f32 copies),
    * checked like the CSR before any of them is allocated. */
-  if ((rc = cli_vectors_fit(a.matrix, A, 12 * 8, 0,
-                            "the solver's vectors")) != CLI_OK)
+  if ((rc = cli_vectors_fit(a.matrix, A, 12 * 8, 0, "the solver's vectors")) !=
+      CLI_OK)
     goto done;
   x = calloc((size_t)n + 1, sizeof *x);
   if (!x) {

@@ -202,9 +202,8 @@ int check_request(const smv_arch *a, long threads, long regs, long smem) {
 
 /* Is `prog` an executable in $PATH (what `command -v` answers)? */
 
-static int plot_files(const char *png, const char *title,
-                      const char *subtitle, const smv_arch *a,
-                      const struct sweep_row *rows, int n,
+static int plot_files(const char *png, const char *title, const char *subtitle,
+                      const smv_arch *a, const struct sweep_row *rows, int n,
                       const struct sweep_row *best, int with_runtime, int *ran,
                       const char *dat, const char *gp) {
   if (lab_plot_target(png) != 0 || lab_plot_target(dat) != 0 ||
@@ -308,8 +307,8 @@ int write_plot(const char *png, const char *title, const char *subtitle,
   *ran = 0;
   char *dat = lab_plot_name(png, NULL, "dat");
   char *gp = dat ? lab_plot_name(png, NULL, "gp") : NULL;
-  int rc = gp ? plot_files(png, title, subtitle, a, rows, n, best,
-                           with_runtime, ran, dat, gp)
+  int rc = gp ? plot_files(png, title, subtitle, a, rows, n, best, with_runtime,
+                           ran, dat, gp)
               : CLI_ERR;
   free(dat);
   free(gp);

@@ -156,8 +156,8 @@ int cli_read_vector(const char *path, int64_t want, const char *what,
 int cli_vectors_fit(const char *name, const smv_csr *A, double per_row,
                     double per_col, const char *which) {
   char what[600];
-  snprintf(what, sizeof what, "%.400s: %s of a %lld x %lld matrix", name,
-           which, (long long)A->rows, (long long)A->cols);
+  snprintf(what, sizeof what, "%.400s: %s of a %lld x %lld matrix", name, which,
+           (long long)A->rows, (long long)A->cols);
   smv_error err;
   smv_status st = smv_memory_check(
       per_row * (double)A->rows + per_col * (double)A->cols, what, &err);

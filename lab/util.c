@@ -151,8 +151,9 @@ int lab_plot_target(const char *path) {
               S_ISDIR(sb.st_mode)    ? "a directory"
               : S_ISLNK(sb.st_mode)  ? "a symbolic link"
               : S_ISFIFO(sb.st_mode) ? "a FIFO"
-              : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device"
-                                                           : "not a regular file");
+              : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode)
+                  ? "a device"
+                  : "not a regular file");
     return -1;
   }
   if (access(path, W_OK) != 0) {

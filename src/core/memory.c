@@ -58,7 +58,8 @@ static double parse_limit(const char *s) {
   default:
     break;
   }
-  if (unit > 1 && (*end == 'i' || *end == 'I') && (end[1] == 'B' || end[1] == 'b'))
+  if (unit > 1 && (*end == 'i' || *end == 'I') &&
+      (end[1] == 'B' || end[1] == 'b'))
     end++; /* KiB, MiB, GiB, TiB */
   if (*end == 'B' || *end == 'b')
     end++;

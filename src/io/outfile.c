@@ -6,8 +6,8 @@
  * the same directory, "PATH.tmp-PID-N", created with O_EXCL (so nothing
  * planted at that name is followed) and the mode an existing PATH has (else
  * 0666 less the umask, as fopen), and its owner and group where permitted
- * (other hard links to PATH keep the old contents, as with any rename); the caller's
- * writes, flush and close are checked, and only then is the temporary
+ * (other hard links to PATH keep the old contents, as with any rename); the
+ * caller's writes, flush and close are checked, and only then is the temporary
  * renamed over PATH (rename is atomic within a directory). On any failure
  * the temporary is removed and PATH is untouched.
  * Anything else that already exists is written in place, as before: a
