@@ -86,7 +86,7 @@ if command -v pkg-config >/dev/null 2>&1; then
     env -u LD_LIBRARY_PATH "$T_TMP/pc-spmv" lap2d:8
   # A static link of libsmv.a with Libs.private.
   run $CC -std=c11 $SANF $(pkg-config --cflags smv) "$CONSUMER" -o "$T_TMP/pc-static" \
-    "$P/lib/libsmv.a" $(pkg-config --static --libs-only-other --libs-only-l smv | sed 's/-lsmv //')
+    $(pkg-config --static --libs smv | sed "s| -lsmv | $P/lib/libsmv.a |") -lm
   if [ "$RC" -eq 0 ]; then ok; else bad "static link with Libs.private failed"; head -5 "$ERR" >&2; fi
   expect_rc 0 "statically linked program runs" "$T_TMP/pc-static" lap2d:8
   run $CC -std=c11 $SANF $(pkg-config --cflags smv-lab) "$T_TMP/lab.c" -o "$T_TMP/pc-lab" $(pkg-config --libs smv-lab)
