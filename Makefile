@@ -80,7 +80,7 @@ EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
-.PHONY: all lib cli run test tests micro experiments fuzz format format-check install clean help
+.PHONY: all lib cli run test tests micro experiments fuzz format format-check install uninstall clean help
 all: $(BUILD)/libsmv.a $(BUILD)/libsmv.so $(BUILD)/libsmvlab.a $(BUILD)/smv
 
 lib: $(BUILD)/libsmv.a $(BUILD)/libsmv.so $(BUILD)/libsmvlab.a
@@ -213,7 +213,8 @@ help:
 	@echo '  make experiments      bench/experiments/*.cu (run by hand on a GPU)'
 	@echo '  make fuzz | fuzz-csr | fuzz-gen   libFuzzer targets (FUZZ_TIME seconds)'
 	@echo '  make format | format-check        clang-format'
-	@echo '  make install [PREFIX=/usr/local]'
+	@echo '  make install [PREFIX=/usr/local]  headers, libraries, smv, pkg-config and CMake files'
+	@echo '  make uninstall [PREFIX=/usr/local]  removes what install wrote'
 	@echo '  make dist-info | dist-model       the distributed layer (mk/dist.mk)'
 	@echo '  make clean'
 	@echo 'Variables (current value):'

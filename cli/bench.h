@@ -53,6 +53,7 @@ typedef struct {
   const char *label;    /* free text stored with every record */
   int quiet;            /* no per-matrix tables (banner and summary only) */
   int tune;             /* --tune: AUTO planned by measurement        */
+  int alg_given;        /* --alg on the command line (CPU: a note)    */
   int argc;             /* the command line, for the banner */
   char **argv;
 } bench_config;

@@ -87,6 +87,8 @@ int bench_cpu_matrix(bench_run *run, const char *name, const smv_csr *A,
     eps = FLT_EPSILON;
   }
   cpu_job j = {A, prec, CPU_OMP, alpha, beta, NULL, NULL, NULL, NULL};
+  if (cli_vectors_fit(name, A, 28, 12, "x and y") != CLI_OK)
+    return -1;
   double *xd = malloc(nx * sizeof *xd), *y0 = malloc(ny * sizeof *y0),
          *yd = malloc(ny * sizeof *yd);
   smv_csr *Af = NULL;

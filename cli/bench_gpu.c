@@ -58,6 +58,8 @@ static int job_open(gpu_job *j, bench_run *run, const char *name,
   j->name = name;
   j->A = A;
   j->prec = prec;
+  if (cli_vectors_fit(name, A, 36, 12, "x and y") != CLI_OK)
+    return -1;
   j->vb = prec == SMV_F32 ? sizeof(float) : sizeof(double);
   j->alpha = run->cfg->opt.alpha;
   j->beta = run->cfg->opt.beta;

@@ -240,6 +240,18 @@ static void measure_copy(bench_run *run) {
   run->copy_gbps = g;
 }
 
+/* On the CPU the bench times smv_spmv_cpu and its serial reference: the
+ * CUDA rungs of --alg and AUTO's --tune have nothing to choose there. */
+static void cpu_note(const bench_config *cfg) {
+  if (cfg->alg_given || cfg->tune)
+    cli_error("on the CPU the bench times 'cpu' (smv_spmv_cpu, OpenMP) and "
+              "'cpu-serial'; %s%s%s choose%s CUDA rungs and %s ignored",
+              cfg->alg_given ? "--alg" : "",
+              cfg->alg_given && cfg->tune ? " and " : "",
+              cfg->tune ? "--tune" : "", cfg->alg_given && cfg->tune ? "" : "s",
+              cfg->alg_given && cfg->tune ? "are" : "is");
+}
+
 static int open_backend(const bench_config *cfg, bench_run *run) {
   run->ctx = NULL;
   if (cfg->backend == BENCH_BACKEND_CPU) {
@@ -247,6 +259,7 @@ static int open_backend(const bench_config *cfg, bench_run *run) {
       cli_error("--block sweep needs the CUDA backend");
       return CLI_ERR;
     }
+    cpu_note(cfg);
     return CLI_OK;
   }
   smv_context *ctx = NULL;
@@ -262,6 +275,7 @@ static int open_backend(const bench_config *cfg, bench_run *run) {
     cli_error("no CUDA device (%s); timing the CPU path (smv_spmv_cpu) "
               "instead",
               why);
+    cpu_note(cfg);
     return CLI_OK;
   }
   run->ctx = ctx;

@@ -14,6 +14,9 @@
 #define CLI_OK 0
 #define CLI_ERR 1
 #define CLI_USAGE 2
+/* smv solve and pagerank: the iteration stopped short of the tolerance (as
+ * scipy's info > 0): the answer is there, but not to the accuracy asked. */
+#define CLI_NOT_CONVERGED 3
 
 /* One subcommand: argv[0] is the subcommand's name. */
 int cmd_info(int argc, char **argv);
@@ -112,6 +115,20 @@ const smv_read_options *cli_read_options(void);
  * itself. Returns CLI_OK or CLI_ERR. */
 int cli_load(const char *matrix, smv_csr **A);
 
+/* Read a vector file of the length the matrix needs (checked at its size
+ * line, before the reader allocates anything: a 67-byte file may declare
+ * 2^31 - 1 values); WHAT says where the length comes from ("the matrix has
+ * 9 columns"). CLI_OK or CLI_ERR (printed). */
+int cli_read_vector(const char *path, int64_t want, const char *what,
+                    double **v);
+
+/* The memory guard (smv_memory_check) for the dense vectors a command
+ * allocates beside matrix NAME's CSR: `per_row` bytes per row and `per_col`
+ * per column (x and y in f64: 8 and 8). CLI_OK, or CLI_ERR with "NAME: WHICH
+ * of a R x C matrix need N GB of memory, more than ..." printed. */
+int cli_vectors_fit(const char *name, const smv_csr *A, double per_row,
+                    double per_col, const char *which);
+
 /* Standard output at exit: flush, check and close it, so output lost to a
  * full disk or a closed pipe is an error (exit 1) and not a silent 0.
  * Returns rc, or CLI_ERR (message printed) if rc was 0 and stdout failed. */
@@ -120,8 +137,11 @@ int cli_finish_stdout(int rc);
 /* Directory holding the running executable (for finding build/micro). */
 int cli_exe_dir(char *buf, size_t n);
 
-/* A file name that goes into a gnuplot script (--plot): CLI_OK, or a usage
- * error (exit 2, printed) if it holds a control character. */
+/* A file name that goes into a gnuplot script (--plot): CLI_OK, a usage
+ * error (exit 2, printed) if it holds a control character, or CLI_ERR
+ * (printed) if it names something other than a regular file or a new name
+ * (a directory, device, FIFO, symbolic link: a plot only replaces regular
+ * files), checked before any work so that nothing is computed in vain. */
 int cli_check_script_name(const char *cmd, const char *opt, const char *name);
 
 #endif

@@ -15,6 +15,17 @@ typedef enum { CLI_DIST_SPMV, CLI_DIST_BENCH } cli_dist_cmd;
  * version of `cmd`, store its exit code in *rc and return 1. Otherwise
  * return 0 (after MPI_Finalize if it started MPI) and the command runs as
  * a single process. */
+/* Every command starts here (main.c, before dispatch). Under mpirun, with
+ * MPI: MPI is started, the ranks agree on their command lines (a hash of
+ * argv, compared across ranks: a rank given another command or other
+ * options makes every rank stop with a usage error, not hang), and a
+ * command that is not distributed is refused with more than one rank (a
+ * message naming the distributed ones). Without MPI, more than one process
+ * under a launcher is refused the same way. Returns 1 with *rc set when
+ * this process's run ends here, 0 to go on (spmv and bench then enter
+ * cli_dist_hook with MPI started). */
+int cli_mpi_gate(int argc, char **argv, int *rc);
+
 #ifdef SMV_HAVE_MPI
 int cli_dist_hook(cli_dist_cmd cmd, int argc, char **argv, int *rc);
 #else

@@ -161,6 +161,7 @@ static int bench_options(int argc, char **argv, bench_config *cfg,
     return rc;
   long n;
   double d;
+  cfg->alg_given = alg != NULL;
   if (alg && parse_algs(alg, cfg) != 0)
     return CLI_USAGE;
   if (block) {
@@ -240,9 +241,10 @@ static int bench_options(int argc, char **argv, bench_config *cfg,
   for (size_t f = 0; f < sizeof files / sizeof files[0]; f++)
     if (given[f] && !*given[f])
       return cli_usage("bench", "%s needs %s", files[f].name, files[f].need);
+  int prc;
   if (cfg->plot &&
-      cli_check_script_name("bench", "--plot", cfg->plot) != CLI_OK)
-    return CLI_USAGE;
+      (prc = cli_check_script_name("bench", "--plot", cfg->plot)) != CLI_OK)
+    return prc;
   return CLI_OK;
 }
 

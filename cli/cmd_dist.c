@@ -11,6 +11,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,6 +228,19 @@ static smv_dist_backend pick_backend(const dargs *o, MPI_Comm comm) {
   return all ? SMV_DIST_CUDA : SMV_DIST_CPU;
 }
 
+/* --backend cuda: every rank opens its device before rank 0 reads or
+ * generates the matrix; a rank without one says so, and all stop. */
+static int need_devices(int rank) {
+  smv_context *ctx = NULL;
+  smv_status st = smv_context_create(0, &ctx);
+  smv_context_free(ctx);
+  if (st != SMV_OK)
+    cli_error("rank %d: --backend cuda: %s", rank,
+              st == SMV_ERR_NO_DEVICE ? "no CUDA device"
+                                      : smv_status_string(st));
+  return agree_rc(st == SMV_OK ? CLI_OK : CLI_ERR, MPI_COMM_WORLD);
+}
+
 static void fill_opts(const dargs *o, smv_dist_backend bk,
                       smv_dist_options *opt) {
   smv_dist_options_init(opt);
@@ -241,26 +255,12 @@ static void fill_opts(const dargs *o, smv_dist_backend bk,
 static int load_root(const char *m, smv_csr **A, MPI_Comm comm, int rank) {
   int rc = CLI_OK;
   *A = NULL;
-  if (rank == 0)
-    rc = cli_load(m, A);
+  if (rank == 0 && (rc = cli_load(m, A)) == CLI_OK)
+    rc = cli_vectors_fit(m, *A, 16, 8, "x and y"); /* and rank 0's y */
   return agree_rc(rc, comm);
 }
 
 /* ---- spmv --------------------------------------------------------------- */
-
-static int read_vec_root(const char *path, int64_t want, double **v) {
-  smv_error err;
-  int64_t n = 0;
-  smv_status st = smv_mm_read_vector(path, v, &n, &err);
-  if (st != SMV_OK)
-    return cli_fail(st, &err);
-  if (n != want) {
-    cli_error("%s: vector has %lld entries, expected %lld", path, (long long)n,
-              (long long)want);
-    return CLI_ERR;
-  }
-  return CLI_OK;
-}
 
 static int dist_spmv(const dargs *o) {
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -273,13 +273,17 @@ static int dist_spmv(const dargs *o) {
   if (rc != CLI_OK)
     goto done;
   if (rank == 0) {
+    char what[96];
+    snprintf(what, sizeof what, "the matrix has %lld columns",
+             (long long)A->cols);
     if (o->x)
-      rc = read_vec_root(o->x, A->cols, &x);
+      rc = cli_read_vector(o->x, A->cols, what, &x);
     else if ((x = malloc(((size_t)A->cols + 1) * sizeof *x)) != NULL)
       for (int64_t j = 0; j < A->cols; j++)
         x[j] = 1.0;
+    snprintf(what, sizeof what, "the matrix has %lld rows", (long long)A->rows);
     if (rc == CLI_OK && o->y)
-      rc = read_vec_root(o->y, A->rows, &y);
+      rc = cli_read_vector(o->y, A->rows, what, &y);
     else if (rc == CLI_OK)
       y = calloc((size_t)A->rows + 1, sizeof *y);
     if (rc == CLI_OK && (!x || !y)) {
@@ -661,17 +665,89 @@ static int wants_dist(int argc, char **argv) {
   return 0;
 }
 
+static int start_mpi(int argc, char **argv) {
+  int started = 0, provided;
+  MPI_Initialized(&started);
+  if (!started && MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED,
+                                  &provided) != MPI_SUCCESS) {
+    cli_error("MPI_Init failed");
+    return CLI_ERR;
+  }
+  return CLI_OK;
+}
+
+/* FNV-1a over every argument and its terminating NUL. */
+static uint64_t argv_hash(int argc, char **argv) {
+  uint64_t h = 1469598103934665603ull;
+  for (int i = 0; i < argc; i++) {
+    const unsigned char *p = (const unsigned char *)argv[i];
+    do
+      h = (h ^ *p) * 1099511628211ull;
+    while (*p++);
+  }
+  return h;
+}
+
+int cli_mpi_gate(int argc, char **argv, int *rc) {
+  if (!under_mpirun())
+    return 0;
+  if ((*rc = start_mpi(argc, argv)) != CLI_OK)
+    return 1;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  /* The same command line everywhere, or every rank stops: a rank that
+   * parsed other options (or --help, or another command) would leave while
+   * the others wait in a collective. */
+  uint64_t h = argv_hash(argc, argv), lo = h, hi = h;
+  if (MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD) !=
+          MPI_SUCCESS ||
+      MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
+          MPI_SUCCESS) {
+    cli_error("rank %d: MPI_Allreduce failed", rank);
+    *rc = CLI_ERR;
+    MPI_Finalize();
+    return 1;
+  }
+  if (lo != hi) {
+    if (rank == 0)
+      cli_error("the %d ranks were not given the same command line; every "
+                "rank of 'mpirun smv' must run the same command with the "
+                "same options",
+                size);
+    *rc = CLI_USAGE;
+    MPI_Finalize();
+    return 1;
+  }
+  const char *cmd = argc > 1 ? argv[1] : "";
+  if (strcmp(cmd, "spmv") == 0 || strcmp(cmd, "bench") == 0)
+    return 0; /* cli_dist_hook goes on, MPI started */
+  MPI_Finalize();
+  if (size == 1)
+    return 0;
+  /* Help and the version: rank 0 answers, the others say nothing. */
+  if (argc < 2 || cli_is_help(cmd) || strcmp(cmd, "help") == 0 ||
+      strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0 ||
+      cli_wants_help(argc - 1, argv + 1)) {
+    *rc = CLI_OK;
+    return rank != 0;
+  }
+  if (rank == 0)
+    cli_error("'smv %s' is not distributed: under mpirun with %d ranks each "
+              "would run it alone. The distributed commands are 'mpirun -np "
+              "N smv spmv' and 'mpirun -np N smv bench' (docs/dist.md); run "
+              "'smv %s' as one process",
+              cmd, size, cmd);
+  *rc = CLI_USAGE;
+  return 1;
+}
+
 int cli_dist_hook(cli_dist_cmd cmd, int argc, char **argv, int *rc) {
   int dist_opt = wants_dist(argc, argv);
   if (!under_mpirun() && !dist_opt)
     return 0; /* a plain run: MPI is not started at all */
-  int provided;
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) !=
-      MPI_SUCCESS) {
-    cli_error("MPI_Init failed");
-    *rc = CLI_ERR;
+  if ((*rc = start_mpi(argc, argv)) != CLI_OK)
     return 1;
-  }
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
@@ -689,6 +765,8 @@ int cli_dist_hook(cli_dist_cmd cmd, int argc, char **argv, int *rc) {
     *rc = CLI_OK;
   } else {
     *rc = parse(argc, argv, &o);
+    if (*rc == CLI_OK && o.backend == SMV_DIST_CUDA)
+      *rc = need_devices(rank);
     if (*rc == CLI_OK)
       *rc = cmd == CLI_DIST_SPMV ? dist_spmv(&o) : dist_bench(&o);
   }

@@ -214,8 +214,10 @@ int parse_args(int argc, char **argv, struct opts *o) {
                      cache);
   if (o->plot && !*o->plot)
     return cli_usage(CMD, "--plot needs a file name (e.g. occ.png)");
-  if (o->plot && cli_check_script_name(CMD, "--plot", o->plot) != CLI_OK)
-    return CLI_USAGE;
+  int prc;
+  if (o->plot &&
+      (prc = cli_check_script_name(CMD, "--plot", o->plot)) != CLI_OK)
+    return prc;
   if (o->kernel && !*o->kernel)
     return cli_usage(CMD, "--kernel needs a kernel or rung name (e.g. "
                           "spmv_vector_shfl)");

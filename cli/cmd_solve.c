@@ -69,9 +69,12 @@ static void solve_help(FILE *f) {
       "(whatever\n"
       "                    the size) or off (the CUDA-graph path)\n"
       "\n"
-      "Exit status: 0 converged, 1 not converged or bad input (matrix, "
-      "vector,\n"
-      "zero diagonal with jacobi, no device), 2 usage.\n");
+      "Exit status: 0 converged, 1 bad input (matrix, vector, zero diagonal "
+      "with\n"
+      "jacobi, no device) or another error, 2 usage, 3 not converged "
+      "(iteration\n"
+      "limit, breakdown, or an f32 tol below float's reach; x is still "
+      "written).\n");
 }
 
 static void pagerank_help(FILE *f) {
@@ -101,7 +104,9 @@ static void pagerank_help(FILE *f) {
          "                (for matrices with negative values)\n"
          "  --backend B, --precision P, --progress N: as for 'smv solve'\n"
          "\n"
-         "Exit status: 0 converged, 1 not converged or bad input, 2 usage.\n");
+         "Exit status: 0 converged, 1 bad input or another error, 2 usage, 3 "
+         "not\n"
+         "converged (iteration limit).\n");
 }
 
 typedef enum { BK_AUTO, BK_CPU, BK_CUDA } backend;
@@ -262,11 +267,17 @@ static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
   a->out = v[O_OUT];
   a->history = v[O_HISTORY];
   a->plot = v[O_PLOT];
-  if ((a->out && !*a->out) || (a->history && !*a->history) ||
-      (a->plot && !*a->plot))
-    return cli_usage(cmd, "-o, --history and --plot need a file name");
-  if (a->plot && cli_check_script_name(cmd, "--plot", a->plot) != CLI_OK)
-    return CLI_USAGE;
+  if ((a->b && !*a->b) || (a->out && !*a->out) ||
+      (a->history && !*a->history) || (a->plot && !*a->plot))
+    return cli_usage(cmd, "%s needs a file name (got '')",
+                     a->b && !*a->b               ? "--b"
+                     : a->out && !*a->out         ? "-o"
+                     : a->history && !*a->history ? "--history"
+                                                  : "--plot");
+  int prc;
+  if (a->plot &&
+      (prc = cli_check_script_name(cmd, "--plot", a->plot)) != CLI_OK)
+    return prc;
   return CLI_OK;
 }
 
@@ -275,6 +286,22 @@ static void on_progress(void *user, int it, double relres) {
   fprintf(stderr, "smv %s: iteration %d, %s %.3e\n", cmd, it,
           strcmp(cmd, "pagerank") == 0 ? "change" : "relative residual",
           relres);
+}
+
+/* PageRank's link weights must be >= 0: a signed matrix (the rmat, rand
+ * and plaw generators make signed values) is refused with the way out. */
+static int check_weights(const char *name, const smv_csr *A) {
+  for (int64_t i = 0; i < A->rows; i++)
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+      if (!(A->values[k] >= 0) || !isfinite(A->values[k])) {
+        cli_error("%s: entry (%lld, %lld) = %g: PageRank's link weights must "
+                  "be finite and >= 0; use --pattern to take every stored "
+                  "entry as a link of weight 1",
+                  name, (long long)i + 1, (long long)A->col_idx[k] + 1,
+                  A->values[k]);
+        return CLI_ERR;
+      }
+  return CLI_OK;
 }
 
 /* A context when the backend asks for one; *ctx stays NULL for the CPU. */
@@ -288,7 +315,8 @@ static int open_backend(const solve_args *a, smv_context **ctx) {
   *ctx = NULL;
   const char *why = smv_context_error(NULL);
   if (a->bk == BK_CUDA) {
-    cli_error("--backend cuda: %s", why && *why ? why : smv_status_string(st));
+    cli_error("--backend cuda: no CUDA device (%s)",
+              why && *why ? why : smv_status_string(st));
     return CLI_ERR;
   }
   cli_error("%s; using the CPU", why && *why ? why : smv_status_string(st));
@@ -344,14 +372,6 @@ static int run_solver(const solve_args *a, smv_context *ctx, const smv_csr *A,
   return cli_fail(st, &err);
 }
 
-/* FILE.png -> FILE.ext */
-static void beside(const char *png, const char *ext, char *out, size_t n) {
-  size_t len = strlen(png);
-  if (len > 4 && strcmp(png + len - 4, ".png") == 0)
-    len -= 4;
-  snprintf(out, n, "%.*s.%s", (int)len, png, ext);
-}
-
 static int write_history(const char *path, const double *h, int count,
                          const char *what) {
   FILE *f = bench_open_out(path);
@@ -365,12 +385,12 @@ static int write_history(const char *path, const double *h, int count,
   return CLI_OK;
 }
 
-/* The residual history through gnuplot (log scale). */
-static int plot_history(const char *png, const double *h, int count,
-                        const char *title) {
-  char dat[1100], gp[1100];
-  beside(png, "csv", dat, sizeof dat);
-  beside(png, "gp", gp, sizeof gp);
+/* The residual history through gnuplot (log scale): F.csv, F.gp, F.png. */
+static int plot_files(const char *png, const double *h, int count,
+                      const char *title, const char *dat, const char *gp) {
+  if (lab_plot_target(png) != 0 || lab_plot_target(dat) != 0 ||
+      lab_plot_target(gp) != 0)
+    return CLI_ERR;
   if (write_history(dat, h, count, "relres") != CLI_OK)
     return CLI_ERR;
   FILE *f = bench_open_out(gp);
@@ -401,17 +421,28 @@ static int plot_history(const char *png, const double *h, int count,
     return CLI_OK;
   }
   int rc = lab_run_gnuplot(gp, png);
+  if (rc == -2)
+    return CLI_ERR;
   if (rc > 0) {
-    cli_error("running gnuplot: %s", strerror(rc));
+    cli_error("%s: running gnuplot: %s", png, strerror(rc));
     return CLI_ERR;
   }
-  struct stat sb;
-  if (rc < 0 || stat(png, &sb) != 0 || sb.st_size == 0) {
+  if (rc < 0) {
     cli_error("gnuplot %s failed (its message is above)", gp);
     return CLI_ERR;
   }
   printf("plot: %s\n", png);
   return CLI_OK;
+}
+
+static int plot_history(const char *png, const double *h, int count,
+                        const char *title) {
+  char *dat = lab_plot_name(png, NULL, "csv");
+  char *gp = dat ? lab_plot_name(png, NULL, "gp") : NULL;
+  int rc = gp ? plot_files(png, h, count, title, dat, gp) : CLI_ERR;
+  free(dat);
+  free(gp);
+  return rc;
 }
 
 static int write_vector(const char *path, const double *x, int64_t n) {
@@ -462,6 +493,10 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
   double *b = NULL, *x = NULL, *hist = NULL;
   smv_context *ctx = NULL;
   const double t_start = lab_now_s();
+  /* The device first: --backend cuda without one says so before a large
+   * matrix is read or generated. */
+  if ((rc = open_backend(&a, &ctx)) != CLI_OK)
+    goto done;
   if ((rc = cli_load(a.matrix, &A)) != CLI_OK)
     goto done;
   if (A->rows != A->cols) {
@@ -474,6 +509,13 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
   if (a.pattern)
     for (int64_t k = 0; k < A->nnz; k++)
       A->values[k] = 1.0;
+  else if (pagerank && (rc = check_weights(a.matrix, A)) != CLI_OK)
+    goto done;
+  /* x, b and the solver's workspace (BiCGStab: 8 vectors; f32 copies),
+   * checked like the CSR before any of them is allocated. */
+  if ((rc = cli_vectors_fit(a.matrix, A, 12 * 8, 0, "the solver's vectors")) !=
+      CLI_OK)
+    goto done;
   x = calloc((size_t)n + 1, sizeof *x);
   if (!x) {
     cli_error("out of memory for x (%lld doubles)", (long long)n);
@@ -481,20 +523,10 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
     goto done;
   }
   if (!pagerank && a.b) {
-    smv_error err;
-    int64_t nb = 0;
-    smv_status st = smv_mm_read_vector(a.b, &b, &nb, &err);
-    if (st != SMV_OK) {
-      rc = cli_fail(st, &err);
+    char what[96];
+    snprintf(what, sizeof what, "the matrix has %lld rows", (long long)n);
+    if ((rc = cli_read_vector(a.b, n, what, &b)) != CLI_OK)
       goto done;
-    }
-    if (nb != n) {
-      cli_error("%s: vector has %lld entries, expected %lld (the matrix has "
-                "%lld rows)",
-                a.b, (long long)nb, (long long)n, (long long)n);
-      rc = CLI_ERR;
-      goto done;
-    }
   } else if (!pagerank) {
     double *ones = malloc(((size_t)n + 1) * sizeof *ones);
     b = malloc(((size_t)n + 1) * sizeof *b);
@@ -527,8 +559,6 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
     a.o.progress = on_progress;
     a.o.progress_user = (void *)a.cmd;
   }
-  if ((rc = open_backend(&a, &ctx)) != CLI_OK)
-    goto done;
   smv_solve_result res;
   rc = run_solver(&a, ctx, A, b, x, &a.o, &res);
   const double t1 = lab_now_s();
@@ -606,12 +636,12 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
               "--tol",
               a.o.tol, a.prec == SMV_F32 ? "f32" : "this precision",
               res.iterations);
-    rc = CLI_ERR;
+    rc = CLI_NOT_CONVERGED; /* an answer short of tol, as documented */
   } else if (!res.converged) {
     cli_error("not converged: %s after %d iterations (%.3e > tol %.3g)",
               res.breakdown ? "breakdown" : "stopped", res.iterations,
               res.relres, a.o.tol);
-    rc = CLI_ERR;
+    rc = CLI_NOT_CONVERGED;
   }
 done:
   smv_context_free(ctx);

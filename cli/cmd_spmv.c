@@ -176,19 +176,6 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
   return CLI_OK;
 }
 
-/* Read a vector file of the length the matrix needs (checked at its size
- * line, before the reader allocates anything). */
-static int read_vec(const char *path, int64_t want, const char *what,
-                    double **v) {
-  smv_error err;
-  smv_status st = smv_mm_read_vector_n(path, want, v, &err);
-  if (st == SMV_ERR_DIM) {
-    cli_error("%s (%s)", err.message, what);
-    return CLI_ERR;
-  }
-  return st == SMV_OK ? CLI_OK : cli_fail(st, &err);
-}
-
 static int run_cpu(const spmv_args *o, const smv_csr *A, const double *x,
                    double *y) {
   smv_status st;
@@ -269,14 +256,35 @@ int cmd_spmv(int argc, char **argv) {
   smv_csr *A = NULL;
   double *x = NULL, *y = NULL;
   smv_context *ctx = NULL;
+  /* The device first: --backend cuda without one says so before a large
+   * matrix is read or generated. */
+  int use_cuda = 0;
+  if (o.bk != BK_CPU) {
+    smv_status st = smv_context_create(0, &ctx);
+    if (st == SMV_OK) {
+      use_cuda = 1;
+    } else if (o.bk == BK_CUDA) {
+      cli_error("--backend cuda: no CUDA device (%s)", no_device_reason(st));
+      rc = CLI_ERR;
+      goto done;
+    } else {
+      cli_error("no CUDA device (%s); using the CPU", no_device_reason(st));
+    }
+  }
   rc = cli_load(o.matrix, &A);
+  if (rc != CLI_OK)
+    goto done;
+  /* x and y (f64, and their f32 copies), checked like the CSR: a 3-line
+   * file may declare 2^31 - 1 columns. */
+  rc = o.prec == SMV_F32 ? cli_vectors_fit(o.matrix, A, 12, 12, "x and y")
+                         : cli_vectors_fit(o.matrix, A, 8, 8, "x and y");
   if (rc != CLI_OK)
     goto done;
   char what[96];
   snprintf(what, sizeof what, "the matrix has %lld columns",
            (long long)A->cols);
   if (o.x) {
-    rc = read_vec(o.x, A->cols, what, &x);
+    rc = cli_read_vector(o.x, A->cols, what, &x);
     if (rc != CLI_OK)
       goto done;
   } else {
@@ -291,7 +299,7 @@ int cmd_spmv(int argc, char **argv) {
   }
   if (o.y) {
     snprintf(what, sizeof what, "the matrix has %lld rows", (long long)A->rows);
-    rc = read_vec(o.y, A->rows, what, &y);
+    rc = cli_read_vector(o.y, A->rows, what, &y);
     if (rc != CLI_OK)
       goto done;
   } else {
@@ -303,19 +311,6 @@ int cmd_spmv(int argc, char **argv) {
     }
   }
 
-  int use_cuda = 0;
-  if (o.bk != BK_CPU) {
-    smv_status st = smv_context_create(0, &ctx);
-    if (st == SMV_OK) {
-      use_cuda = 1;
-    } else if (o.bk == BK_CUDA) {
-      cli_error("--backend cuda: no CUDA device (%s)", no_device_reason(st));
-      rc = CLI_ERR;
-      goto done;
-    } else {
-      cli_error("no CUDA device (%s); using the CPU", no_device_reason(st));
-    }
-  }
   double t0 = lab_now_s();
   rc = use_cuda ? run_cuda(&o, ctx, A, x, y) : run_cpu(&o, A, x, y);
   double t1 = lab_now_s();

@@ -1,8 +1,11 @@
 /* main.c — the smv command: dispatch to one subcommand. */
 #include "cli.h"
+#include "cli_dist.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct {
   const char *name;
@@ -57,4 +60,23 @@ static int run(int argc, char **argv) {
 
 /* Every command's output is checked once more at exit: `smv ... > /dev/full`
  * or a closed pipe is exit 1 with a message, never a silent 0. */
-int main(int argc, char **argv) { return cli_finish_stdout(run(argc, argv)); }
+/* Shared cores (issue 25, item 15): OpenMP threads that spin while they
+ * wait for the next parallel region take the cores from the threads doing
+ * the work when another job runs too (a CG on lap2d:300 with one competing
+ * job on 2 cores: 17 s spinning, 0.67 s passive). So waits are passive
+ * unless the user chose a policy. libgomp reads OMP_WAIT_POLICY once, when
+ * it is loaded, before main: the CLI sets it and starts itself again (one
+ * exec, about a millisecond); if that fails it runs on as it is. */
+static void passive_waits(char **argv) {
+  if (getenv("OMP_WAIT_POLICY") || setenv("OMP_WAIT_POLICY", "passive", 1))
+    return;
+  execv("/proc/self/exe", argv);
+}
+
+int main(int argc, char **argv) {
+  passive_waits(argv);
+  int rc;
+  if (cli_mpi_gate(argc, argv, &rc))
+    return cli_finish_stdout(rc);
+  return cli_finish_stdout(run(argc, argv));
+}

@@ -55,7 +55,6 @@ void print_result_text(const smv_arch *a, int threads, int regs, long smem,
                        const smv_occupancy_options *p,
                        const smv_occupancy_result *r);
 int check_request(const smv_arch *a, long threads, long regs, long smem);
-int plot_names(const char *png, char *dat, char *gp, size_t n);
 int write_plot(const char *png, const char *title, const char *subtitle,
                const smv_arch *a, const struct sweep_row *rows, int n,
                const struct sweep_row *best, int with_runtime, int *ran);

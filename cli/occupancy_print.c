@@ -202,28 +202,13 @@ int check_request(const smv_arch *a, long threads, long regs, long smem) {
 
 /* Is `prog` an executable in $PATH (what `command -v` answers)? */
 
-/* FILE.png -> FILE.dat and FILE.gp (other names: NAME.dat, NAME.gp). */
-int plot_names(const char *png, char *dat, char *gp, size_t n) {
-  size_t len = strlen(png);
-  size_t base = len;
-  if (len > 4 && strcmp(png + len - 4, ".png") == 0)
-    base = len - 4;
-  if (base + 5 > n)
-    return -1;
-  snprintf(dat, n, "%.*s.dat", (int)base, png);
-  snprintf(gp, n, "%.*s.gp", (int)base, png);
-  return 0;
-}
-
-int write_plot(const char *png, const char *title, const char *subtitle,
-               const smv_arch *a, const struct sweep_row *rows, int n,
-               const struct sweep_row *best, int with_runtime, int *ran) {
-  char dat[4096], gp[4096];
-  *ran = 0;
-  if (plot_names(png, dat, gp, sizeof dat) != 0) {
-    cli_error("plot file name too long: %s", png);
+static int plot_files(const char *png, const char *title, const char *subtitle,
+                      const smv_arch *a, const struct sweep_row *rows, int n,
+                      const struct sweep_row *best, int with_runtime, int *ran,
+                      const char *dat, const char *gp) {
+  if (lab_plot_target(png) != 0 || lab_plot_target(dat) != 0 ||
+      lab_plot_target(gp) != 0)
     return CLI_ERR;
-  }
   FILE *f = bench_open_out(dat);
   if (!f)
     return CLI_ERR;
@@ -296,8 +281,10 @@ int write_plot(const char *png, const char *title, const char *subtitle,
     return CLI_OK;
   }
   int rc = lab_run_gnuplot(gp, png);
+  if (rc == -2)
+    return CLI_ERR;
   if (rc > 0) {
-    cli_error("running gnuplot: %s", strerror(rc));
+    cli_error("%s: running gnuplot: %s", png, strerror(rc));
     return CLI_ERR;
   }
   if (rc < 0) {
@@ -311,4 +298,19 @@ int write_plot(const char *png, const char *title, const char *subtitle,
   }
   *ran = 1;
   return CLI_OK;
+}
+
+/* FILE.png -> FILE.dat and FILE.gp (other names: NAME.dat, NAME.gp). */
+int write_plot(const char *png, const char *title, const char *subtitle,
+               const smv_arch *a, const struct sweep_row *rows, int n,
+               const struct sweep_row *best, int with_runtime, int *ran) {
+  *ran = 0;
+  char *dat = lab_plot_name(png, NULL, "dat");
+  char *gp = dat ? lab_plot_name(png, NULL, "gp") : NULL;
+  int rc = gp ? plot_files(png, title, subtitle, a, rows, n, best, with_runtime,
+                           ran, dat, gp)
+              : CLI_ERR;
+  free(dat);
+  free(gp);
+  return rc;
 }

@@ -1,6 +1,7 @@
 /* util.c — error printing, strict number parsing, progress line. */
 #define _DEFAULT_SOURCE
 #include "cli.h"
+#include "cli_dist.h"
 
 #include <errno.h>
 #include <math.h>
@@ -141,6 +142,28 @@ int cli_load(const char *matrix, smv_csr **A) {
   return CLI_OK;
 }
 
+int cli_read_vector(const char *path, int64_t want, const char *what,
+                    double **v) {
+  smv_error err;
+  smv_status st = smv_mm_read_vector_n(path, want, v, &err);
+  if (st == SMV_ERR_DIM) {
+    cli_error("%s (%s)", err.message, what);
+    return CLI_ERR;
+  }
+  return st == SMV_OK ? CLI_OK : cli_fail(st, &err);
+}
+
+int cli_vectors_fit(const char *name, const smv_csr *A, double per_row,
+                    double per_col, const char *which) {
+  char what[600];
+  snprintf(what, sizeof what, "%.400s: %s of a %lld x %lld matrix", name, which,
+           (long long)A->rows, (long long)A->cols);
+  smv_error err;
+  smv_status st = smv_memory_check(
+      per_row * (double)A->rows + per_col * (double)A->cols, what, &err);
+  return st == SMV_OK ? CLI_OK : cli_fail(st, &err);
+}
+
 int cli_finish_stdout(int rc) {
   errno = 0;
   int bad = fflush(stdout) != 0 || ferror(stdout);
@@ -178,7 +201,7 @@ int cli_check_script_name(const char *cmd, const char *opt, const char *name) {
                        "0x%02x at offset %ld); refused, as it would be "
                        "written into a gnuplot script",
                        opt, *p, (long)(p - (const unsigned char *)name));
-  return CLI_OK;
+  return lab_plot_target(name) == 0 ? CLI_OK : CLI_ERR;
 }
 
 const char *cli_alg_names(void) {
@@ -216,3 +239,34 @@ void cli_wrap(FILE *f, int indent, const char *text) {
   }
   fputc('\n', f);
 }
+
+#ifndef SMV_HAVE_MPI
+/* Built without MPI: started by a launcher with more than one process, each
+ * would run alone (and print) as if it were the only one. */
+int cli_mpi_gate(int argc, char **argv, int *rc) {
+  (void)argc, (void)argv;
+  static const char *sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                "MPI_LOCALNRANKS"};
+  static const char *ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                "PMIX_RANK"};
+  long size = 0, rank = 0;
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && !size; k++)
+    if (getenv(sizes[k]))
+      size = strtol(getenv(sizes[k]), NULL, 10);
+  for (size_t k = 0; k < sizeof ranks / sizeof ranks[0]; k++)
+    if (getenv(ranks[k])) {
+      rank = strtol(getenv(ranks[k]), NULL, 10);
+      break;
+    }
+  if (size <= 1)
+    return 0;
+  if (rank == 0)
+    cli_error("this smv was built without MPI: under mpirun with %ld "
+              "processes each would run alone. Build with MPI (make MPI=1, "
+              "mpicc on PATH) for 'mpirun -np N smv spmv|bench', or run one "
+              "process",
+              size);
+  *rc = CLI_USAGE;
+  return 1;
+}
+#endif

@@ -146,6 +146,12 @@ typedef struct {
 smv_status smv_csr_create(smv_index rows, smv_index cols, int64_t nnz,
                           smv_csr **A);
 void smv_csr_free(smv_csr *A);
+/* The memory guard for a caller's own arrays (vectors, workspaces): SMV_OK
+ * if `bytes` fit under the limit above, else SMV_ERR_NOMEM with "WHAT needs
+ * N GB of memory, more than the M GB available (SOURCE)" in err (or, when
+ * SMV_MEM_LIMIT is set to something that is not a size, a message saying
+ * so). Nothing is allocated. */
+smv_status smv_memory_check(double bytes, const char *what, smv_error *err);
 /* Deep copy (the arrays are copied as they are, not checked). */
 smv_status smv_csr_copy(const smv_csr *A, smv_csr **B);
 /* Check the invariants above; on failure err names the first violation.

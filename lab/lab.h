@@ -205,15 +205,23 @@ void bench_markdown(FILE *f, const bench_records *rs);
 
 /* gnuplot, for the PNG plots of `occupancy --sweep`, `bench --plot` and
  * `solve --plot`: a single-quoted gnuplot string literal ('' escapes a
- * quote); the script's output line (lab_gnuplot_output: PNG, unless the
- * variable smv_output is set, which lab_run_gnuplot does); whether gnuplot
- * is on PATH; run `gnuplot -e "smv_output='PNG.tmp-PID'" SCRIPT` without a
- * shell, then rename the temporary file to PNG, so that a failed or
- * interrupted run never leaves a partial PNG (removed instead): 0 on
- * success, a positive errno if gnuplot could not be started or the rename
- * failed, -1 if gnuplot failed or wrote nothing. */
+ * quote); the script's output line (lab_gnuplot_output: PNG, or standard
+ * output when the variable smv_stdout is set, which lab_run_gnuplot does);
+ * the name of a plot's file, PNG less ".png", "-SUFFIX" (SUFFIX's characters
+ * outside [A-Za-z0-9._-] as '_'; none when SUFFIX is NULL or empty) and
+ * ".EXT", allocated (free it; NULL, said, when out of memory); whether PATH
+ * may be written by a plot (0: a regular file we may write, or a new name;
+ * -1, said on stderr: a directory, device, FIFO, symbolic link, ...);
+ * whether gnuplot is on PATH; run `gnuplot -e smv_stdout=1 SCRIPT` without a
+ * shell, its standard output on a temporary file made by mkstemp beside PNG,
+ * then rename that over PNG, so a failed or interrupted run never leaves a
+ * partial PNG: 0 on success, a positive errno if the temporary or gnuplot
+ * could not be started or the rename failed, -1 if gnuplot failed or wrote
+ * nothing, -2 if PNG is not a regular file or new name (said). */
 void lab_gnuplot_string(FILE *f, const char *s);
 void lab_gnuplot_output(FILE *f, const char *png);
+char *lab_plot_name(const char *png, const char *suffix, const char *ext);
+int lab_plot_target(const char *path);
 int lab_have_gnuplot(void);
 int lab_run_gnuplot(const char *script, const char *png);
 

@@ -34,24 +34,6 @@ static void sweep_curves(FILE *f, const char *dat, const char **algs, int nalg,
   }
 }
 
-/* path.png -> path<suffix>.<ext>; suffix made of [A-Za-z0-9._-]. */
-static void derive_path(const char *png, const char *suffix, const char *ext,
-                        char *out, size_t n) {
-  size_t len = strlen(png);
-  if (len > 4 && strcmp(png + len - 4, ".png") == 0)
-    len -= 4;
-  char clean[160];
-  size_t k = 0;
-  for (const char *s = suffix; *s && k + 1 < sizeof clean; s++)
-    clean[k++] = (char)((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-                                (*s >= '0' && *s <= '9') || *s == '.' ||
-                                *s == '-' || *s == '_'
-                            ? *s
-                            : '_');
-  clean[k] = '\0';
-  snprintf(out, n, "%.*s%s%s.%s", (int)len, png, k ? "-" : "", clean, ext);
-}
-
 static void gp_terminal(FILE *f, const char *png, int w, int h) {
   fprintf(f,
           "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
@@ -213,18 +195,50 @@ static int plot_ladder(const bench_records *rs, const char *prec,
   return bench_close_out(f, gp);
 }
 
+/* One image: its .dat, .gp and .png named after PNG and SUFFIX (allocated,
+ * no length limit), each a regular file or a new name. */
+static int plot_image(const bench_records *rs, const char *png,
+                      const char *suffix, int have_sweep, const char *matrix,
+                      const char *prec, int gnuplot, char **first_gp) {
+  char *img = lab_plot_name(png, suffix, "png");
+  char *dat = img ? lab_plot_name(png, suffix, "dat") : NULL;
+  char *gp = dat ? lab_plot_name(png, suffix, "gp") : NULL;
+  int rc = gp ? 0 : -1;
+  if (rc == 0 && (lab_plot_target(img) != 0 || lab_plot_target(dat) != 0 ||
+                  lab_plot_target(gp) != 0))
+    rc = -1;
+  if (rc == 0)
+    rc = have_sweep ? plot_sweep(rs, matrix, prec, img, dat, gp)
+                    : plot_ladder(rs, prec, img, dat, gp);
+  if (rc == 0 && gnuplot) {
+    int g = lab_run_gnuplot(gp, img);
+    if (g > 0)
+      lab_error("%s: running gnuplot: %s", img, strerror(g));
+    else if (g == -1)
+      lab_error("gnuplot failed on %s", gp);
+    rc = g ? -1 : 0;
+  }
+  if (rc == 0 && gnuplot)
+    printf("plot: %s\n", img);
+  if (rc == 0 && !*first_gp) {
+    *first_gp = gp;
+    gp = NULL;
+  }
+  free(img);
+  free(dat);
+  free(gp);
+  return rc;
+}
+
 int bench_plot(const bench_records *rs, const char *png) {
   int have_sweep = 0;
   for (size_t i = 0; i < rs->n; i++)
     have_sweep |= rs->v[i].sweep;
-  struct image {
-    char png[1024], dat[1024], gp[1024];
-  } img;
   const char *precs[4];
   int np = bench_distinct(rs, offsetof(bench_record, precision), have_sweep,
                           NULL, NULL, precs, 4);
   int made = 0, rc = 0, gnuplot = lab_have_gnuplot();
-  char first_gp[1024] = "";
+  char *first_gp = NULL;
   if (np == 0) {
     lab_error("--plot: no results to plot");
     return -1;
@@ -241,37 +255,31 @@ int bench_plot(const bench_records *rs, const char *png) {
       if (have_sweep && bench_distinct(rs, offsetof(bench_record, alg), 1,
                                        mats[m], precs[p], any, 1) == 0)
         continue;
-      char suffix[300] = ""; /* none when there is a single image */
+      char *suffix = NULL; /* none when there is a single image */
       if (nm > 1 || np > 1) {
         const char *slash = mats[m] ? strrchr(mats[m], '/') : NULL;
-        if (mats[m])
-          snprintf(suffix, sizeof suffix, "%s-%s", slash ? slash + 1 : mats[m],
-                   precs[p]);
+        const char *base = mats[m] ? (slash ? slash + 1 : mats[m]) : NULL;
+        size_t n = (base ? strlen(base) + 1 : 0) + strlen(precs[p]) + 1;
+        if (!(suffix = malloc(n))) {
+          lab_error("out of memory naming plots");
+          rc = -1;
+          break;
+        }
+        if (base)
+          snprintf(suffix, n, "%s-%s", base, precs[p]);
         else
-          snprintf(suffix, sizeof suffix, "%s", precs[p]);
+          snprintf(suffix, n, "%s", precs[p]);
       }
-      derive_path(png, suffix, "png", img.png, sizeof img.png);
-      derive_path(png, suffix, "dat", img.dat, sizeof img.dat);
-      derive_path(png, suffix, "gp", img.gp, sizeof img.gp);
-      rc = have_sweep
-               ? plot_sweep(rs, mats[m], precs[p], img.png, img.dat, img.gp)
-               : plot_ladder(rs, precs[p], img.png, img.dat, img.gp);
-      if (rc == 0 && gnuplot && lab_run_gnuplot(img.gp, img.png) != 0) {
-        lab_error("gnuplot failed on %s", img.gp);
-        rc = -1;
-      }
-      if (rc == 0) {
-        made++;
-        if (gnuplot)
-          printf("plot: %s\n", img.png);
-        if (!first_gp[0])
-          snprintf(first_gp, sizeof first_gp, "%s", img.gp);
-      }
+      rc = plot_image(rs, png, suffix, have_sweep, mats[m], precs[p], gnuplot,
+                      &first_gp);
+      free(suffix);
+      made += rc == 0;
     }
   if (rc == 0 && !gnuplot && made)
     printf("plot: gnuplot not found: wrote %d gnuplot script(s) (e.g. %s); "
            "install it (apt-get install gnuplot-nox) and run gnuplot on "
            "them\n",
            made, first_gp);
+  free(first_gp);
   return rc;
 }

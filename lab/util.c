@@ -100,11 +100,67 @@ void lab_gnuplot_string(FILE *f, const char *s) {
   fputc('\'', f);
 }
 
+/* Run by lab_run_gnuplot, the script writes to its standard output (gnuplot's
+ * `set output` without a name), which is a file smv created and opened; run
+ * by hand (`gnuplot NAME.gp`), it writes NAME.png. */
 void lab_gnuplot_output(FILE *f, const char *png) {
-  fprintf(f, "if (exists('smv_output')) {\n  set output smv_output\n} else {\n"
+  fprintf(f, "if (exists('smv_stdout')) {\n  set output\n} else {\n"
              "  set output ");
   lab_gnuplot_string(f, png);
   fprintf(f, "\n}\n");
+}
+
+char *lab_plot_name(const char *png, const char *suffix, const char *ext) {
+  size_t len = strlen(png);
+  if (len > 4 && strcmp(png + len - 4, ".png") == 0)
+    len -= 4;
+  size_t ns = suffix ? strlen(suffix) : 0;
+  size_t n = len + ns + strlen(ext) + 3;
+  char *out = malloc(n);
+  if (!out) {
+    lab_error("%s: out of memory naming the plot's files", png);
+    return NULL;
+  }
+  memcpy(out, png, len);
+  size_t k = len;
+  if (ns) {
+    out[k++] = '-';
+    for (const char *s = suffix; *s; s++) /* [A-Za-z0-9._-], '_' else */
+      out[k++] = (char)((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                                (*s >= '0' && *s <= '9') || *s == '.' ||
+                                *s == '-' || *s == '_'
+                            ? *s
+                            : '_');
+  }
+  snprintf(out + k, n - k, ".%s", ext);
+  return out;
+}
+
+int lab_plot_target(const char *path) {
+  struct stat sb;
+  if (lstat(path, &sb) != 0) {
+    if (errno == ENOENT)
+      return 0;
+    lab_error("%s: %s", path, strerror(errno));
+    return -1;
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    lab_error("%s: is %s; a plot and its files are written only to regular "
+              "files or new names",
+              path,
+              S_ISDIR(sb.st_mode)    ? "a directory"
+              : S_ISLNK(sb.st_mode)  ? "a symbolic link"
+              : S_ISFIFO(sb.st_mode) ? "a FIFO"
+              : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode)
+                  ? "a device"
+                  : "not a regular file");
+    return -1;
+  }
+  if (access(path, W_OK) != 0) {
+    lab_error("%s: cannot write: %s", path, strerror(errno));
+    return -1;
+  }
+  return 0;
 }
 
 /* A PATH search like the shell's, so "not installed" is known before any
@@ -131,38 +187,61 @@ int lab_have_gnuplot(void) {
   return 0;
 }
 
+/* The PNG goes to a temporary file that mkstemp creates (O_EXCL, a random
+ * name) beside PNG, given gnuplot as its standard output: gnuplot never opens
+ * a file by a name, so nothing planted there is followed. Only a complete,
+ * non-empty PNG is renamed over PNG, which must be a regular file or a new
+ * name (lab_plot_target, checked again here). The temporary gets an existing
+ * PNG's mode, and its owner and group where the system permits (root, or a
+ * group of ours); rename replaces the name, so other hard links to the old
+ * file keep the old contents. */
 int lab_run_gnuplot(const char *script, const char *png) {
-  char tmp[4096], def[4200];
-  int n = snprintf(tmp, sizeof tmp, "%s.tmp-%ld", png, (long)getpid());
-  if (n < 0 || (size_t)n >= sizeof tmp)
-    return ENAMETOOLONG;
-  /* -e "smv_output='TMP'": the path as a gnuplot literal ('' for '). */
-  size_t k = (size_t)snprintf(def, sizeof def, "smv_output='");
-  for (const char *c = tmp; *c && k + 3 < sizeof def; c++) {
-    if (*c == '\'')
-      def[k++] = '\'';
-    def[k++] = *c;
-  }
-  if (k + 2 >= sizeof def)
-    return ENAMETOOLONG;
-  def[k++] = '\'';
-  def[k] = '\0';
-  pid_t pid;
-  char *args[] = {"gnuplot", "-e", def, (char *)script, NULL};
-  int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ);
-  if (rc != 0)
-    return rc;
-  int status;
+  if (lab_plot_target(png) != 0)
+    return -2;
   struct stat sb;
-  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0 || stat(tmp, &sb) != 0 || sb.st_size == 0) {
-    (void)unlink(tmp);
-    return -1;
+  int exists = stat(png, &sb) == 0;
+  size_t n = strlen(png);
+  char *tmp = malloc(n + sizeof ".tmp-XXXXXX");
+  if (!tmp)
+    return ENOMEM;
+  memcpy(tmp, png, n);
+  memcpy(tmp + n, ".tmp-XXXXXX", sizeof ".tmp-XXXXXX");
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    int e = errno;
+    free(tmp);
+    return e;
   }
-  if (rename(tmp, png) != 0) {
+  if (exists) {
+    (void)fchmod(fd, sb.st_mode & 07777);
+    if (fchown(fd, sb.st_uid, sb.st_gid) != 0) /* best effort */
+      (void)fchown(fd, (uid_t)-1, sb.st_gid);
+  } else {
+    mode_t um = umask(0); /* the CLI is single-threaded here */
+    umask(um);
+    (void)fchmod(fd, 0666 & ~um);
+  }
+  posix_spawn_file_actions_t fa;
+  int rc = posix_spawn_file_actions_init(&fa);
+  if (rc == 0)
+    rc = posix_spawn_file_actions_adddup2(&fa, fd, 1);
+  pid_t pid;
+  char def[] = "smv_stdout=1";
+  char *args[] = {"gnuplot", "-e", def, (char *)script, NULL};
+  if (rc == 0)
+    rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, args, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  int status;
+  if (rc == 0 &&
+      (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+       WEXITSTATUS(status) != 0 || fstat(fd, &sb) != 0 || sb.st_size == 0))
+    rc = -1;
+  if (close(fd) != 0 && rc == 0)
     rc = errno;
+  if (rc == 0 && rename(tmp, png) != 0)
+    rc = errno;
+  if (rc != 0)
     (void)unlink(tmp);
-    return rc;
-  }
-  return 0;
+  free(tmp);
+  return rc;
 }

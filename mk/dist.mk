@@ -97,14 +97,27 @@ dist-model: $(BUILD)/dist_model
 $(BUILD)/dist_model: lab/model/dist_model.c $(DIST_LIB) $(BUILD)/libsmv.a
 	OMPI_CC=$(CC) MPICH_CC=$(CC) $(MPICC) $(CPPFLAGS) $(CFLAGS) $< $(DIST_LIB) $(BUILD)/libsmv.a $(LDFLAGS) $(DIST_LDLIBS) $(LDLIBS) -o $@
 
-# `make install` also installs the distributed layer when it was built.
+# `make install` also installs the distributed layer when it was built:
+# smv_dist.h, libsmv_dist.a and smv-dist.pc (MPI's compile and link flags as
+# mpicc reports them, NCCL and, with CUDA, the CUDA runtime); CMake's
+# smv::dist target (cmake/smvConfig.cmake.in) carries the same.
 ifeq ($(MPI),1)
+MPI_CFLAGS = $(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -compile-info 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep -E '^-(I|pthread|D)' | tr '\n' ' ')
+MPI_LIBS = $(shell $(MPICC) --showme:link 2>/dev/null || $(MPICC) -link-info 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep -E '^-(L|l|Wl|pthread)' | tr '\n' ' ')
+SMV_DIST_LIBS = $(MPI_LIBS) $(DIST_LDLIBS) $(if $(filter 1,$(CUDA)),$(CUDA_LIBS))
 install: install-dist
-.PHONY: install-dist
+uninstall: uninstall-dist
+.PHONY: install-dist uninstall-dist
 install-dist: $(DIST_LIB)
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/smv_dist.h $(DESTDIR)$(PREFIX)/include/smv_dist.h
 	install -m 644 $(DIST_LIB) $(DESTDIR)$(PREFIX)/lib/libsmv_dist.a
+	$(INSTALL_SUBST) -e 's|@MPI_CFLAGS@|$(strip $(MPI_CFLAGS))|g' \
+	  -e 's|@DIST_LIBS@|$(strip $(SMV_DIST_LIBS))|g' smv-dist.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/smv-dist.pc
+uninstall-dist:
+	rm -f $(DESTDIR)$(PREFIX)/include/smv_dist.h $(DESTDIR)$(PREFIX)/lib/libsmv_dist.a \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/smv-dist.pc
 endif
 
 # CI compiles every .cu file. Where NCCL is missing (CI: Debian does not

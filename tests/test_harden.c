@@ -353,11 +353,43 @@ static void test_memory_generator(void) {
   smv_csr *A = NULL;
   CHECK_OK(smv_generate("lap2d:100", &A, NULL)); /* small ones still work */
   smv_csr_free(A);
-  /* A limit that does not parse is ignored (the system's applies). */
-  setenv("SMV_MEM_LIMIT", "lots", 1);
-  CHECK_OK(smv_generate("lap2d:100", &A, NULL));
-  smv_csr_free(A);
+  /* A limit that does not parse is an error that says so (issue 25, item
+   * 9: it used to be ignored, lifting the limit the user asked for). */
+  const char *bad[] = {"lots", "inf", "-1", "4GB2", "1e40"};
+  for (int i = 0; i < 5; i++) {
+    smv_error err;
+    setenv("SMV_MEM_LIMIT", bad[i], 1);
+    A = NULL;
+    CHECKF(smv_generate("lap2d:100", &A, &err) == SMV_ERR_NOMEM, "%s", bad[i]);
+    CHECK(A == NULL);
+    CHECK_STR_HAS(err.message, "is not a size");
+  }
+  /* The documented suffixes: K/M/G/T, with B or iB. */
+  const char *good[] = {"4G", "4GB", "4GiB", "4096MiB", "4194304k", "off", "0"};
+  for (int i = 0; i < 7; i++) {
+    setenv("SMV_MEM_LIMIT", good[i], 1);
+    CHECKF(smv_generate("lap2d:100", &A, NULL) == SMV_OK, "%s", good[i]);
+    smv_csr_free(A);
+    A = NULL;
+  }
   unsetenv("SMV_MEM_LIMIT");
+}
+
+/* smv_memory_check: the guard for a caller's own arrays (the CLI's x, y,
+ * b and workspace). */
+static void test_memory_check(void) {
+  smv_error err;
+  setenv("SMV_MEM_LIMIT", "1GiB", 1);
+  CHECK_OK(smv_memory_check(1e6, "x", &err));
+  CHECK(smv_memory_check(17.2e9, "x of 2^31 - 1 columns", &err) ==
+        SMV_ERR_NOMEM);
+  CHECK_STR_HAS(err.message, "x of 2^31 - 1 columns needs 17.2 GB of memory, "
+                             "more than the 1.07 GB available (SMV_MEM_LIMIT)");
+  setenv("SMV_MEM_LIMIT", "inf", 1);
+  CHECK(smv_memory_check(8, "y", &err) == SMV_ERR_NOMEM);
+  CHECK_STR_HAS(err.message, "SMV_MEM_LIMIT='inf' is not a size");
+  unsetenv("SMV_MEM_LIMIT");
+  CHECK_OK(smv_memory_check(1024, NULL, NULL));
 }
 
 int main(void) {
@@ -368,5 +400,6 @@ int main(void) {
   RUN(test_small_matches_reference);
   RUN(test_memory_huge_declared_rows);
   RUN(test_memory_generator);
+  RUN(test_memory_check);
   return TEST_END();
 }

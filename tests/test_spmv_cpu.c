@@ -226,7 +226,7 @@ static void test_degenerate_shapes(void) {
  * threads, and the carries must add up. Checked against smv_spmv_ref. */
 static void test_parallel_vs_ref(void) {
   const char *specs[] = {"denserow:60000:3", "plaw:40000:8",
-                         "rand:50000:5,cols=7000", "band:30000:3,cols=20000",
+                         "rand:50000:5,cols=7000", "band:40000:3,cols=20000",
                          "lap2d:150"};
   for (int s = 0; s < 5; s++) {
     smv_csr *A = tst_generate(specs[s]);

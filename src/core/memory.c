@@ -8,8 +8,11 @@
  * allocate in proportion to a declared size (smv_csr_create, the generator,
  * the Matrix Market reader) first compare the bytes with a limit:
  *   - SMV_MEM_LIMIT from the environment when set: a byte count with an
- *     optional K, M, G or T suffix (powers of 1024), or 0 / off / none for
- *     no limit (a value that does not parse is ignored);
+ *     optional K, M, G or T suffix (powers of 1024; "KB", "KiB" and so on
+ *     mean the same), or 0 / off / none for no limit; a value that does
+ *     not parse ("inf", "-1", "4GB2") refuses every checked request with a
+ *     message saying so, since ignoring it would lift the limit the user
+ *     asked for;
  *   - else the smallest of: MemAvailable in /proc/meminfo, the cgroup v2
  *     limit less what the cgroup already uses (/sys/fs/cgroup/memory.max,
  *     memory.current), and the process's RLIMIT_AS and RLIMIT_DATA (ulimit
@@ -55,6 +58,9 @@ static double parse_limit(const char *s) {
   default:
     break;
   }
+  if (unit > 1 && (*end == 'i' || *end == 'I') &&
+      (end[1] == 'B' || end[1] == 'b'))
+    end++; /* KiB, MiB, GiB, TiB */
   if (*end == 'B' || *end == 'b')
     end++;
   return *end ? -1 : v * unit;
@@ -129,6 +135,15 @@ int smv__memory_fits(double bytes, char *why, size_t why_len) {
   const char *env = getenv("SMV_MEM_LIMIT");
   if ((!env || !*env) && bytes < SMALL_REQUEST)
     return 1;
+  if (env && *env && parse_limit(env) < 0) {
+    if (why && why_len)
+      snprintf(why, why_len,
+               "cannot be checked: SMV_MEM_LIMIT='%.40s' is not a size (bytes, "
+               "or with a K/M/G/T suffix, KiB/GiB accepted; 0 or off for no "
+               "limit)",
+               env);
+    return 0;
+  }
   const char *source;
   double limit = smv__memory_limit(&source);
   if (limit < 0 || bytes <= limit)
@@ -140,4 +155,12 @@ int smv__memory_fits(double bytes, char *why, size_t why_len) {
              "limit) to change the limit",
              bytes / 1e9, limit / 1e9, source);
   return 0;
+}
+
+smv_status smv_memory_check(double bytes, const char *what, smv_error *err) {
+  char why[256];
+  if (smv__memory_fits(bytes, why, sizeof why))
+    return SMV_OK;
+  return smv_err_set(err, SMV_ERR_NOMEM, NULL, 0, "%s %s",
+                     what ? what : "the request", why);
 }

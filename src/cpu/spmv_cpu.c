@@ -101,9 +101,12 @@ smv_status smv_spmv_ref_abs(const smv_csr *A, const double *x, double *absax) {
 /* ---- fast path --------------------------------------------------------- */
 
 /* Below this many merge items (rows + nnz) one thread does it all: waking a
- * team costs a few microseconds, about what 64K items take on one core.
- * The pieces are the same either way, so is the result. */
-#define PAR_MIN_ITEMS 65536
+ * team costs a few microseconds on an idle machine, and tens when the
+ * threads sleep (passive waits) or share their cores with another job: on
+ * 2 shared cores lap2d:130 (101K items) took 186 us on two threads, 94 us on
+ * one (bench/results/amd-epyc-2-cores/shared-cores.md). The pieces are the
+ * same either way, so is the result. */
+#define PAR_MIN_ITEMS 131072
 /* A piece is at least PIECE_MIN items (its record and fix-up step are then
  * noise; a thread walks its pieces in a row after one binary search), and
  * there are at most MAX_PIECES of them (records on the stack: 32 bytes

@@ -186,13 +186,20 @@ smv_status smv__mm_input_open(mm_input *in, FILE *f, const char *name,
 
 /* The full window holds one unfinished line. */
 static int long_line(mm_input *in, long line) {
-  char msg[128];
+  char msg[160];
   if (line == 0) {
-    snprintf(msg, sizeof msg, "line 1 is longer than %zu bytes%s",
-             (size_t)SMV_MM_LINE_MAX,
-             memchr(in->buf, '\r', in->len)
-                 ? " (the file uses CR line endings? convert them to LF)"
-                 : "");
+    const char *bin = mm_binary_byte(in->buf, in->len);
+    if (bin)
+      snprintf(msg, sizeof msg,
+               "binary data (byte 0x%02x at offset %zu), not a Matrix Market "
+               "text file",
+               (unsigned char)*bin, (size_t)(bin - in->buf));
+    else
+      snprintf(msg, sizeof msg, "line 1 is longer than %zu bytes%s",
+               (size_t)SMV_MM_LINE_MAX,
+               memchr(in->buf, '\r', in->len)
+                   ? " (the file uses CR line endings? convert them to LF)"
+                   : "");
     in->why_line = 1;
     return fail(in, SMV_ERR_PARSE, msg);
   }

@@ -30,6 +30,18 @@ extern "C" {
 #define MM_IS_BLANK(c)                                                         \
   ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\v' || (c) == '\f')
 
+/* The first byte of [p, p + n) that no text file has (NUL, or a control
+ * character other than a blank or LF), or NULL: how a binary file is told
+ * from text with odd line endings, so that each gets its own message. */
+static inline const char *mm_binary_byte(const char *p, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    unsigned char c = (unsigned char)p[k];
+    if ((c < 0x20 && c != '\n' && !MM_IS_BLANK(c)) || c == 0x7f)
+      return p + k;
+  }
+  return NULL;
+}
+
 /* ---- numbers (mm_number.c) ---------------------------------------------- */
 
 /* Outcome of scanning one number. */

@@ -168,6 +168,15 @@ static smv_status parse_banner(mm_reader *r) {
     return rd_err(r, SMV_ERR_PARSE, 0,
                   "empty file (no %%%%MatrixMarket banner)");
   const long L = r->line;
+  /* Binary input (an image, a gzip stream named .mtx, a core file) gets its
+   * own message, not one about line endings or the banner. */
+  const char *eol = strchr(p, '\n');
+  const char *bin = mm_binary_byte(p, eol ? (size_t)(eol - p) : strlen(p));
+  if (bin)
+    return rd_err(r, SMV_ERR_PARSE, L,
+                  "binary data (byte 0x%02x at offset %ld of the first line), "
+                  "not a Matrix Market text file",
+                  (unsigned char)*bin, (long)(bin - p));
   /* A bare CR followed by more text: lines end in CR alone (classic Mac
    * OS), so the whole file reads as one line. Say so rather than report
    * whatever the banner check stumbles on. (CRLF is fine: CR is a blank.) */

@@ -3,9 +3,11 @@
  * `smv gen A.mtx -o A.mtx` on a full disk used to destroy A.mtx: fopen(.., "w")
  * truncated it, the writes failed, the error came too late. Here a regular
  * file (or a name that does not exist yet) is written to a temporary file in
- * the same directory, "PATH.tmp-PID-N", created with O_EXCL and the mode an
- * existing PATH has (else 0666 less the umask, as fopen); the caller's
- * writes, flush and close are checked, and only then is the temporary
+ * the same directory, "PATH.tmp-PID-N", created with O_EXCL (so nothing
+ * planted at that name is followed) and the mode an existing PATH has (else
+ * 0666 less the umask, as fopen), and its owner and group where permitted
+ * (other hard links to PATH keep the old contents, as with any rename); the
+ * caller's writes, flush and close are checked, and only then is the temporary
  * renamed over PATH (rename is atomic within a directory). On any failure
  * the temporary is removed and PATH is untouched.
  * Anything else that already exists is written in place, as before: a
@@ -71,8 +73,11 @@ smv_status smv__file_begin(const char *path, smv_file **out, int *fd,
         break;
     }
     if (*fd >= 0) {
-      if (exists)
-        (void)fchmod(*fd, sb.st_mode & 07777); /* best effort */
+      if (exists) { /* best effort: mode, then owner and group */
+        (void)fchmod(*fd, sb.st_mode & 07777);
+        if (fchown(*fd, sb.st_uid, sb.st_gid) != 0)
+          (void)fchown(*fd, (uid_t)-1, sb.st_gid);
+      }
       *out = h;
       return SMV_OK;
     }

@@ -12,10 +12,12 @@
  * chunk, not the thread, is the unit, so the result is the same for every
  * thread count. 2048 entries keep a chunk's vectors in L1/L2. */
 #define SOLVE_CHUNK 2048
-/* Below 16 chunks (32768 entries) a loop runs on one thread: a parallel
+/* Below 32 chunks (65536 entries) a loop runs on one thread: a parallel
  * region's fork and barrier cost more than the work (and much more on a
- * busy machine). The chunks, hence the bits, are the same either way. */
-#define SOLVE_PAR_CHUNKS 16
+ * busy machine, where sleeping threads take tens of microseconds to wake:
+ * an axpy of 64K doubles is about that). The chunks, hence the bits, are
+ * the same either way. */
+#define SOLVE_PAR_CHUNKS 32
 
 static int64_t nchunks(int64_t n) {
   return (n + SOLVE_CHUNK - 1) / SOLVE_CHUNK;

@@ -82,4 +82,47 @@ expect_rc 0 "--dist with one rank" mpi 1 "$SMV" spmv lap2d:3 --dist
 expect_err 2 "--partition must be" "bad --partition" mpi 2 "$SMV" spmv lap2d:3 --partition cols
 expect_err 1 "no-such.mtx" "missing matrix" mpi 2 "$SMV" spmv no-such.mtx
 expect_err 1 "not nccl" "nccl on the CPU backend" mpi 2 "$SMV" spmv lap2d:3 --backend cpu --exchange nccl
+
+# Issue 25, item 13: the ranks agree on the command line and fail together.
+# Each of these used to leave one rank waiting in MPI_Allreduce until the
+# job was killed: a timeout (exit 124) is a hang.
+mpmd() { # mpmd "ARGS OF RANK 0" "ARGS OF RANK 1": one rank each
+  timeout 60 "$MPIRUN" --oversubscribe -np 1 "$SMV" $1 : -np 1 "$SMV" $2
+}
+for pair in "spmv lap2d:3|spmv lap2d:3 --bogus" "spmv lap2d:3|spmv lap2d:3 --help" \
+  "spmv lap2d:3|spmv lap2d:3 --alpha 2" "spmv lap2d:3|solve lap2d:3" \
+  "bench lap2d:3 --runs 2|bench lap2d:3 --runs 3" "solve lap2d:3|spmv lap2d:3"; do
+  a=${pair%%|*} b=${pair#*|}
+  run mpmd "$a" "$b"
+  if [ "$RC" -eq 2 ] && grep -qF "were not given the same command line" "$ERR"; then ok; else
+    bad "rank 0 '$a', rank 1 '$b': exit $RC (124: hung)"
+    head -3 "$ERR" >&2
+  fi
+done
+# A usage error, --help, or no device on every rank: all leave together.
+expect_err 2 "unknown option" "usage error on 2 ranks" timeout 60 "$MPIRUN" -np 2 --oversubscribe "$SMV" spmv lap2d:3 --bogus
+expect_rc 0 "--help on 2 ranks" timeout 60 "$MPIRUN" -np 2 --oversubscribe "$SMV" spmv --help
+if [ "$(grep -c '^usage: mpirun' "$OUT")" -eq 1 ]; then ok; else bad "--help printed $(grep -c '^usage: mpirun' "$OUT") times"; fi
+if ! "$SMV" info lap2d:2 --plan >/dev/null 2>&1; then
+  # (no device here: --backend cuda is refused by every rank, before the
+  # matrix is built)
+  expect_err 1 "rank 1: --backend cuda: no CUDA device" "--backend cuda without devices" \
+    timeout 60 "$MPIRUN" -np 2 --oversubscribe "$SMV" spmv lap2d:3 --backend cuda
+else
+  skip "a CUDA device: --backend cuda runs"
+fi
+# Item 14: commands that are not distributed refuse more than one rank,
+# naming those that are; with one rank they run as usual.
+for c in "solve lap2d:4" "pagerank rmat:6:4 --pattern" "info lap2d:3" "gen lap2d:3 -o -"; do
+  expect_err 2 "The distributed commands are 'mpirun -np N smv spmv' and 'mpirun -np N smv bench'" \
+    "mpirun -np 2 smv $c refused" timeout 60 "$MPIRUN" -np 2 --oversubscribe "$SMV" $c
+  if [ "$(grep -c 'is not distributed' "$ERR")" -eq 1 ]; then ok; else bad "$c: message not once"; fi
+done
+expect_rc 0 "mpirun -np 1 smv solve runs" timeout 60 "$MPIRUN" -np 1 "$SMV" solve lap2d:4
+expect_out "(converged)" "mpirun -np 1 smv solve converges"
+expect_rc 0 "mpirun -np 2 smv solve --help" timeout 60 "$MPIRUN" -np 2 --oversubscribe "$SMV" solve --help
+# Item 8: rank 0 checks --x's declared length at its size line.
+printf '%%%%MatrixMarket matrix array real general\n2147483647 1\n1\n' >"$T_TMP/hugex.mtx"
+expect_err 1 "hugex.mtx:2: vector has 2147483647 entries, expected 9" "mpirun spmv --x declaring 2^31-1" \
+  timeout 60 "$MPIRUN" -np 2 --oversubscribe "$SMV" spmv lap2d:3 --x "$T_TMP/hugex.mtx"
 finish

@@ -237,6 +237,12 @@ bad("long_comment_eof.mtx.gz", gz((B + "3 3 3\n1 1 1\n2 2 2\n%" + "c" * (5 << 20
     "the file ends after 2 of 3 entries")  # a 5 MiB comment without '\n' is line 5
 bad("long_banner.mtx.gz", gz((B[:-1] + " " * (5 << 20) + "\n1 1 0\n").encode()), P, 1,
     "line 1 is longer than 4194304 bytes")
+# Binary input whose first line holds a bare CR: its own message, not "CR
+# line endings" (issue 25, item 16), short and past the line limit.
+bad("binary_cr.mtx", b"\x7fELF\x02\x01\x01\x00\x00\rmore\x00\x03\n", P, 1,
+    "binary data (byte 0x7f at offset 0 of the first line), not a Matrix Market text file")
+bad("binary_long.mtx.gz", gz(b"%%Matrix\r" + bytes(range(1, 9)) * (5 << 17)), P, 1,
+    "binary data (byte 0x01 at offset 9), not a Matrix Market text file")
 
 with open(os.path.join(BAD, "EXPECT.tsv"), "w") as f:
     f.write("# file\tstatus\tline\tmessage substring (tests/test_mm_bad.c)\n")
