@@ -579,25 +579,66 @@ smv_status smv_spmv_t_host(smv_context *ctx, smv_alg alg, double alpha,
 
 /* ---- SpMM on the device: Y = alpha*A*X + beta*Y ---------------------------
  * X and Y dense, k columns, layout and leading dimensions as for
- * smv_spmm_cpu (in elements). Algorithms (src/cuda/spmm/spmm_*.cu): */
+ * smv_spmm_cpu (in elements). The SpMM ladder (src/cuda/spmm/spmm_N_*.cu,
+ * table of contents in src/cuda/spmm/spmm.cu; values are stable): */
 typedef enum {
-  SMV_SPMM_AUTO = 0,          /* ours                                    */
-  SMV_SPMM_OURS = 1,          /* smv's kernel: A read once for all k
-                                 columns (row-major: a group of lanes per
-                                 row, columns across the lanes;
-                                 col-major: register tiles of 8 columns) */
+  SMV_SPMM_AUTO = 0,          /* the plan's choice (smv_spmm_choose)      */
+  SMV_SPMM_OURS = 1,          /* rung 1: row-major k >= 8 a group of lanes
+                                 per row, columns across the lanes; else
+                                 register tiles of 8 columns (gather)     */
   SMV_SPMM_CUSPARSE_ALG1 = 2, /* cusparseSpMM CUSPARSE_SPMM_CSR_ALG1       */
   SMV_SPMM_CUSPARSE_ALG2 = 3, /* CUSPARSE_SPMM_CSR_ALG2                    */
   SMV_SPMM_CUSPARSE_ALG3 = 4, /* CUSPARSE_SPMM_CSR_ALG3                    */
-  SMV_SPMM_ALG_COUNT = 5
+  SMV_SPMM_SPMV = 5,     /* rung 2: one smv_spmv (AUTO) per column; needs
+                            contiguous columns: column-major, or k = 1
+                            with ldx = ldy = 1                           */
+  SMV_SPMM_ROWVEC = 6,   /* rung 3: row-major, 16-byte loads along k,
+                            (col, val) pairs loaded once per warp and
+                            shuffled, several rows per warp             */
+  SMV_SPMM_ROWSPLIT = 7, /* rung 4: rung 3 + rows longer than a chunk cut
+                            into chunks, partial sums summed in order by
+                            a second kernel (deterministic)             */
+  SMV_SPMM_COLSPLIT = 8, /* rung 5: any layout (made for column-major):
+                            lanes split each row, tiles of 8 columns,
+                            long rows cut into chunks as rung 4         */
+  SMV_SPMM_ALG_COUNT = 9
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
 const char *smv_spmm_alg_name(smv_spmm_alg alg);
 smv_status smv_spmm_alg_parse(const char *name, smv_spmm_alg *alg);
 
+/* SpMM's plan: what AUTO runs for a matrix and a product, from the
+ * matrix's statistics and the product's shape (no device, no timing:
+ * smv_spmm_tune measures instead). */
+typedef struct {
+  int64_t rows, cols, nnz, row_max;
+  double row_mean;
+  int k;
+  smv_layout layout;
+  int f32;        /* 1: float values and operands, 0: double          */
+  int64_t ldx, ldy;
+} smv_spmm_shape;
+typedef struct {
+  smv_spmm_alg alg; /* never AUTO                                     */
+  int64_t chunk;    /* rows longer than this are split (0: none)      */
+  int vec;          /* elements per load along k (rung 3/4), else 1   */
+  char why[256];    /* one line: the rule that chose alg              */
+} smv_spmm_choice;
+/* SMV_ERR_ARG for NULL or a shape with k < 1 or an unknown layout. */
+smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
+/* Rows longer than this many entries are split by rungs 4 and 5 (chunks
+ * of this many entries): 8 rounds of a warp at 32 entries a round. */
+#define SMV_SPMM_CHUNK 256
+
 /* Device pointers (double* or float*, the matrix's precision), on the
- * context's stream, asynchronous. SMV_SPMM_OURS never allocates and may be
- * captured in a CUDA graph; the cuSPARSE algorithms allocate their
+ * context's stream, asynchronous. X and Y must not overlap (SMV_ERR_ARG).
+ * Rungs 1, 3 and 5 without long rows never allocate and may be
+ * captured in a CUDA graph; rungs 4 and 5 on a matrix with rows longer
+ * than SMV_SPMM_CHUNK list the chunks (a copy of the row offsets to the
+ * host, once) and keep a workspace of chunks x k partial sums with the
+ * matrix (grown to the largest k seen), so run them once with the
+ * largest k before capturing; rung 2 runs smv_spmv, whose AUTO may set
+ * up on its first call. The cuSPARSE algorithms allocate their
  * workspace on the first call for a given shape (kept with the matrix, as
  * large as the largest seen), so run them once before capturing. A
  * combination cuSPARSE refuses (an algorithm/layout it lacks) is
@@ -611,6 +652,19 @@ smv_status smv_spmm_host(smv_context *ctx, smv_spmm_alg alg, double alpha,
                          smv_matrix *dA, const double *X, int64_t ldx,
                          double beta, double *Y, int64_t ldy, int k,
                          smv_layout layout);
+/* The plan for a product with this matrix (smv_spmm_choose on its
+ * statistics). */
+smv_status smv_spmm_plan(smv_context *ctx, const smv_matrix *dA, int k,
+                         smv_layout layout, int64_t ldx, int64_t ldy,
+                         smv_spmm_choice *c);
+/* Plan by measurement: run every rung of ours that accepts the shape and
+ * the heuristic's choice (each checked against the first on a random X,
+ * to 1e-5 relative for f32, 1e-12 for f64) `runs` times on
+ * device buffers it allocates (X random, Y zero, alpha 1, beta 0), and
+ * give the fastest median in c (why names the times). Synchronises;
+ * not while the stream is captured. */
+smv_status smv_spmm_tune(smv_context *ctx, smv_matrix *dA, int k,
+                         smv_layout layout, int runs, smv_spmm_choice *c);
 
 /* Device memory helpers for callers without CUDA headers (the CLI). */
 smv_status smv_device_malloc(smv_context *ctx, size_t bytes, void **p);

@@ -1,7 +1,10 @@
 /*
- * spmm_ours.cu — smv's SpMM kernels: Y = alpha*A*X + beta*Y, k dense
- * columns, every entry of A loaded once per tile of columns and applied to
- * all of them. Two kernels; the launcher picks by layout and k.
+ * spmm_1_lanes.cu — SpMM rung 1 (SMV_SPMM_OURS, "ours"), smv's first SpMM
+ * kernels: Y = alpha*A*X + beta*Y, k dense columns, every entry of A
+ * loaded once per tile of columns and applied to all of them. Two
+ * kernels; the launcher picks by layout and k. Kept as the ladder's base:
+ * it lost to cuSPARSE 6-25x on graphs (issue 22), for the reasons under
+ * "Where it loses" below, which rungs 2-5 address.
  *
  * lanes (row-major X and Y, k >= 8): a group of G = min(32, next power of
  * two >= k) lanes per row, the columns across the lanes, C = 1 or 2
@@ -26,7 +29,7 @@
  * Bytes (the bench's model): A once (values + indices + row offsets), X
  * once (cols * k), Y once (rows * k, twice when beta != 0).
  */
-#include "engine.h"
+#include "spmm_ladder.h"
 
 #include <stdint.h>
 
@@ -246,3 +249,22 @@ cudaError_t smv_spmm_launch_ours(const smv_matrix *m, double alpha,
     return launch_t<double>(m, alpha, X, ldx, beta, Y, ldy, k, layout, stream);
   return launch_t<float>(m, alpha, X, ldx, beta, Y, ldy, k, layout, stream);
 }
+
+static int accepts(const struct spmm_args *a) {
+  (void)a;
+  return 1;
+}
+
+static smv_status run(const struct spmm_args *a) {
+  cudaError_t e = smv_spmm_launch_ours(a->m, a->alpha, a->X, a->ldx, a->beta,
+                                       a->Y, a->ldy, a->k, a->layout,
+                                       a->ctx->stream);
+  if (e != cudaSuccess)
+    return smv_cu_fail(a->ctx, e,
+                       "launch of SpMM rung 1 (%lld rows, k = %d)",
+                       (long long)a->m->st.rows, a->k);
+  return SMV_OK;
+}
+
+const struct spmm_rung smv_spmm_rung_lanes = {SMV_SPMM_OURS, 1, accepts, run,
+                                              "any layout"};
