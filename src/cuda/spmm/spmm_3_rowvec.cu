@@ -70,20 +70,19 @@ __global__ void __launch_bounds__(ROWVEC_BLOCK)
         if (c + V <= k) {
           typedef typename spmm_vec<T, V>::t VT;
           VT *p = reinterpret_cast<VT *>(yr + c);
-          VT w;
-          T *o = reinterpret_cast<T *>(&w);
+          T o[V];
           if (beta == T(0)) {
 #pragma unroll
             for (int i = 0; i < V; i++)
               o[i] = alpha * acc[cv][i];
           } else {
-            const VT old = *p;
-            const T *q = reinterpret_cast<const T *>(&old);
+            T q[V];
+            spmm_unpack(*p, q);
 #pragma unroll
             for (int i = 0; i < V; i++)
               o[i] = alpha * acc[cv][i] + beta * q[i];
           }
-          *p = w;
+          *p = spmm_pack(o);
         } else {
 #pragma unroll
           for (int i = 0; i < V; i++)

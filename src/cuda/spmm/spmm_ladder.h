@@ -100,14 +100,37 @@ template <> struct spmm_vec<double, 1> {
   typedef double t;
 };
 
+/* Vector <-> array by members (no address taken: the array stays in
+ * registers). */
+__device__ __forceinline__ void spmm_unpack(float4 w, float (&v)[4]) {
+  v[0] = w.x, v[1] = w.y, v[2] = w.z, v[3] = w.w;
+}
+__device__ __forceinline__ void spmm_unpack(float2 w, float (&v)[2]) {
+  v[0] = w.x, v[1] = w.y;
+}
+__device__ __forceinline__ void spmm_unpack(double2 w, double (&v)[2]) {
+  v[0] = w.x, v[1] = w.y;
+}
+template <typename T> __device__ __forceinline__ void spmm_unpack(T w, T (&v)[1]) {
+  v[0] = w;
+}
+__device__ __forceinline__ float4 spmm_pack(const float (&v)[4]) {
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+__device__ __forceinline__ float2 spmm_pack(const float (&v)[2]) {
+  return make_float2(v[0], v[1]);
+}
+__device__ __forceinline__ double2 spmm_pack(const double (&v)[2]) {
+  return make_double2(v[0], v[1]);
+}
+template <typename T> __device__ __forceinline__ T spmm_pack(const T (&v)[1]) {
+  return v[0];
+}
+
 template <typename T, int V>
 __device__ __forceinline__ void spmm_vload(const T *p, T (&v)[V]) {
   typedef typename spmm_vec<T, V>::t VT;
-  const VT w = __ldg(reinterpret_cast<const VT *>(p));
-  const T *e = reinterpret_cast<const T *>(&w);
-#pragma unroll
-  for (int i = 0; i < V; i++)
-    v[i] = e[i];
+  spmm_unpack(__ldg(reinterpret_cast<const VT *>(p)), v);
 }
 
 /* Elements c .. c+V-1 of a row-major row at p (p points at element c),
