@@ -24,11 +24,11 @@
 #include "cli.h"
 #include "lab.h"
 
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -182,8 +182,8 @@ static void row_out(sink *s, const char *matrix, const char *prec,
             matrix, prec, lay, k, alg, verify, w, fl, gw, gf, vs);
   if (s->csv)
     fprintf(s->csv, "%s,%s,%s,%s,%s,%s,%d,%s,%s,%.3f,%.3f,%.1f,%.1f,%.4f\n",
-            s->device, s->commit, s->date, matrix, prec, lay, k, alg, verify,
-            w, fl, gw, gf, vs);
+            s->device, s->commit, s->date, matrix, prec, lay, k, alg, verify, w,
+            fl, gw, gf, vs);
 }
 
 /* One (matrix, precision, k): both orders, every algorithm. */
@@ -440,8 +440,9 @@ int cmd_bench_spmm(int argc, char **argv) {
       mats[nm++] = su->specs[i];
     const char *dir = bench_suite_dir(vdir);
     if (su->real == 1 && !dir)
-      return cli_usage("bench-spmm", "--suite %s needs a directory: "
-                                     "--matrices DIR or SMV_MATRICES",
+      return cli_usage("bench-spmm",
+                       "--suite %s needs a directory: "
+                       "--matrices DIR or SMV_MATRICES",
                        su->name);
     if (su->real && dir) {
       int rc = bench_suite_expand("real", dir, &real, &nreal);

@@ -237,10 +237,9 @@ static int print_spmm_plan(const char *matrix, const smv_csr *A,
     else if (dA)
       st = smv_spmm_plan(ctx, dA, k, lay, ldx, ldy, &c);
     else {
-      const smv_spmm_shape sh = {s->rows, s->cols,  s->nnz,
-                                 s->row_max, s->row_mean, k,
-                                 lay,     prec == SMV_F32, ldx,
-                                 ldy};
+      const smv_spmm_shape sh = {s->rows,     s->cols, s->nnz, s->row_max,
+                                 s->row_mean, k,       lay,    prec == SMV_F32,
+                                 ldx,         ldy};
       st = smv_spmm_choose(&sh, &c);
     }
     if (st != SMV_OK) {

@@ -589,18 +589,18 @@ typedef enum {
   SMV_SPMM_CUSPARSE_ALG1 = 2, /* cusparseSpMM CUSPARSE_SPMM_CSR_ALG1       */
   SMV_SPMM_CUSPARSE_ALG2 = 3, /* CUSPARSE_SPMM_CSR_ALG2                    */
   SMV_SPMM_CUSPARSE_ALG3 = 4, /* CUSPARSE_SPMM_CSR_ALG3                    */
-  SMV_SPMM_SPMV = 5,     /* rung 2: one smv_spmv (AUTO) per column; needs
-                            contiguous columns: column-major, or k = 1
-                            with ldx = ldy = 1                           */
-  SMV_SPMM_ROWVEC = 6,   /* rung 3: row-major, 16-byte loads along k,
-                            (col, val) pairs loaded once per warp and
-                            shuffled, several rows per warp             */
-  SMV_SPMM_ROWSPLIT = 7, /* rung 4: rung 3 + rows longer than a chunk cut
-                            into chunks, partial sums summed in order by
-                            a second kernel (deterministic)             */
-  SMV_SPMM_COLSPLIT = 8, /* rung 5: any layout (made for column-major):
-                            lanes split each row, tiles of 8 columns,
-                            long rows cut into chunks as rung 4         */
+  SMV_SPMM_SPMV = 5,          /* rung 2: one smv_spmv (AUTO) per column; needs
+                                 contiguous columns: column-major, or k = 1
+                                 with ldx = ldy = 1                           */
+  SMV_SPMM_ROWVEC = 6,        /* rung 3: row-major, 16-byte loads along k,
+                                 (col, val) pairs loaded once per warp and
+                                 shuffled, several rows per warp             */
+  SMV_SPMM_ROWSPLIT = 7,      /* rung 4: rung 3 + rows longer than a chunk cut
+                                 into chunks, partial sums summed in order by
+                                 a second kernel (deterministic)             */
+  SMV_SPMM_COLSPLIT = 8,      /* rung 5: any layout (made for column-major):
+                                 lanes split each row, tiles of 8 columns,
+                                 long rows cut into chunks as rung 4         */
   SMV_SPMM_ALG_COUNT = 9
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
@@ -615,7 +615,7 @@ typedef struct {
   double row_mean;
   int k;
   smv_layout layout;
-  int f32;        /* 1: float values and operands, 0: double          */
+  int f32; /* 1: float values and operands, 0: double          */
   int64_t ldx, ldy;
 } smv_spmm_shape;
 typedef struct {

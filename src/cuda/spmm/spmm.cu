@@ -148,8 +148,8 @@ static smv_status spmm_device(smv_context *ctx, smv_spmm_alg alg, double alpha,
   if (!r)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmm: unknown algorithm %d",
                        (int)alg);
-  const struct spmm_args a = {ctx,  (smv_matrix *)dA, alpha, beta, X, ldx,
-                              Y,    ldy,              k,     layout};
+  const struct spmm_args a = {
+      ctx, (smv_matrix *)dA, alpha, beta, X, ldx, Y, ldy, k, layout};
   if (!r->accepts(&a))
     return smv_ctx_set(ctx, SMV_ERR_UNSUPPORTED,
                        "SpMM rung %d (%s) needs %s (k = %d, %s-major, ldx = "

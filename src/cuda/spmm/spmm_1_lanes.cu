@@ -256,12 +256,11 @@ static int accepts(const struct spmm_args *a) {
 }
 
 static smv_status run(const struct spmm_args *a) {
-  cudaError_t e = smv_spmm_launch_ours(a->m, a->alpha, a->X, a->ldx, a->beta,
-                                       a->Y, a->ldy, a->k, a->layout,
-                                       a->ctx->stream);
+  cudaError_t e =
+      smv_spmm_launch_ours(a->m, a->alpha, a->X, a->ldx, a->beta, a->Y, a->ldy,
+                           a->k, a->layout, a->ctx->stream);
   if (e != cudaSuccess)
-    return smv_cu_fail(a->ctx, e,
-                       "launch of SpMM rung 1 (%lld rows, k = %d)",
+    return smv_cu_fail(a->ctx, e, "launch of SpMM rung 1 (%lld rows, k = %d)",
                        (long long)a->m->st.rows, a->k);
   return SMV_OK;
 }

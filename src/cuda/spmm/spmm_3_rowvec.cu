@@ -37,10 +37,10 @@
 template <typename T, int V, int CV>
 __global__ void __launch_bounds__(ROWVEC_BLOCK)
     spmm_rowvec_rows(int64_t rows, const int32_t *__restrict__ rp,
-                     const int32_t *__restrict__ ci,
-                     const T *__restrict__ val, const T *__restrict__ X,
-                     int64_t ldx, T *__restrict__ Y, int64_t ldy, int k, int L,
-                     int G, int64_t thr, T alpha, T beta) {
+                     const int32_t *__restrict__ ci, const T *__restrict__ val,
+                     const T *__restrict__ X, int64_t ldx, T *__restrict__ Y,
+                     int64_t ldy, int k, int L, int G, int64_t thr, T alpha,
+                     T beta) {
   const int W = L * G, R = 32 / W;
   const int wl = threadIdx.x & 31, grp = wl / W, gl = wl % W;
   const int ln = gl % L, sub = gl / L;
@@ -141,5 +141,5 @@ static smv_status run(const struct spmm_args *a) {
   return smv_spmm_rowvec_run(a, -1);
 }
 
-const struct spmm_rung smv_spmm_rung_rowvec = {
-    SMV_SPMM_ROWVEC, 3, accepts, run, "row-major X and Y"};
+const struct spmm_rung smv_spmm_rung_rowvec = {SMV_SPMM_ROWVEC, 3, accepts, run,
+                                               "row-major X and Y"};

@@ -138,8 +138,7 @@ smv_status smv_spmm_split_get(const struct spmm_args *a,
   if (!m->spmm_split) {
     if ((st = refuse_in_capture(ctx, "listing the long rows")) != SMV_OK)
       return st;
-    struct smv_spmm_split *sp =
-        (struct smv_spmm_split *)calloc(1, sizeof *sp);
+    struct smv_spmm_split *sp = (struct smv_spmm_split *)calloc(1, sizeof *sp);
     if (!sp)
       return smv_ctx_set(ctx, SMV_ERR_NOMEM, "SpMM split: out of memory");
     sp->chunk = SMV_SPMM_CHUNK;
@@ -193,8 +192,8 @@ __global__ void __launch_bounds__(SPLIT_BLOCK)
     T *w = ws + ch * k;
     for (int c0 = 0; c0 < k; c0 += TW) {
       T acc[CV][V];
-      spmm_rowvec_range<T, V, CV>((unsigned)c.x, (unsigned)c.y, ci, val, X,
-                                  ldx, k, c0, L, G, gl, 0xffffffffu, acc);
+      spmm_rowvec_range<T, V, CV>((unsigned)c.x, (unsigned)c.y, ci, val, X, ldx,
+                                  k, c0, L, G, gl, 0xffffffffu, acc);
       if (sub != 0)
         continue;
 #pragma unroll
@@ -298,5 +297,5 @@ static smv_status run(const struct spmm_args *a) {
   return SMV_OK;
 }
 
-const struct spmm_rung smv_spmm_rung_rowsplit = {
-    SMV_SPMM_ROWSPLIT, 4, accepts, run, "row-major X and Y"};
+const struct spmm_rung smv_spmm_rung_rowsplit = {SMV_SPMM_ROWSPLIT, 4, accepts,
+                                                 run, "row-major X and Y"};

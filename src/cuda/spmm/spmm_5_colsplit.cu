@@ -36,8 +36,7 @@ __global__ void __launch_bounds__(COLSPLIT_BLOCK)
                        const int32_t *__restrict__ ci,
                        const T *__restrict__ val, const T *__restrict__ X,
                        int64_t xr, int64_t xc, T *__restrict__ Y, int64_t yr,
-                       int64_t yc, int k, int G, int64_t thr, T alpha,
-                       T beta) {
+                       int64_t yc, int k, int G, int64_t thr, T alpha, T beta) {
   /* Whole warps iterate together (the shuffles need every lane); rows past
    * the end and long rows run as empty rows and write nothing. */
   const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -115,7 +114,7 @@ __global__ void __launch_bounds__(COLSPLIT_BLOCK)
       for (int t = 0; t < C; t++)
         for (int off = 16; off > 0; off /= 2)
           acc[t] += __shfl_xor_sync(0xffffffffu, acc[t], off);
-      /* Every lane holds the totals: lane t writes column c0 + t. */
+          /* Every lane holds the totals: lane t writes column c0 + t. */
 #pragma unroll
       for (int t = 0; t < C; t++)
         if (lane == t && t < w)

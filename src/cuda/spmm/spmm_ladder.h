@@ -84,21 +84,11 @@ unsigned smv_spmm_grid(const smv_context *ctx, const void *kernel, int block,
 /* V consecutive elements of type T as one load: float4/float2/float,
  * double2/double. */
 template <typename T, int V> struct spmm_vec;
-template <> struct spmm_vec<float, 4> {
-  typedef float4 t;
-};
-template <> struct spmm_vec<float, 2> {
-  typedef float2 t;
-};
-template <> struct spmm_vec<float, 1> {
-  typedef float t;
-};
-template <> struct spmm_vec<double, 2> {
-  typedef double2 t;
-};
-template <> struct spmm_vec<double, 1> {
-  typedef double t;
-};
+template <> struct spmm_vec<float, 4> { typedef float4 t; };
+template <> struct spmm_vec<float, 2> { typedef float2 t; };
+template <> struct spmm_vec<float, 1> { typedef float t; };
+template <> struct spmm_vec<double, 2> { typedef double2 t; };
+template <> struct spmm_vec<double, 1> { typedef double t; };
 
 /* Vector <-> array by members (no address taken: the array stays in
  * registers). */
@@ -111,7 +101,8 @@ __device__ __forceinline__ void spmm_unpack(float2 w, float (&v)[2]) {
 __device__ __forceinline__ void spmm_unpack(double2 w, double (&v)[2]) {
   v[0] = w.x, v[1] = w.y;
 }
-template <typename T> __device__ __forceinline__ void spmm_unpack(T w, T (&v)[1]) {
+template <typename T>
+__device__ __forceinline__ void spmm_unpack(T w, T (&v)[1]) {
   v[0] = w;
 }
 __device__ __forceinline__ float4 spmm_pack(const float (&v)[4]) {
