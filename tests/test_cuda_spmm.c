@@ -61,15 +61,19 @@ static smv_csr *gen(const char *spec, int f32) {
   return A;
 }
 
-static const char *const shapes[] = {
-    "hubs",        "plaw:3000:8", "rmat:10:8",  "denserow:300:3,cols=2500",
-    "empty:5:7",   "lap3d:8",     "rand:900:9,cols=130",
-    "rand:60:20,cols=3000"};
+static const char *const shapes[] = {"hubs",
+                                     "plaw:3000:8",
+                                     "rmat:10:8",
+                                     "denserow:300:3,cols=2500",
+                                     "empty:5:7",
+                                     "lap3d:8",
+                                     "rand:900:9,cols=130",
+                                     "rand:60:20,cols=3000"};
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
-static const smv_spmm_alg rung_algs[] = {
-    SMV_SPMM_AUTO,   SMV_SPMM_OURS,     SMV_SPMM_SPMV,
-    SMV_SPMM_ROWVEC, SMV_SPMM_ROWSPLIT, SMV_SPMM_COLSPLIT};
+static const smv_spmm_alg rung_algs[] = {SMV_SPMM_AUTO,     SMV_SPMM_OURS,
+                                         SMV_SPMM_SPMV,     SMV_SPMM_ROWVEC,
+                                         SMV_SPMM_ROWSPLIT, SMV_SPMM_COLSPLIT};
 #define NALGS (sizeof rung_algs / sizeof rung_algs[0])
 
 static void test_rungs(void) {
@@ -108,8 +112,9 @@ static void test_rungs(void) {
       smv_matrix_free(dA);
       smv_csr_free(A);
     }
-  fprintf(stderr, "SpMM rungs: %d cases checked, %d refused (rung 2 on "
-                  "row-major k > 1)\n",
+  fprintf(stderr,
+          "SpMM rungs: %d cases checked, %d refused (rung 2 on "
+          "row-major k > 1)\n",
           ran, refused);
   CHECK(ran > 1000);
 }
@@ -185,8 +190,7 @@ static void test_refused(void) {
                           SMV_LAYOUT_ROW_MAJOR),
                  SMV_ERR_DIM);
     CHECK_STATUS(smv_spmm(ctx, rung_algs[a], 1, dA, d, INT64_MAX / 2, 0,
-                          (char *)d + 4 * 30 * 8, 30, 2,
-                          SMV_LAYOUT_COL_MAJOR),
+                          (char *)d + 4 * 30 * 8, 30, 2, SMV_LAYOUT_COL_MAJOR),
                  SMV_ERR_DIM);
   }
   /* Host arrays overlapping. */

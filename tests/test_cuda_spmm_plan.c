@@ -43,9 +43,9 @@ static void test_plan_matches_rule(void) {
       const int k = cases[i].k, row = cases[i].layout == SMV_LAYOUT_ROW_MAJOR;
       const int64_t ldx = row ? k : A->cols, ldy = row ? k : A->rows;
       smv_spmm_choice dev, host;
-      const smv_spmm_shape sh = {s.rows, s.cols, s.nnz, s.row_max,
-                                 s.row_mean, k, cases[i].layout, f32,
-                                 ldx, ldy};
+      const smv_spmm_shape sh = {s.rows,     s.cols, s.nnz,           s.row_max,
+                                 s.row_mean, k,      cases[i].layout, f32,
+                                 ldx,        ldy};
       CHECK_OK(smv_spmm_plan(ctx, dA, k, cases[i].layout, ldx, ldy, &dev));
       CHECK_OK(smv_spmm_choose(&sh, &host));
       CHECKF(dev.alg == cases[i].want, "%s k=%d: plan %s, want %s",
@@ -57,8 +57,8 @@ static void test_plan_matches_rule(void) {
       CHECK(strlen(dev.why) > 10);
       /* AUTO runs the planned rung: the same bits. */
       int uns = 0;
-      CHECK_INT(spmm_case(ctx, dA, A, SMV_SPMM_AUTO, k, cases[i].layout, 0,
-                          1.0, 0.0, 0, &uns),
+      CHECK_INT(spmm_case(ctx, dA, A, SMV_SPMM_AUTO, k, cases[i].layout, 0, 1.0,
+                          0.0, 0, &uns),
                 0);
       CHECK(!uns);
       const size_t es = f32 ? 4 : 8;

@@ -28,8 +28,8 @@ static void test_overflow(void) {
                           INT64_MAX / 8 + 1, (int64_t)1 << 62};
   for (size_t h = 0; A && h < sizeof huge / sizeof huge[0]; h++)
     for (int ref = 0; ref < 2; ref++) {
-      smv_status (*f)(const smv_csr *, double, const double *, int64_t,
-                      double, double *, int64_t, int, smv_layout) =
+      smv_status (*f)(const smv_csr *, double, const double *, int64_t, double,
+                      double *, int64_t, int, smv_layout) =
           ref ? smv_spmm_ref : smv_spmm_cpu;
       /* (rows - 1) * ldy + k, row-major; (k - 1) * ldx + cols, col-major. */
       CHECK_STATUS(f(A, 1, X, 2, 0, Y, huge[h], 2, SMV_LAYOUT_ROW_MAJOR),
@@ -44,9 +44,9 @@ static void test_overflow(void) {
                    SMV_ERR_DIM);
       /* Within the limit but spanning more than the arrays: the declared
        * X covers Y, refused as an overlap, never a wrap. */
-      CHECK_STATUS(f(A, 1, X, INT64_MAX / 16, 0, X + 40, 3, 2,
-                     SMV_LAYOUT_COL_MAJOR),
-                   SMV_ERR_ARG);
+      CHECK_STATUS(
+          f(A, 1, X, INT64_MAX / 16, 0, X + 40, 3, 2, SMV_LAYOUT_COL_MAJOR),
+          SMV_ERR_ARG);
       /* k = INT32_MAX row-major: (rows - 1) * ldx + k with ldx >= k. */
       CHECK_STATUS(f(A, 1, X, (int64_t)1 << 61, 0, Y, INT32_MAX, INT32_MAX,
                      SMV_LAYOUT_ROW_MAJOR),
@@ -63,18 +63,23 @@ static void test_overflow(void) {
   double B[20];
   tc_fill(B, 20);
   CHECK_OK(smv_spmm_cpu(A, 1, B, 2, 0, B + 6, 2, 2, SMV_LAYOUT_ROW_MAJOR));
-  CHECK_STATUS(
-      smv_spmm_cpu(A, 1, B, 2, 0, B + 5, 2, 2, SMV_LAYOUT_ROW_MAJOR),
-      SMV_ERR_ARG);
+  CHECK_STATUS(smv_spmm_cpu(A, 1, B, 2, 0, B + 5, 2, 2, SMV_LAYOUT_ROW_MAJOR),
+               SMV_ERR_ARG);
   smv_csr_free(A);
 }
 
 static smv_spmm_shape shape(int64_t row_max, double mean, int k, int row,
                             int f32, int64_t ldx, int64_t ldy) {
-  smv_spmm_shape s = {100000, 100000, (int64_t)(mean * 100000), row_max,
-                      mean,   k,      row ? SMV_LAYOUT_ROW_MAJOR
-                                          : SMV_LAYOUT_COL_MAJOR,
-                      f32,    ldx,    ldy};
+  smv_spmm_shape s = {100000,
+                      100000,
+                      (int64_t)(mean * 100000),
+                      row_max,
+                      mean,
+                      k,
+                      row ? SMV_LAYOUT_ROW_MAJOR : SMV_LAYOUT_COL_MAJOR,
+                      f32,
+                      ldx,
+                      ldy};
   return s;
 }
 
