@@ -659,7 +659,7 @@ smv_status smv_spmm_plan(smv_context *ctx, const smv_matrix *dA, int k,
                          smv_spmm_choice *c);
 /* Plan by measurement: run every rung of ours that accepts the shape and
  * the heuristic's choice (each checked against the first on a random X,
- * to 1e-5 relative for f32, 1e-12 for f64) `runs` times on
+ * to 1e-3 of |y| + 1 for f32, 1e-9 for f64: a sanity check) `runs` times on
  * device buffers it allocates (X random, Y zero, alpha 1, beta 0), and
  * give the fastest median in c (why names the times). Synchronises;
  * not while the stream is captured. */

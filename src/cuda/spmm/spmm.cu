@@ -464,7 +464,10 @@ extern "C" smv_status smv_spmm_tune(smv_context *ctx, smv_matrix *dA, int k,
     unsigned nbad = 0;
     e = cudaMemsetAsync(bad, 0, sizeof *bad, ctx->stream);
     if (e == cudaSuccess) {
-      const double tol = es == 8 ? 1e-12 : 1e-5;
+      /* A sanity check against a wrong rung, not a verification (the
+       * tests and the bench verify): rungs sum in different orders, and
+       * a hub row of 10^4 f32 products differs by ~1e-4 relative. */
+      const double tol = es == 8 ? 1e-9 : 1e-3;
       if (es == 8)
         spmm_mismatch<double>
             <<<smv_grid_for((int64_t)ny, 256), 256, 0, ctx->stream>>>(

@@ -48,12 +48,12 @@ spmm_rowvec_range(unsigned e0, unsigned e1, const int32_t *__restrict__ ci,
       a = __ldg(val + e);
     }
     const int n = e1 - base < (unsigned)W ? (int)(e1 - base) : W;
-    /* n is the same on every lane of the group: the shuffles below run on
-     * all of them together. */
+    /* n, so steps, is the same on every lane of the group: the shuffles
+     * below run on all of them together. A counted loop (no break) lets
+     * the compiler issue the unrolled steps' X loads back to back. */
+    const int steps = (n + G - 1) / G;
 #pragma unroll 4
-    for (int t = 0; t < L; t++) {
-      if (t * G >= n)
-        break;
+    for (int t = 0; t < steps; t++) {
       const int src = t * G + sub;
       const int32_t jj = __shfl_sync(mask, j, src, W);
       const T aa = __shfl_sync(mask, a, src, W);
