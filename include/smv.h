@@ -601,7 +601,10 @@ typedef enum {
   SMV_SPMM_COLSPLIT = 8,      /* rung 5: any layout (made for column-major):
                                  lanes split each row, tiles of 8 columns,
                                  long rows cut into chunks as rung 4         */
-  SMV_SPMM_ALG_COUNT = 9
+  SMV_SPMM_COLTRANS = 9,      /* rung 6: column-major through rung 4: X
+                                 transposed to a row-major workspace, Y
+                                 transposed back (alpha, beta applied)       */
+  SMV_SPMM_ALG_COUNT = 10
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
 const char *smv_spmm_alg_name(smv_spmm_alg alg);
@@ -621,11 +624,14 @@ typedef struct {
 typedef struct {
   smv_spmm_alg alg; /* never AUTO                                     */
   int64_t chunk;    /* rows longer than this are split (0: none)      */
-  int vec;          /* elements per load along k (rung 3/4), else 1   */
+  int vec;          /* elements per load along k (rungs 3, 4, 6)      */
   char why[256];    /* one line: the rule that chose alg              */
 } smv_spmm_choice;
 /* SMV_ERR_ARG for NULL or a shape with k < 1 or an unknown layout. */
 smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
+/* Column-major products with at least this many columns go through
+ * rung 6 (transposes), fewer through rung 5. */
+#define SMV_SPMM_COLTRANS_K 8
 /* Rows longer than this many entries are split by rungs 4 and 5 (chunks
  * of this many entries): 8 rounds of a warp at 32 entries a round. */
 #define SMV_SPMM_CHUNK 256
@@ -637,12 +643,13 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
  * than SMV_SPMM_CHUNK list the chunks (a copy of the row offsets to the
  * host, once) and keep a workspace of chunks x k partial sums with the
  * matrix (grown to the largest k seen), so run them once with the
- * largest k before capturing; rung 2 runs smv_spmv, whose AUTO may set
- * up on its first call. The cuSPARSE algorithms allocate their
- * workspace on the first call for a given shape (kept with the matrix, as
- * large as the largest seen), so run them once before capturing. A
- * combination cuSPARSE refuses (an algorithm/layout it lacks) is
- * SMV_ERR_UNSUPPORTED with cuSPARSE's reason. */
+ * largest k before capturing (rung 6 likewise for its row-major copies of
+ * X and Y, cols x k + rows x k elements); rung 2 runs smv_spmv, whose AUTO may
+ * set up on its first call. The cuSPARSE algorithms allocate their workspace on
+ * the first call for a given shape (kept with the matrix, as large as the
+ * largest seen), so run them once before capturing. A combination cuSPARSE
+ * refuses (an algorithm/layout it lacks) is SMV_ERR_UNSUPPORTED with cuSPARSE's
+ * reason. */
 smv_status smv_spmm(smv_context *ctx, smv_spmm_alg alg, double alpha,
                     smv_matrix *dA, const void *X, int64_t ldx, double beta,
                     void *Y, int64_t ldy, int k, smv_layout layout);

@@ -175,7 +175,7 @@ static void test_spmm_bad(void) {
                              SMV_LAYOUT_ROW_MAJOR),
                SMV_ERR_DIM);
   CHECK_STR_HAS(smv_context_error(ctx), "leading dimensions");
-  CHECK_STATUS(smv_spmm(ctx, (smv_spmm_alg)9, 1, dA, X, 4, 0, Y, 4, 4,
+  CHECK_STATUS(smv_spmm(ctx, SMV_SPMM_ALG_COUNT, 1, dA, X, 4, 0, Y, 4, 4,
                         SMV_LAYOUT_ROW_MAJOR),
                SMV_ERR_ARG);
   CHECK_STATUS(smv_spmm(ctx, SMV_SPMM_OURS, 1, NULL, X, 4, 0, Y, 4, 4,

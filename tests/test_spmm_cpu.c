@@ -127,8 +127,18 @@ static void test_rule(void) {
   s = shape(SMV_SPMM_CHUNK, 16, 64, 1, 1, 64, 64);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
-  /* Column-major k > 1: rung 5, with or without chunks. */
+  /* Column-major: rung 6 (transposes) from SMV_SPMM_COLTRANS_K columns,
+   * rung 5 below, with or without chunks. */
   s = shape(50000, 16, 16, 0, 1, 100000, 100000);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
+  CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
+  CHECK_INT(c.vec, 4);
+  s = shape(50000, 16, SMV_SPMM_COLTRANS_K, 0, 0, 100000, 100000);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
+  CHECK_INT(c.vec, 2);
+  s = shape(50000, 16, SMV_SPMM_COLTRANS_K - 1, 0, 1, 100000, 100000);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);
   CHECK_INT(c.chunk, SMV_SPMM_CHUNK);

@@ -44,7 +44,7 @@ done
 SMV=build/smv sh tests/cli/test_bench_spmm.sh >"$LOGS/cli.log" 2>&1
 note "tests/cli/test_bench_spmm.sh: exit $?: $(tail -1 "$LOGS/cli.log")"
 for t in test_cuda_spmm test_cuda_spmm_plan; do
-  timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+  SMV_TEST_SHORT=1 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
     build/tests/$t >"$LOGS/memcheck-$t.log" 2>&1
   note "memcheck $t: exit $? $(grep 'ERROR SUMMARY' "$LOGS/memcheck-$t.log")"
 done

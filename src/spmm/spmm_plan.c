@@ -14,9 +14,12 @@
  *     val) pair is loaded once per warp for all k columns. Rows longer
  *     than SMV_SPMM_CHUNK (power-law hubs) would serialise one warp, so
  *     they are cut into chunks that all warps share.
- *   column-major: rung 5: X(j, c) for one j and c = 0..k-1 are ldx apart,
- *     so there is nothing to vectorise along k; lanes split each row as an
- *     SpMV vector kernel does and each keeps 8 columns in registers.
+ *   column-major: X(j, c) for one j and c = 0..k-1 are ldx apart, so a
+ *     gather of k columns touches k sectors. From SMV_SPMM_COLTRANS_K = 8
+ *     columns on, rung 6: X transposed once into a row-major workspace
+ *     (bandwidth-bound, 2 x cols x k elements moved), rung 4 on it, Y
+ *     transposed back; below that, rung 5: lanes split each row as an
+ *     SpMV vector kernel does and each keeps the k columns in registers.
  *
  * The vector width along k (rungs 3 and 4): 16 bytes (4 floats, 2 doubles)
  * when ldx and ldy are multiples of it and k is at least that wide, else
@@ -62,10 +65,22 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
              s->k, v, split);
     return SMV_OK;
   }
+  if (s->k >= SMV_SPMM_COLTRANS_K) {
+    int v = s->f32 ? 4 : 2; /* the workspaces' ld is a multiple of it */
+    while (v > s->k)
+      v /= 2;
+    c->vec = v;
+    c->alg = SMV_SPMM_COLTRANS;
+    snprintf(c->why, sizeof c->why,
+             "column-major k = %d >= %d: X transposed to row-major, rung 4 "
+             "with %d-element loads, Y transposed back; %s",
+             s->k, SMV_SPMM_COLTRANS_K, v, split);
+    return SMV_OK;
+  }
   c->alg = SMV_SPMM_COLSPLIT;
   snprintf(c->why, sizeof c->why,
-           "column-major k = %d: lanes split each row (mean %.1f entries), "
-           "8 columns in registers; %s",
-           s->k, s->row_mean, split);
+           "column-major k = %d < %d: lanes split each row (mean %.1f "
+           "entries), the %d columns in registers; %s",
+           s->k, SMV_SPMM_COLTRANS_K, s->row_mean, s->k, split);
   return SMV_OK;
 }

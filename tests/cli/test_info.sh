@@ -105,7 +105,7 @@ expect_out "spmm row-major k=4 f64: rowvec" "short rows, row-major: rung 3"
 expect_out "no split" "the reason names the split"
 expect_rc 0 "spmm plan hubs" $SMV info denserow:300:3,cols=900 --plan --k 32 --precision f32
 expect_out "spmm row-major k=32 f32: rowsplit" "a long row, row-major: rung 4"
-expect_out "spmm col-major k=32 f32: colsplit" "column-major: rung 5"
+expect_out "spmm col-major k=32 f32: coltrans" "column-major k = 32: rung 6"
 expect_out "4-element loads" "f32 row-major k = 32: 16-byte loads"
 expect_rc 0 "spmm plan k=1" $SMV info lap2d:10 --plan --k 1 --layout col
 expect_out "col-major k=1 f64: spmv" "k = 1: the SpMV engine"

@@ -24,8 +24,13 @@
  *   5 colsplit  column-major (any layout): lanes split rows, 8 columns per
  *               lane in registers, long rows in chunks as rung 4. Loses on
  *               row-major (no vector loads) and at k > 8 (A per 8 columns).
+ *   6 coltrans  column-major through rung 4: X transposed into a row-major
+ *               workspace (32 x 33 shared-memory tiles), rung 4, Y
+ *               transposed back with alpha, beta. Loses at small k (two
+ *               transposes for little gathering saved).
  * The plan (src/spmm/spmm_plan.c, smv_spmm_choose): k = 1 contiguous ->
- * 2; row-major -> 4 (3 without long rows); column-major -> 5.
+ * 2; row-major -> 4 (3 without long rows); column-major -> 6 for k >= 8,
+ * else 5.
  */
 #include "spmm_ladder.h"
 
@@ -35,8 +40,8 @@
 
 /* The ladder's one table (index: none, looked up by alg). */
 static const struct spmm_rung *const rungs[] = {
-    &smv_spmm_rung_lanes, &smv_spmm_rung_spmv, &smv_spmm_rung_rowvec,
-    &smv_spmm_rung_rowsplit, &smv_spmm_rung_colsplit};
+    &smv_spmm_rung_lanes,    &smv_spmm_rung_spmv,     &smv_spmm_rung_rowvec,
+    &smv_spmm_rung_rowsplit, &smv_spmm_rung_colsplit, &smv_spmm_rung_coltrans};
 #define NRUNGS ((int)(sizeof rungs / sizeof rungs[0]))
 
 static const struct spmm_rung *rung_of(smv_spmm_alg alg) {

@@ -41,6 +41,7 @@ void smv_spmm_split_free(smv_matrix *m) {
     return;
   cudaFree(sp->list);
   cudaFree(sp->ws);
+  cudaFree(sp->tws);
   free(sp);
   m->spmm_split = NULL;
 }
@@ -129,6 +130,37 @@ static smv_status refuse_in_capture(smv_context *ctx, const char *what) {
   return SMV_OK;
 }
 
+/* Free *p and allocate `bytes` there, after the stream's work that may
+ * still use the old buffer. */
+static smv_status grow(smv_context *ctx, void **p, size_t *have, size_t bytes,
+                       const char *what) {
+  smv_status st = refuse_in_capture(ctx, "growing the workspace");
+  if (st != SMV_OK)
+    return st;
+  cudaError_t e = cudaStreamSynchronize(ctx->stream);
+  if (e == cudaSuccess && *p)
+    e = cudaFree(*p);
+  *p = NULL;
+  *have = 0;
+  if (e == cudaSuccess)
+    e = cudaMalloc(p, bytes);
+  if (e != cudaSuccess) {
+    *p = NULL;
+    return smv_cu_fail(ctx, e, "SpMM: cudaMalloc of %zu bytes (%s)", bytes,
+                       what);
+  }
+  *have = bytes;
+  return SMV_OK;
+}
+
+smv_status smv_spmm_workspace(smv_context *ctx, struct smv_spmm_split *sp,
+                              size_t bytes) {
+  if (bytes <= sp->tws_bytes)
+    return SMV_OK;
+  return grow(ctx, &sp->tws, &sp->tws_bytes, bytes,
+              "row-major copies of X and Y");
+}
+
 smv_status smv_spmm_split_get(const struct spmm_args *a,
                               struct smv_spmm_split **out) {
   smv_context *ctx = a->ctx;
@@ -151,26 +183,9 @@ smv_status smv_spmm_split_get(const struct spmm_args *a,
   struct smv_spmm_split *sp = m->spmm_split;
   const size_t es = m->prec == SMV_F64 ? 8 : 4;
   const size_t need = (size_t)sp->nchunks * (size_t)a->k * es;
-  if (need > sp->ws_bytes) {
-    if ((st = refuse_in_capture(ctx, "growing the workspace")) != SMV_OK)
-      return st;
-    /* Work queued on the stream may still read the old workspace. */
-    cudaError_t e = cudaStreamSynchronize(ctx->stream);
-    if (e == cudaSuccess && sp->ws)
-      e = cudaFree(sp->ws);
-    sp->ws = NULL;
-    sp->ws_bytes = 0;
-    if (e == cudaSuccess)
-      e = cudaMalloc(&sp->ws, need);
-    if (e != cudaSuccess) {
-      sp->ws = NULL;
-      return smv_cu_fail(ctx, e,
-                         "SpMM split: cudaMalloc of %zu bytes (partials of "
-                         "%lld chunks x k = %d)",
-                         need, (long long)sp->nchunks, a->k);
-    }
-    sp->ws_bytes = need;
-  }
+  if (need > sp->ws_bytes && (st = grow(ctx, &sp->ws, &sp->ws_bytes, need,
+                                        "chunk partials")) != SMV_OK)
+    return st;
   *out = sp;
   return SMV_OK;
 }

@@ -41,6 +41,7 @@ extern const struct spmm_rung smv_spmm_rung_spmv;     /* spmm_2_spmv.cu     */
 extern const struct spmm_rung smv_spmm_rung_rowvec;   /* spmm_3_rowvec.cu   */
 extern const struct spmm_rung smv_spmm_rung_rowsplit; /* spmm_4_rowsplit.cu */
 extern const struct spmm_rung smv_spmm_rung_colsplit; /* spmm_5_colsplit.cu */
+extern const struct spmm_rung smv_spmm_rung_coltrans; /* spmm_6_coltrans.cu */
 
 /* The long-row split (spmm_4_rowsplit.cu): rows longer than `chunk`
  * entries cut into chunks of `chunk` entries. Device arrays, one
@@ -55,6 +56,9 @@ struct smv_spmm_split {
   int2 *chunks, *longs;
   void *ws;
   size_t ws_bytes;
+  /* Rung 6's row-major copies of X and Y (spmm_6_coltrans.cu). */
+  void *tws;
+  size_t tws_bytes;
 };
 
 /* The matrix's split, built on first use (a copy of the row offsets to
@@ -64,6 +68,10 @@ struct smv_spmm_split {
 smv_status smv_spmm_split_get(const struct spmm_args *a,
                               struct smv_spmm_split **out);
 void smv_spmm_split_free(smv_matrix *m);
+/* Grow sp->tws to at least `bytes` (synchronises; refused while the
+ * stream is captured). */
+smv_status smv_spmm_workspace(smv_context *ctx, struct smv_spmm_split *sp,
+                              size_t bytes);
 /* Y(row, :) = alpha * (sum of the row's chunk partials in chunk order) +
  * beta * Y(row, :) for every long row: one thread per (long row, column). */
 cudaError_t smv_spmm_launch_fixup(const struct spmm_args *a,
