@@ -1,7 +1,7 @@
 /*
  * spmm_5_colsplit.cu — SpMM rung 5, made for column-major X and Y (any
  * layout works: the kernels take element strides): rung 1's gather kernel
- * with rung 4's long-row split.
+ * (spmm_gather.cuh, shared) with rung 4's long-row split.
  *
  * Column-major X puts X(j, c) and X(j, c + 1) ldx elements apart, so
  * nothing along k can be vectorised; what can be shared is A. G lanes
@@ -25,67 +25,12 @@
  * there); k > 8 re-reads each row per tile of 8 columns; X past the L2
  * with scattered columns costs one 32-byte sector per 4- or 8-byte value.
  */
-#include "spmm_ladder.h"
-
-#define COLSPLIT_BLOCK 256
-
-/* Rows longer than thr (thr >= 0) are skipped (the chunks sum them). */
-template <typename T, int C>
-__global__ void __launch_bounds__(COLSPLIT_BLOCK)
-    spmm_colsplit_rows(int64_t rows, const int32_t *__restrict__ rp,
-                       const int32_t *__restrict__ ci,
-                       const T *__restrict__ val, const T *__restrict__ X,
-                       int64_t xr, int64_t xc, T *__restrict__ Y, int64_t yr,
-                       int64_t yc, int k, int G, int64_t thr, T alpha, T beta) {
-  /* Whole warps iterate together (the shuffles need every lane); rows past
-   * the end and long rows run as empty rows and write nothing. */
-  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
-  const int wl = threadIdx.x & 31, lane = wl % G, per_warp = 32 / G;
-  for (int64_t r0 = warp * per_warp; r0 < rows; r0 += warps * per_warp) {
-    const int64_t row = r0 + wl / G;
-    bool valid = row < rows;
-    unsigned e0 = valid ? (unsigned)rp[row] : 0u;
-    unsigned e1 = valid ? (unsigned)rp[row + 1] : 0u;
-    if (thr >= 0 && (int64_t)(e1 - e0) > thr) {
-      valid = false;
-      e1 = e0;
-    }
-    for (int c0 = 0; c0 < k; c0 += C) {
-      T acc[C];
-#pragma unroll
-      for (int t = 0; t < C; t++)
-        acc[t] = T(0);
-      const T *xt = X + (int64_t)c0 * xc;
-      const int w = k - c0 < C ? k - c0 : C;
-      for (unsigned e = e0 + lane; e < e1; e += (unsigned)G) {
-        const T a = __ldg(val + e);
-        const int64_t j = (int64_t)__ldg(ci + e) * xr;
-#pragma unroll
-        for (int t = 0; t < C; t++)
-          if (t < w)
-            acc[t] += a * __ldg(xt + j + t * xc);
-      }
-#pragma unroll
-      for (int t = 0; t < C; t++)
-        for (int off = G / 2; off > 0; off /= 2)
-          acc[t] += __shfl_xor_sync(0xffffffffu, acc[t], off, G);
-      if (valid) {
-        T *y = Y + row * yr + (int64_t)c0 * yc;
-#pragma unroll
-        for (int t = 0; t < C; t++)
-          if (t < w && t % G == lane)
-            y[t * yc] = beta == T(0) ? alpha * acc[t]
-                                     : alpha * acc[t] + beta * y[t * yc];
-      }
-    }
-  }
-}
+#include "spmm_gather.cuh"
 
 /* One warp per chunk, lanes over its entries; partials (unscaled) to
  * ws[chunk * k + c]. */
 template <typename T, int C>
-__global__ void __launch_bounds__(COLSPLIT_BLOCK)
+__global__ void __launch_bounds__(SPMM_GATHER_BLOCK)
     spmm_colsplit_chunks(int64_t nchunks, const int2 *__restrict__ chunks,
                          const int32_t *__restrict__ ci,
                          const T *__restrict__ val, const T *__restrict__ X,
@@ -97,24 +42,12 @@ __global__ void __launch_bounds__(COLSPLIT_BLOCK)
     const int2 cc = chunks[ch];
     for (int c0 = 0; c0 < k; c0 += C) {
       T acc[C];
-#pragma unroll
-      for (int t = 0; t < C; t++)
-        acc[t] = T(0);
-      const T *xt = X + (int64_t)c0 * xc;
       const int w = k - c0 < C ? k - c0 : C;
-      for (unsigned e = (unsigned)cc.x + lane; e < (unsigned)cc.y; e += 32u) {
-        const T a = __ldg(val + e);
-        const int64_t j = (int64_t)__ldg(ci + e) * xr;
-#pragma unroll
-        for (int t = 0; t < C; t++)
-          if (t < w)
-            acc[t] += a * __ldg(xt + j + t * xc);
-      }
-#pragma unroll
-      for (int t = 0; t < C; t++)
-        for (int off = 16; off > 0; off /= 2)
-          acc[t] += __shfl_xor_sync(0xffffffffu, acc[t], off);
-          /* Every lane holds the totals: lane t writes column c0 + t. */
+      spmm_gather_tile<T, C>((unsigned)cc.x + (unsigned)lane, (unsigned)cc.y,
+                             32u, ci, val, X + (int64_t)c0 * xc, xr, xc, w,
+                             acc);
+      spmm_gather_reduce<T, C>(acc, 32);
+      /* Every lane holds the totals: lane t writes column c0 + t. */
 #pragma unroll
       for (int t = 0; t < C; t++)
         if (lane == t && t < w)
@@ -133,16 +66,16 @@ static cudaError_t colsplit_launch(const struct spmm_args *a,
   const int64_t rows = m->st.rows;
   cudaStream_t s = a->ctx->stream;
   const int64_t threads = (rows * G + 31) / 32 * 32;
-  unsigned grid = smv_grid_for(threads, COLSPLIT_BLOCK);
-  spmm_colsplit_rows<T, C><<<grid, COLSPLIT_BLOCK, 0, s>>>(
+  unsigned grid = smv_grid_for(threads, SPMM_GATHER_BLOCK);
+  spmm_gather<T, C><<<grid, SPMM_GATHER_BLOCK, 0, s>>>(
       rows, m->row_ptr, m->col_idx, (const T *)m->values, (const T *)a->X, xr,
       xc, (T *)a->Y, yr, yc, a->k, G, sp ? sp->chunk : -1, (T)a->alpha,
       (T)a->beta);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess || !sp)
     return e;
-  grid = smv_grid_for(sp->nchunks * 32, COLSPLIT_BLOCK);
-  spmm_colsplit_chunks<T, C><<<grid, COLSPLIT_BLOCK, 0, s>>>(
+  grid = smv_grid_for(sp->nchunks * 32, SPMM_GATHER_BLOCK);
+  spmm_colsplit_chunks<T, C><<<grid, SPMM_GATHER_BLOCK, 0, s>>>(
       sp->nchunks, sp->chunks, m->col_idx, (const T *)m->values,
       (const T *)a->X, xr, xc, (T *)sp->ws, a->k);
   if ((e = cudaGetLastError()) != cudaSuccess)

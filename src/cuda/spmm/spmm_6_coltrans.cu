@@ -94,9 +94,8 @@ static cudaError_t transposes(const struct spmm_args *a, T *xt, T *yt,
                                            a->ldx, xt, kp);
   } else {
     const dim3 grid((unsigned)((m->st.rows + TR_TILE - 1) / TR_TILE), gy);
-    spmm_row2col<T><<<grid, block, 0, s>>>(m->st.rows, a->k, yt, kp,
-                                           (T *)a->Y, a->ldy, (T)a->alpha,
-                                           (T)a->beta);
+    spmm_row2col<T><<<grid, block, 0, s>>>(m->st.rows, a->k, yt, kp, (T *)a->Y,
+                                           a->ldy, (T)a->alpha, (T)a->beta);
   }
   return cudaGetLastError();
 }
@@ -114,8 +113,8 @@ static smv_status run(const struct spmm_args *a) {
   /* The row-major product on the workspaces; rung 4's state (the chunk
    * list, its partials) first: the workspace hangs off the same struct. */
   struct smv_spmm_split *sp;
-  const struct spmm_args rm = {a->ctx, a->m, 1.0, 0.0, NULL, kp,
-                               NULL,   kp,   a->k, SMV_LAYOUT_ROW_MAJOR};
+  const struct spmm_args rm = {a->ctx, a->m, 1.0, 0.0,  NULL,
+                               kp,     NULL, kp,  a->k, SMV_LAYOUT_ROW_MAJOR};
   smv_status st = smv_spmm_split_get(&rm, &sp);
   if (st != SMV_OK)
     return st;
@@ -125,8 +124,8 @@ static smv_status run(const struct spmm_args *a) {
   if ((st = smv_spmm_workspace(a->ctx, sp, (nx + ny) * es)) != SMV_OK)
     return st;
   char *xt = (char *)sp->tws, *yt = xt + nx * es; /* nx * es: 16-byte mult. */
-  const struct spmm_args r = {a->ctx, a->m, 1.0,  0.0, xt,
-                              kp,     yt,   kp,   a->k, SMV_LAYOUT_ROW_MAJOR};
+  const struct spmm_args r = {a->ctx, a->m, 1.0, 0.0,  xt,
+                              kp,     yt,   kp,  a->k, SMV_LAYOUT_ROW_MAJOR};
   cudaError_t e = f32 ? transposes<float>(a, (float *)xt, NULL, kp, 0)
                       : transposes<double>(a, (double *)xt, NULL, kp, 0);
   if (e != cudaSuccess)
@@ -140,5 +139,5 @@ static smv_status run(const struct spmm_args *a) {
   return SMV_OK;
 }
 
-const struct spmm_rung smv_spmm_rung_coltrans = {
-    SMV_SPMM_COLTRANS, 6, accepts, run, "column-major X and Y"};
+const struct spmm_rung smv_spmm_rung_coltrans = {SMV_SPMM_COLTRANS, 6, accepts,
+                                                 run, "column-major X and Y"};
