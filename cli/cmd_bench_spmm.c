@@ -181,7 +181,9 @@ static void row_out(sink *s, const char *matrix, const char *prec,
             "%.2f |\n",
             matrix, prec, lay, k, alg, verify, w, fl, gw, gf, vs);
   if (s->csv)
-    fprintf(s->csv, "%s,%s,%s,%s,%s,%s,%d,%s,%s,%.3f,%.3f,%.1f,%.1f,%.4f\n",
+    /* The matrix in quotes: a spec may hold commas ("rmat:20:16,perm=rand"). */
+    fprintf(s->csv,
+            "\"%s\",%s,%s,\"%s\",%s,%s,%d,%s,%s,%.3f,%.3f,%.1f,%.1f,%.4f\n",
             s->device, s->commit, s->date, matrix, prec, lay, k, alg, verify, w,
             fl, gw, gf, vs);
 }

@@ -644,7 +644,9 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
  * host, once) and keep a workspace of chunks x k partial sums with the
  * matrix (grown to the largest k seen), so run them once with the
  * largest k before capturing (rung 6 likewise for its row-major copies of
- * X and Y, cols x k + rows x k elements); rung 2 runs smv_spmv, whose AUTO may
+ * X and Y, cols x k + rows x k elements). That workspace is the
+ * matrix's: products with one matrix on several streams at once need
+ * rungs 1 or 3, or a matrix each. Rung 2 runs smv_spmv, whose AUTO may
  * set up on its first call. The cuSPARSE algorithms allocate their workspace on
  * the first call for a given shape (kept with the matrix, as large as the
  * largest seen), so run them once before capturing. A combination cuSPARSE

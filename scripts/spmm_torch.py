@@ -14,6 +14,7 @@ torch.sparse.mm checked against a float64 numpy product on column 0 (bound:
 3 warm-ups, median in microseconds. CSV: matrix,prec,order,k,alg,verify,warm_us.
 """
 import argparse
+import csv
 import os
 import sys
 
@@ -52,8 +53,9 @@ def main():
     dev = torch.device("cuda")
     print("spmm_torch: torch %s on %s" % (torch.__version__,
                                           torch.cuda.get_device_name(0)))
-    out = open(a.csv, "w")
-    out.write("matrix,prec,order,k,alg,verify,warm_us\n")
+    out = open(a.csv, "w", newline="")
+    w = csv.writer(out)  # quotes names with commas ("rmat:20:16,perm=rand")
+    w.writerow(["matrix", "prec", "order", "k", "alg", "verify", "warm_us"])
     files = sorted(f for f in os.listdir(a.dump) if f.endswith(".csr"))
     for fn in files:
         name = fn[:-4]
@@ -87,8 +89,8 @@ def main():
                     except RuntimeError as e:
                         print("  %s %s %s k=%d: %s" % (name, prec, lay, k,
                                                        str(e)[:200]))
-                        out.write("%s,%s,%s,%d,torch,ERROR,nan\n" %
-                                  (name, prec, lay, k))
+                        w.writerow([name, prec, lay, k, "torch", "ERROR",
+                                    "nan"])
                         continue
                     x0 = X[:, 0].double().cpu().numpy()
                     y0 = Y[:, 0].double().cpu().numpy()
@@ -115,8 +117,8 @@ def main():
                             e1.synchronize()
                             ts.append(e0.elapsed_time(e1) * 1000.0)
                     us = float(np.median(ts)) if ts else float("nan")
-                    out.write("%s,%s,%s,%d,torch,%s,%.3f\n" %
-                              (name, prec, lay, k, verdict, us))
+                    w.writerow([name, prec, lay, k, "torch", verdict,
+                                "%.3f" % us])
                     out.flush()
                     print("  torch %-24s %s %s k=%3d %s %10.2f us" %
                           (name, prec, lay, k, verdict, us))
