@@ -670,8 +670,10 @@ smv_status smv_spmm_plan(smv_context *ctx, const smv_matrix *dA, int k,
  * the heuristic's choice (each checked against the first on a random X,
  * to 1e-3 of |y| + 1 for f32, 1e-9 for f64: a sanity check) `runs` times on
  * device buffers it allocates (X random, Y zero, alpha 1, beta 0), and
- * give the fastest median in c (why names the times). Synchronises;
- * not while the stream is captured. */
+ * give the fastest median in c (why names the times). AUTO (and
+ * smv_spmm_plan) then run that rung for this k and layout on this matrix
+ * (the last 8 pairs tuned are kept with it). Synchronises; not while the
+ * stream is captured. */
 smv_status smv_spmm_tune(smv_context *ctx, smv_matrix *dA, int k,
                          smv_layout layout, int runs, smv_spmm_choice *c);
 

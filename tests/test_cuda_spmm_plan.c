@@ -4,8 +4,9 @@
  * each class gives the rung the rule (smv_spmm_choose, tested on the CPU
  * in test_spmm_cpu.c) gives on the host statistics, with its reason;
  * AUTO runs exactly that rung (the same bits); smv_spmm_tune measures,
- * returns a rung that accepts the shape and says the times, and that rung
- * verifies against the reference. SKIPs without a device.
+ * returns a rung that accepts the shape and says the times, that rung
+ * verifies against the reference, and the plan then names it. SKIPs
+ * without a device.
  */
 #include "test_spmm_common.h"
 
@@ -107,6 +108,11 @@ static void test_tune(void) {
       CHECK(c.alg != SMV_SPMM_AUTO && c.alg != SMV_SPMM_CUSPARSE_ALG1 &&
             c.alg != SMV_SPMM_CUSPARSE_ALG2 && c.alg != SMV_SPMM_CUSPARSE_ALG3);
       CHECK_STR_HAS(c.why, "measured");
+      /* AUTO runs the measured rung from now on. */
+      smv_spmm_choice p;
+      const int64_t ld = lay ? A->cols : 24, ly = lay ? A->rows : 24;
+      CHECK_OK(smv_spmm_plan(ctx, dA, 24, (smv_layout)lay, ld, ly, &p));
+      CHECK_INT(p.alg, c.alg);
       int uns = 0;
       CHECK_INT(spmm_case(ctx, dA, A, c.alg, 24, (smv_layout)lay, 0, 1.0, 0.0,
                           0, &uns),

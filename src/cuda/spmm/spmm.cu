@@ -120,6 +120,30 @@ static void shape_of(const smv_matrix *dA, int k, smv_layout layout,
   s->ldy = ldy;
 }
 
+/* AUTO's rung: smv_spmm_tune's answer for this (k, layout) if there is one
+ * and its rung takes these leading dimensions, else the rule. */
+static smv_status auto_choice(const smv_matrix *dA, int k, smv_layout layout,
+                              int64_t ldx, int64_t ldy, smv_spmm_choice *c) {
+  smv_spmm_shape sh;
+  shape_of(dA, k, layout, ldx, ldy, &sh);
+  smv_status st = smv_spmm_choose(&sh, c);
+  const struct smv_spmm_split *sp = dA->spmm_split;
+  for (int i = 0; st == SMV_OK && sp && i < sp->ntuned; i++) {
+    if (sp->tuned[i].k != k || sp->tuned[i].layout != (int)layout)
+      continue;
+    const struct spmm_rung *r = rung_of(sp->tuned[i].alg);
+    const struct spmm_args a = {
+        NULL, (smv_matrix *)dA, 1, 0, NULL, ldx, NULL, ldy, k, layout};
+    if (r && r->accepts(&a) && sp->tuned[i].alg != c->alg) {
+      snprintf(c->why, sizeof c->why,
+               "measured by smv_spmm_tune for k = %d (the rule's choice: %s)",
+               k, smv_spmm_alg_name(c->alg));
+      c->alg = sp->tuned[i].alg;
+    }
+  }
+  return st;
+}
+
 /* After the checks, on the right device. */
 static smv_status spmm_device(smv_context *ctx, smv_spmm_alg alg, double alpha,
                               const smv_matrix *dA, const void *X, int64_t ldx,
@@ -142,10 +166,8 @@ static smv_status spmm_device(smv_context *ctx, smv_spmm_alg alg, double alpha,
     return smv_spmm_cusparse(ctx, alg, alpha, dA, X, ldx, beta, Y, ldy, k,
                              layout);
   if (alg == SMV_SPMM_AUTO) {
-    smv_spmm_shape sh;
     smv_spmm_choice c;
-    shape_of(dA, k, layout, ldx, ldy, &sh);
-    if (smv_spmm_choose(&sh, &c) != SMV_OK)
+    if (auto_choice(dA, k, layout, ldx, ldy, &c) != SMV_OK)
       return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmm: no plan for k = %d", k);
     alg = c.alg;
   }
@@ -314,9 +336,7 @@ extern "C" smv_status smv_spmm_plan(smv_context *ctx, const smv_matrix *dA,
     return SMV_ERR_ARG;
   if (!dA || !c)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmm_plan: NULL argument");
-  smv_spmm_shape sh;
-  shape_of(dA, k, layout, ldx, ldy, &sh);
-  if (smv_spmm_choose(&sh, c) != SMV_OK)
+  if (auto_choice(dA, k, layout, ldx, ldy, c) != SMV_OK)
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "smv_spmm_plan: k = %d or layout %d out of range", k,
                        (int)layout);
@@ -407,8 +427,14 @@ extern "C" smv_status smv_spmm_tune(smv_context *ctx, smv_matrix *dA, int k,
   const int64_t rows = dA->st.rows, cols = dA->st.cols;
   const int64_t ldx = row ? k : (cols > 0 ? cols : 1);
   const int64_t ldy = row ? k : (rows > 0 ? rows : 1);
-  smv_status st = smv_spmm_plan(ctx, dA, k, layout, ldx, ldy, c);
-  if (st != SMV_OK || rows == 0 || dA->st.nnz == 0)
+  smv_spmm_shape sh; /* the rule's choice, not an earlier tuning's */
+  shape_of(dA, k, layout, ldx, ldy, &sh);
+  if (smv_spmm_choose(&sh, c) != SMV_OK)
+    return smv_ctx_set(ctx, SMV_ERR_ARG,
+                       "smv_spmm_tune: k = %d or layout %d out of range", k,
+                       (int)layout);
+  smv_status st = SMV_OK;
+  if (rows == 0 || dA->st.nnz == 0)
     return st; /* nothing to measure: the heuristic's plan stands */
   struct smv_device_guard g;
   st = smv_device_enter_uncaptured(ctx, &g, "smv_spmm_tune", SMV_ERR_ARG,
@@ -505,6 +531,28 @@ extern "C" smv_status smv_spmm_tune(smv_context *ctx, smv_matrix *dA, int k,
   c->alg = best;
   snprintf(c->why, sizeof c->why, "measured (median µs of %d): %s", runs,
            times);
+  /* Remember it for AUTO (the SpMM state exists: a rung ran above, or
+   * make it now). */
+  {
+    const struct spmm_args a = {ctx, dA, 1, 0, dx, ldx, dy, ldy, k, layout};
+    struct smv_spmm_split *sp;
+    if ((st = smv_spmm_split_get(&a, &sp)) != SMV_OK)
+      goto out;
+    int slot = -1;
+    for (int i = 0; i < sp->ntuned; i++)
+      if (sp->tuned[i].k == k && sp->tuned[i].layout == (int)layout)
+        slot = i;
+    if (slot < 0 && sp->ntuned < SMV_SPMM_TUNED)
+      slot = sp->ntuned++;
+    if (slot < 0) { /* full: drop the oldest */
+      memmove(&sp->tuned[0], &sp->tuned[1],
+              (SMV_SPMM_TUNED - 1) * sizeof sp->tuned[0]);
+      slot = SMV_SPMM_TUNED - 1;
+    }
+    sp->tuned[slot].k = k;
+    sp->tuned[slot].layout = (int)layout;
+    sp->tuned[slot].alg = best;
+  }
 out:
   free(ts);
   cudaFree(dx);

@@ -43,6 +43,8 @@ extern const struct spmm_rung smv_spmm_rung_rowsplit; /* spmm_4_rowsplit.cu */
 extern const struct spmm_rung smv_spmm_rung_colsplit; /* spmm_5_colsplit.cu */
 extern const struct spmm_rung smv_spmm_rung_coltrans; /* spmm_6_coltrans.cu */
 
+#define SMV_SPMM_TUNED 8
+
 /* The long-row split (spmm_4_rowsplit.cu): rows longer than `chunk`
  * entries cut into chunks of `chunk` entries. Device arrays, one
  * allocation at `list`:
@@ -59,6 +61,13 @@ struct smv_spmm_split {
   /* Rung 6's row-major copies of X and Y (spmm_6_coltrans.cu). */
   void *tws;
   size_t tws_bytes;
+  /* smv_spmm_tune's answers (spmm.cu), which AUTO then runs: the last
+   * SMV_SPMM_TUNED (k, layout) pairs measured, replaced in turn. */
+  struct {
+    int k, layout;
+    smv_spmm_alg alg;
+  } tuned[SMV_SPMM_TUNED];
+  int ntuned;
 };
 
 /* The matrix's split, built on first use (a copy of the row offsets to
