@@ -632,8 +632,11 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
 /* Column-major products with at least this many columns go through
  * rung 6 (transposes), fewer through rung 5. */
 #define SMV_SPMM_COLTRANS_K 8
-/* Rows longer than this many entries are split by rungs 4 and 5 (chunks
- * of this many entries): 8 rounds of a warp at 32 entries a round. */
+/* A matrix with a row longer than this many entries has its long rows
+ * split by rungs 4 and 5, in chunks of this many entries (8 rounds of a
+ * warp at 32 entries a round), or fewer, down to 64, when that would
+ * leave SMs idle (fewer chunks than 16 per SM): the chunk size the plan
+ * names is this starting size. */
 #define SMV_SPMM_CHUNK 256
 
 /* Device pointers (double* or float*, the matrix's precision), on the

@@ -19,7 +19,10 @@
  * stream keeps the code simple and the first kernel's tail is short.
  *
  * The chunk list is built once per matrix (the row offsets copied to the
- * host: (rows + 1) x 4 bytes), kept with the matrix; the workspace holds
+ * host: (rows + 1) x 4 bytes), kept with the matrix. Chunks hold
+ * SMV_SPMM_CHUNK entries, fewer (down to 64) when that would leave SMs
+ * without chunks (the device's SM count x 16): a small matrix's few hubs.
+ * The workspace holds
  * nchunks x k partials (nchunks x k x 4 or 8 bytes: rmat:20:16 at k =
  * 128 f32, about 10^4 chunks, 5 MB) and grows with k. Both allocate and
  * synchronise, so they are refused while the stream is captured.
@@ -34,6 +37,14 @@
 #include <stdlib.h>
 
 #define SPLIT_BLOCK 256
+/* Chunks of at least this many entries (two rounds of a warp), and the
+ * chunks per SM below which they are shortened. */
+#define SPLIT_MIN_CHUNK 64
+#define SPLIT_CHUNKS_PER_SM 16
+
+static int64_t sms_of(const smv_context *ctx) {
+  return ctx->prop.multiProcessorCount > 0 ? ctx->prop.multiProcessorCount : 1;
+}
 
 void smv_spmm_split_free(smv_matrix *m) {
   struct smv_spmm_split *sp = m->spmm_split;
@@ -49,7 +60,7 @@ void smv_spmm_split_free(smv_matrix *m) {
 /* The chunk list from the host copy of the row offsets. */
 static smv_status split_build(smv_context *ctx, smv_matrix *m,
                               struct smv_spmm_split *sp) {
-  const int64_t rows = m->st.rows, chunk = sp->chunk;
+  const int64_t rows = m->st.rows;
   int32_t *rp = (int32_t *)malloc(((size_t)rows + 1) * sizeof *rp);
   if (!rp)
     return smv_ctx_set(ctx, SMV_ERR_NOMEM,
@@ -63,14 +74,26 @@ static smv_status split_build(smv_context *ctx, smv_matrix *m,
     free(rp);
     return smv_cu_fail(ctx, e, "SpMM split: copy of the row offsets");
   }
-  int64_t nlong = 0, nchunks = 0;
-  for (int64_t r = 0; r < rows; r++) {
-    const int64_t len = (int64_t)rp[r + 1] - rp[r];
-    if (len > chunk) {
-      nlong++;
-      nchunks += (len + chunk - 1) / chunk;
+  /* The chunk size: SMV_SPMM_CHUNK, halved (down to SPLIT_MIN_CHUNK)
+   * while the chunks would not give every SM SPLIT_CHUNKS_PER_SM warps of
+   * work (a small matrix with a few hubs: the hubs are then the critical
+   * path, and shorter chunks spread them over the device). */
+  const int64_t want = (int64_t)SPLIT_CHUNKS_PER_SM * sms_of(ctx);
+  int64_t chunk = sp->chunk, nlong, nchunks;
+  for (;;) {
+    nlong = 0, nchunks = 0;
+    for (int64_t r = 0; r < rows; r++) {
+      const int64_t len = (int64_t)rp[r + 1] - rp[r];
+      if (len > chunk) {
+        nlong++;
+        nchunks += (len + chunk - 1) / chunk;
+      }
     }
+    if (nchunks >= want || chunk / 2 < SPLIT_MIN_CHUNK)
+      break;
+    chunk /= 2;
   }
+  sp->chunk = chunk;
   sp->nlong = nlong;
   sp->nchunks = nchunks;
   if (nchunks == 0) {
