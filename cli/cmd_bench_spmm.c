@@ -49,7 +49,8 @@ static void usage(FILE *f) {
           "  --layout L       row, col or both (default both)\n"
           "  --algs LIST      of auto,ours,cusparse-alg1,cusparse-alg2,"
           "cusparse-alg3,\n"
-          "                   spmv,rowvec,rowsplit,colsplit (default all)\n"
+          "                   spmv,rowvec,rowsplit,colsplit,coltrans (default "
+          "all)\n"
           "  --suite NAME     a named set of matrices, k, precisions, layouts "
           "and\n"
           "                   algorithms (options given override it); list: "
@@ -492,9 +493,10 @@ int cmd_bench_spmm(int argc, char **argv) {
   }
   if (valgs &&
       parse_list(valgs, o.algs, &o.nalgs, SMV_SPMM_ALG_COUNT, one_alg) != 0)
-    return cli_usage("bench-spmm", "--algs: a list of ours, "
-                                   "cusparse-alg1, cusparse-alg2, "
-                                   "cusparse-alg3");
+    return cli_usage("bench-spmm",
+                     "--algs: a list of auto, ours, cusparse-alg1, "
+                     "cusparse-alg2, cusparse-alg3, spmv, rowvec, rowsplit, "
+                     "colsplit, coltrans");
   if (vruns) {
     if (cli_parse_long(vruns, 1, 100000, &lv) != 0)
       return cli_usage("bench-spmm", "--runs wants 1..100000");
