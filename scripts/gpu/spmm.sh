@@ -18,7 +18,11 @@
 # Files under $OUT: spmm.csv (bench-spmm, every algorithm), torch.csv,
 # summary.md + summary.csv (the verdict), bench.md, logs.tgz. Results:
 # bench/results/<device>/spmm.md and raw/spmm/. RUNS overrides the suite's
-# timed runs. The quick suite takes about 3 minutes of GPU time.
+# timed runs. The quick suite takes about 3 minutes of GPU time (an
+# estimate: not yet run); full does not fit one 10-minute device call, so
+# run its classes as parts of their own: spmm:gnn, spmm:local,
+# spmm:random, spmm:graph, spmm:real (the last with .shared carried). The
+# Python package's tests moved to their own part (scripts/gpu/python.sh).
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 OUT=${OUT:-/tmp/smv-gpu-spmm}
