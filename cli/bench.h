@@ -128,6 +128,20 @@ int bench_suite_list(FILE *f, const char *dir);
 int bench_suite_add(const char *name, const char *opt_dir, char ***mats,
                     int *nmats, char ***owned, int *nowned);
 
+/* Named SpMM suites (bench_spmm_suite.c) for `smv bench-spmm --suite`:
+ * matrices (NULL-terminated specs), column counts, precisions, layouts,
+ * algorithms (0: AUTO and cuSPARSE's; 1: every one) and whether the real
+ * matrices of a directory join (0 no, 1 required, 2 when given). */
+typedef struct {
+  const char *name, *what;
+  const char *specs[10];
+  int ks[8];
+  int nk;
+  int f32_only, row_only, all_algs, real;
+} bench_spmm_suite;
+const bench_spmm_suite *bench_spmm_suite_find(const char *name);
+void bench_spmm_suite_list(FILE *f);
+
 /* The plan of a device matrix (bench_plan.c): AUTO's rung, heuristic or
  * measured, the reason, the analysis times against cuSPARSE's preprocess
  * alone, the device memory held and, if measured, each candidate's time. */

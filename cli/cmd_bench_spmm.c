@@ -12,29 +12,56 @@
  * flushed with --flush). Bytes (minimal model): A once (row offsets,
  * indices, values), X once (cols * k), Y once (rows * k, written).
  * "vs cuSPARSE" is the time of the fastest verified cuSPARSE algorithm for
- * the same case divided by ours (> 1: ours is faster). */
+ * the same case divided by ours (> 1: ours is faster). AUTO's row names
+ * the rung it ran ("auto:rowsplit").
+ *
+ * --suite NAME runs a named set (bench_spmm_suite.c; "list" prints them);
+ * --csv FILE writes every row as CSV; --dump DIR writes each matrix as a
+ * raw CSR (DIR/NAME.csr: int64 rows, cols, nnz, then int32 row offsets,
+ * int32 columns, float64 values) for the torch.sparse.mm timing script
+ * (scripts/spmm_torch.py), so both time the same matrices. */
+#include "bench.h"
 #include "cli.h"
 #include "lab.h"
 
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define MAX_K 16
 #define MAX_CHECK_COLS 8
+/* Cases whose X or Y would hold more elements are skipped (2^29: 4 GB in
+ * f64 on the device, and the host's double copies). */
+#define SPMM_MAX_ELEMS ((int64_t)1 << 29)
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: smv bench-spmm [options] MATRIX...\n"
+          "       smv bench-spmm --suite NAME|list [options] [MATRIX...]\n"
           "Verify, then time Y = A*X for k dense columns: smv's SpMM vs "
           "cuSPARSE SpMM.\n"
           "  --k LIST         column counts, 1..1024 (default 1,4,16,64)\n"
           "  --prec P         f64, f32 or both (default f64)\n"
           "  --layout L       row, col or both (default both)\n"
-          "  --algs LIST      of ours,cusparse-alg1,cusparse-alg2,"
-          "cusparse-alg3 (default all)\n"
+          "  --algs LIST      of auto,ours,cusparse-alg1,cusparse-alg2,"
+          "cusparse-alg3,\n"
+          "                   spmv,rowvec,rowsplit,colsplit,coltrans (default "
+          "all)\n"
+          "  --suite NAME     a named set of matrices, k, precisions, layouts "
+          "and\n"
+          "                   algorithms (options given override it); list: "
+          "the suites\n"
+          "  --matrices DIR   real matrices for the suites real and full "
+          "(default\n"
+          "                   $SMV_MATRICES)\n"
+          "  --csv FILE       also write every row as CSV\n"
+          "  --dump DIR       write each matrix as DIR/NAME.csr (raw CSR) "
+          "for\n"
+          "                   scripts/spmm_torch.py\n"
           "  --runs N         timed runs per mode (default 100)\n"
           "  --flush          also time with the L2 flushed before each run\n"
           "  --max-seconds S  cap per mode (default 1)\n"
@@ -49,7 +76,7 @@ typedef struct {
   int algs[SMV_SPMM_ALG_COUNT], nalgs;
   int runs, flush, device;
   double max_seconds;
-  const char *markdown;
+  const char *markdown, *csv, *dump;
 } opts;
 
 static int one_k(const char *t, int *k) {
@@ -107,21 +134,14 @@ static smv_status upload_dense(smv_context *ctx, const double *h, int64_t r,
   return st;
 }
 
-/* Fill a device buffer with NaN (the poison before a verified run). */
-static smv_status poison(smv_context *ctx, void *d, size_t n, int f32) {
-  if (n == 0)
-    return SMV_OK;
-  void *t = malloc(n * (f32 ? 4 : 8));
-  if (!t)
-    return SMV_ERR_NOMEM;
-  for (size_t i = 0; i < n; i++)
-    if (f32)
-      ((float *)t)[i] = NAN;
-    else
-      ((double *)t)[i] = NAN;
-  smv_status st = smv_memcpy_h2d(ctx, d, t, n * (f32 ? 4 : 8));
-  free(t);
-  return st;
+/* Fill Y with NaN (the poison before a verified run): Y = NaN * Y by
+ * the SpMM's own alpha = 0 path (NaN times anything is NaN), on the
+ * device, no host copy of Y. */
+static smv_status poison(smv_context *ctx, smv_matrix *dA, int64_t ldx,
+                         void *dY, int64_t ldy, int k, smv_layout L) {
+  smv_status st =
+      smv_spmm(ctx, SMV_SPMM_AUTO, 0.0, dA, NULL, ldx, NAN, dY, ldy, k, L);
+  return st == SMV_OK ? smv_synchronize(ctx) : st;
 }
 
 /* The columns checked for k columns (distinct, ascending). */
@@ -141,8 +161,9 @@ static int check_cols(int k, int *cols) {
 }
 
 typedef struct {
-  FILE *md;
+  FILE *md, *csv;
   int failures;
+  const char *device, *commit, *date;
 } sink;
 
 static void row_out(sink *s, const char *matrix, const char *prec,
@@ -160,6 +181,12 @@ static void row_out(sink *s, const char *matrix, const char *prec,
             "| %s | %s | %s | %d | %s | %s | %.2f | %.2f | %.0f | %.0f | "
             "%.2f |\n",
             matrix, prec, lay, k, alg, verify, w, fl, gw, gf, vs);
+  if (s->csv)
+    /* The matrix in quotes: a spec may hold commas ("rmat:20:16,perm=rand"). */
+    fprintf(s->csv,
+            "\"%s\",%s,%s,\"%s\",%s,%s,%d,%s,%s,%.3f,%.3f,%.1f,%.1f,%.4f\n",
+            s->device, s->commit, s->date, matrix, prec, lay, k, alg, verify, w,
+            fl, gw, gf, vs);
 }
 
 /* One (matrix, precision, k): both orders, every algorithm. */
@@ -168,6 +195,11 @@ static int bench_case(smv_context *ctx, const char *name, const smv_csr *A,
                       const opts *o, smv_rng *rng, sink *s) {
   const int64_t m = A->rows, n = A->cols;
   const size_t es = f32 ? 4 : 8;
+  if (n * k > SPMM_MAX_ELEMS || m * k > SPMM_MAX_ELEMS) {
+    printf("%-24.24s %-4s k=%d skipped: X or Y over %lld elements\n", name,
+           f32 ? "f32" : "f64", k, (long long)SPMM_MAX_ELEMS);
+    return CLI_OK;
+  }
   double *X = malloc(((size_t)n * k + 1) * sizeof *X);
   double *Y = malloc(((size_t)m * k + 1) * sizeof *Y);
   double *xc = malloc(((size_t)n + 1) * sizeof *xc);
@@ -225,11 +257,18 @@ static int bench_case(smv_context *ctx, const char *name, const smv_csr *A,
     double best_cus = INFINITY;
     smv_bench_result res[SMV_SPMM_ALG_COUNT];
     char verdict[SMV_SPMM_ALG_COUNT][8];
+    char names[SMV_SPMM_ALG_COUNT][32];
     for (int ai = 0; ai < o->nalgs; ai++) {
       const smv_spmm_alg alg = (smv_spmm_alg)o->algs[ai];
       snprintf(verdict[ai], sizeof verdict[ai], "PASS");
+      snprintf(names[ai], sizeof names[ai], "%s", smv_spmm_alg_name(alg));
+      smv_spmm_choice plan;
+      if (alg == SMV_SPMM_AUTO &&
+          smv_spmm_plan(ctx, dA, k, L, ldx, ldy, &plan) == SMV_OK)
+        snprintf(names[ai], sizeof names[ai], "auto:%s",
+                 smv_spmm_alg_name(plan.alg));
       memset(&res[ai], 0, sizeof res[ai]);
-      if ((st = poison(ctx, dY, (size_t)m * k, f32)) != SMV_OK) {
+      if ((st = poison(ctx, dA, ldx, dY, ldy, k, L)) != SMV_OK) {
         cli_error("bench-spmm: poisoning Y: %s", smv_status_string(st));
         rc = CLI_ERR;
         goto out;
@@ -280,7 +319,8 @@ static int bench_case(smv_context *ctx, const char *name, const smv_csr *A,
         continue;
       }
       const double t = res[ai].warm.median_ms;
-      if (alg >= SMV_SPMM_CUSPARSE_ALG1 && t < best_cus)
+      if (alg >= SMV_SPMM_CUSPARSE_ALG1 && alg <= SMV_SPMM_CUSPARSE_ALG3 &&
+          t < best_cus)
         best_cus = t;
     }
     for (int ai = 0; ai < o->nalgs; ai++) {
@@ -289,9 +329,9 @@ static int bench_case(smv_context *ctx, const char *name, const smv_csr *A,
       double vs = NAN;
       if (timed && isfinite(best_cus) && res[ai].warm.median_ms > 0)
         vs = best_cus / res[ai].warm.median_ms;
-      row_out(s, name, f32 ? "f32" : "f64", row ? "row" : "col", k,
-              smv_spmm_alg_name(alg), verdict[ai], timed ? &res[ai] : NULL,
-              bytes, vs, o->flush);
+      (void)alg;
+      row_out(s, name, f32 ? "f32" : "f64", row ? "row" : "col", k, names[ai],
+              verdict[ai], timed ? &res[ai] : NULL, bytes, vs, o->flush);
     }
   }
 out:
@@ -301,6 +341,36 @@ out:
   smv_device_free(ctx, dY);
   free(X), free(Y), free(xc), free(hy);
   return rc;
+}
+
+/* DIR/NAME.csr: int64 rows, cols, nnz; int32 row offsets (rows + 1),
+ * int32 columns (nnz), float64 values (nnz); native byte order. NAME's
+ * '/' and ':' stay as they are except '/', which becomes '_'. 0, or -1
+ * with a message. */
+static int dump_csr(const char *dir, const char *name, const smv_csr *A) {
+  char fn[4096];
+  int n = snprintf(fn, sizeof fn, "%s/%s.csr", dir, name);
+  if (n < 0 || (size_t)n >= sizeof fn) {
+    cli_error("bench-spmm: --dump: name too long");
+    return -1;
+  }
+  for (char *c = fn + strlen(dir) + 1; *c; c++)
+    if (*c == '/')
+      *c = '_';
+  FILE *f = bench_open_out(fn);
+  if (!f)
+    return -1;
+  const int64_t hdr[3] = {A->rows, A->cols, A->nnz};
+  const size_t nr = (size_t)A->rows + 1, nz = (size_t)A->nnz;
+  int ok = fwrite(hdr, sizeof hdr, 1, f) == 1 &&
+           fwrite(A->row_ptr, sizeof *A->row_ptr, nr, f) == nr &&
+           (nz == 0 || (fwrite(A->col_idx, sizeof *A->col_idx, nz, f) == nz &&
+                        fwrite(A->values, sizeof *A->values, nz, f) == nz));
+  if (bench_close_out(f, fn) != 0 || !ok) {
+    cli_error("bench-spmm: --dump: cannot write %s", fn);
+    return -1;
+  }
+  return 0;
 }
 
 /* The MATRIX arguments (at most 64). */
@@ -327,13 +397,14 @@ int cmd_bench_spmm(int argc, char **argv) {
   o.prec[0] = SMV_F64, o.nprec = 1;
   o.layout[0] = SMV_LAYOUT_ROW_MAJOR, o.layout[1] = SMV_LAYOUT_COL_MAJOR;
   o.nlayout = 2;
-  for (int a = SMV_SPMM_OURS; a < SMV_SPMM_ALG_COUNT; a++)
+  for (int a = SMV_SPMM_AUTO; a < SMV_SPMM_ALG_COUNT; a++)
     o.algs[o.nalgs++] = a;
   o.runs = 100;
   o.max_seconds = 1.0;
   spmm_mats mm = {{NULL}, 0};
   const char *vk = NULL, *vprec = NULL, *vlay = NULL, *valgs = NULL,
-             *vruns = NULL, *vmax = NULL, *vdev = NULL;
+             *vruns = NULL, *vmax = NULL, *vdev = NULL, *vsuite = NULL,
+             *vdir = NULL;
   const cli_opt table[] = {
       {.name = "--k", .need = "a list like 1,4,16,64", .str = &vk},
       {.name = "--prec", .need = "a value", .str = &vprec},
@@ -344,12 +415,60 @@ int cmd_bench_spmm(int argc, char **argv) {
       {.name = "--device", .need = "a value", .str = &vdev},
       {.name = "--markdown", .need = "a file", .str = &o.markdown},
       {.name = "--flush", .flag = &o.flush},
+      {.name = "--suite", .need = "a suite name (or list)", .str = &vsuite},
+      {.name = "--matrices", .need = "a directory", .str = &vdir},
+      {.name = "--csv", .need = "a file", .str = &o.csv},
+      {.name = "--dump", .need = "a directory", .str = &o.dump},
       {0}};
   int prc = cli_parse("bench-spmm", argc, argv, table, spmm_positional, &mm);
   if (prc != CLI_OK)
     return prc;
-  const char **mats = mm.v;
-  const int nm = mm.n;
+  /* A suite: its matrices first, then those given; its k, precisions,
+   * layouts and algorithms unless the options name them. */
+  const char *mats[128];
+  int nm = 0;
+  char **real = NULL;
+  int nreal = 0;
+  if (vsuite) {
+    if (strcmp(vsuite, "list") == 0) {
+      bench_spmm_suite_list(stdout);
+      return CLI_OK;
+    }
+    const bench_spmm_suite *su = bench_spmm_suite_find(vsuite);
+    if (!su)
+      return cli_usage("bench-spmm",
+                       "--suite: unknown suite '%s' (see --suite list)",
+                       vsuite);
+    for (int i = 0; su->specs[i]; i++)
+      mats[nm++] = su->specs[i];
+    const char *dir = bench_suite_dir(vdir);
+    if (su->real == 1 && !dir)
+      return cli_usage("bench-spmm",
+                       "--suite %s needs a directory: "
+                       "--matrices DIR or SMV_MATRICES",
+                       su->name);
+    if (su->real && dir) {
+      int rc = bench_suite_expand("real", dir, &real, &nreal);
+      if (rc != CLI_OK)
+        return rc;
+      for (int i = 0; i < nreal && nm < 64; i++)
+        mats[nm++] = real[i];
+    }
+    memcpy(o.ks, su->ks, sizeof su->ks);
+    o.nk = su->nk;
+    o.prec[0] = SMV_F32, o.prec[1] = SMV_F64, o.nprec = su->f32_only ? 1 : 2;
+    o.nlayout = su->row_only ? 1 : 2;
+    if (!su->all_algs) {
+      o.nalgs = 0;
+      o.algs[o.nalgs++] = SMV_SPMM_AUTO;
+      for (int a = SMV_SPMM_CUSPARSE_ALG1; a <= SMV_SPMM_CUSPARSE_ALG3; a++)
+        o.algs[o.nalgs++] = a;
+    }
+    o.runs = 30;
+    o.max_seconds = 0.25;
+  }
+  for (int i = 0; i < mm.n; i++)
+    mats[nm++] = mm.v[i];
   long lv;
   static const char *const precs[] = {"f64", "f32", "both", NULL};
   static const char *const lays[] = {"row", "col", "both", NULL};
@@ -374,9 +493,10 @@ int cmd_bench_spmm(int argc, char **argv) {
   }
   if (valgs &&
       parse_list(valgs, o.algs, &o.nalgs, SMV_SPMM_ALG_COUNT, one_alg) != 0)
-    return cli_usage("bench-spmm", "--algs: a list of ours, "
-                                   "cusparse-alg1, cusparse-alg2, "
-                                   "cusparse-alg3");
+    return cli_usage("bench-spmm",
+                     "--algs: a list of auto, ours, cusparse-alg1, "
+                     "cusparse-alg2, cusparse-alg3, spmv, rowvec, rowsplit, "
+                     "colsplit, coltrans");
   if (vruns) {
     if (cli_parse_long(vruns, 1, 100000, &lv) != 0)
       return cli_usage("bench-spmm", "--runs wants 1..100000");
@@ -392,12 +512,18 @@ int cmd_bench_spmm(int argc, char **argv) {
   }
   if (nm == 0)
     return cli_usage("bench-spmm", "no MATRIX given");
+  if (o.dump && mkdir(o.dump, 0777) != 0 && errno != EEXIST) {
+    cli_error("bench-spmm: --dump %s: %s", o.dump, strerror(errno));
+    bench_suite_free(real, nreal);
+    return CLI_ERR;
+  }
 
   smv_context *ctx = NULL;
   smv_status st = smv_context_create(o.device, &ctx);
   if (st != SMV_OK) {
     cli_error("bench-spmm needs a GPU: %s: %s", smv_status_string(st),
               smv_context_error(NULL));
+    bench_suite_free(real, nreal);
     return CLI_ERR;
   }
   smv_device_props p;
@@ -408,11 +534,18 @@ int cmd_bench_spmm(int argc, char **argv) {
   char date[32];
   time_t now = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%MZ", gmtime(&now));
-  sink s = {NULL, 0};
-  if (o.markdown && !(s.md = bench_open_out(o.markdown))) {
+  sink s = {NULL, NULL, 0, p.name, smv_git_commit(), date};
+  if ((o.markdown && !(s.md = bench_open_out(o.markdown))) ||
+      (o.csv && !(s.csv = bench_open_out(o.csv)))) {
+    if (s.md)
+      bench_close_out(s.md, o.markdown);
     smv_context_free(ctx);
+    bench_suite_free(real, nreal);
     return CLI_ERR;
   }
+  if (s.csv)
+    fprintf(s.csv, "device,commit,date,matrix,prec,order,k,alg,verify,"
+                   "warm_us,flush_us,gbps_warm,gbps_flushed,vs\n");
   printf("device: %s, device copy %.0f GB/s; smv %s (commit %s); %s\n", p.name,
          copy, smv_version(), smv_git_commit(), date);
   printf("times in us (median), GB/s by the minimal-bytes model (A, X, Y "
@@ -437,6 +570,11 @@ int cmd_bench_spmm(int argc, char **argv) {
     }
     const char *base = strrchr(mats[mi], '/');
     base = base ? base + 1 : mats[mi];
+    if (o.dump && dump_csr(o.dump, base, A) != 0) {
+      smv_csr_free(A);
+      rc = CLI_ERR;
+      break;
+    }
     for (int pi = 0; pi < o.nprec && rc == CLI_OK; pi++) {
       const int f32 = o.prec[pi] == SMV_F32;
       smv_csr *Aref = NULL;
@@ -465,6 +603,9 @@ int cmd_bench_spmm(int argc, char **argv) {
   }
   if (s.md && bench_close_out(s.md, o.markdown) != 0 && rc == CLI_OK)
     rc = CLI_ERR;
+  if (s.csv && bench_close_out(s.csv, o.csv) != 0 && rc == CLI_OK)
+    rc = CLI_ERR;
+  bench_suite_free(real, nreal);
   smv_context_free(ctx);
   if (rc == CLI_OK && s.failures > 0) {
     cli_error("bench-spmm: %d case(s) failed verification or timing",

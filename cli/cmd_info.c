@@ -9,7 +9,8 @@
 
 static void info_help(FILE *f) {
   fprintf(f, "usage: smv info MATRIX [--json] [--plan [--tune] [--precision "
-             "f64|f32]]\n"
+             "f64|f32]\n"
+             "                                  [--k K [--layout row|col]]]\n"
              "\n"
              "Statistics of MATRIX, a Matrix Market file (.mtx, .mtx.gz) or a "
              "generator\n"
@@ -39,6 +40,15 @@ static void info_help(FILE *f) {
              "candidate rung,\n"
              "             keep the fastest) and list the candidates' times\n"
              "  --precision f64|f32   of the --plan upload (default f64)\n"
+             "  --k K      with --plan: the SpMM plan instead (Y = A*X, X of K "
+             "columns,\n"
+             "             1..1024, packed leading dimensions): the rung AUTO "
+             "runs and\n"
+             "             why; without a device, the rule on the host "
+             "statistics;\n"
+             "             --tune times the SpMM rungs on the device\n"
+             "  --layout row|col  of the SpMM plan's X and Y (default: "
+             "both)\n"
              "  -h, --help this text\n"
              "\n"
              "Exit status: 0 ok, 1 unreadable or invalid matrix, 2 usage "
@@ -183,6 +193,70 @@ static int print_plan(const char *matrix, const smv_csr *A, smv_precision prec,
   return CLI_OK;
 }
 
+/* --plan --k K: SpMM's plan for each layout asked, on device 0 (its
+ * statistics, --tune by measurement), or from the host statistics with
+ * the same rule (smv_spmm_choose) when there is no device. */
+static int print_spmm_plan(const char *matrix, const smv_csr *A,
+                           const smv_stats *s, smv_precision prec, int k,
+                           int layout, int tune) {
+  smv_context *ctx = NULL;
+  smv_matrix *dA = NULL;
+  smv_status st = smv_context_create(0, &ctx);
+  if (st == SMV_ERR_NO_DEVICE && !tune) {
+    printf("spmm plan     no CUDA device: the rule on the host statistics\n");
+    smv_context_free(ctx);
+    ctx = NULL;
+  } else if (st != SMV_OK) {
+    cli_error("--plan --k needs a CUDA device%s: %s: %s",
+              tune ? " with --tune" : "", smv_status_string(st),
+              smv_context_error(ctx));
+    smv_context_free(ctx);
+    return CLI_ERR;
+  } else {
+    smv_device_props props;
+    if (smv_device_props_get(ctx, &props) == SMV_OK)
+      printf("device        %s\n", props.name);
+    st = smv_matrix_create(ctx, A, prec, &dA);
+    if (st != SMV_OK) {
+      cli_error("%s: upload failed: %s: %s", matrix, smv_status_string(st),
+                smv_context_error(ctx));
+      smv_context_free(ctx);
+      return CLI_ERR;
+    }
+  }
+  int rc = CLI_OK;
+  for (int l = 0; l < 2 && rc == CLI_OK; l++) {
+    if (layout >= 0 && l != layout)
+      continue;
+    const smv_layout lay = l == 0 ? SMV_LAYOUT_ROW_MAJOR : SMV_LAYOUT_COL_MAJOR;
+    const int64_t ldx = l == 0 ? k : (A->cols > 0 ? A->cols : 1);
+    const int64_t ldy = l == 0 ? k : (A->rows > 0 ? A->rows : 1);
+    smv_spmm_choice c;
+    if (tune)
+      st = smv_spmm_tune(ctx, dA, k, lay, 20, &c);
+    else if (dA)
+      st = smv_spmm_plan(ctx, dA, k, lay, ldx, ldy, &c);
+    else {
+      const smv_spmm_shape sh = {s->rows,     s->cols, s->nnz, s->row_max,
+                                 s->row_mean, k,       lay,    prec == SMV_F32,
+                                 ldx,         ldy};
+      st = smv_spmm_choose(&sh, &c);
+    }
+    if (st != SMV_OK) {
+      cli_error("%s: SpMM plan failed: %s: %s", matrix, smv_status_string(st),
+                ctx ? smv_context_error(ctx) : "");
+      rc = CLI_ERR;
+      break;
+    }
+    printf("spmm %s-major k=%d %s: %s\n", l == 0 ? "row" : "col", k,
+           prec == SMV_F32 ? "f32" : "f64", smv_spmm_alg_name(c.alg));
+    printf("  why         %s\n", c.why);
+  }
+  smv_matrix_free(dA);
+  smv_context_free(ctx);
+  return rc;
+}
+
 /* The one MATRIX. */
 static int info_positional(void *user, const char *arg) {
   const char **matrix = user;
@@ -196,8 +270,10 @@ static int info_positional(void *user, const char *arg) {
 int cmd_info(int argc, char **argv) {
   const char *matrix = NULL;
   int json = 0, plan = 0, tune = 0;
-  const char *precision = NULL;
+  const char *precision = NULL, *kstr = NULL, *layout_s = NULL;
   smv_precision prec = SMV_F64;
+  long k = 0;
+  int layout = -1;
   if (cli_wants_help(argc, argv)) {
     info_help(stdout);
     return CLI_OK;
@@ -207,21 +283,33 @@ int cmd_info(int argc, char **argv) {
       {.name = "--plan", .flag = &plan},
       {.name = "--tune", .flag = &tune},
       {.name = "--precision", .need = "a value", .str = &precision},
+      {.name = "--k", .need = "a column count", .str = &kstr},
+      {.name = "--layout", .need = "row or col", .str = &layout_s},
       {0}};
   int rc = cli_parse("info", argc, argv, opts, info_positional, &matrix);
   if (rc != CLI_OK)
     return rc;
   static const char *const precisions[] = {"f64", "f32", NULL};
   if (precision) {
-    int k = cli_pick(precision, precisions);
-    if (k < 0)
+    int p = cli_pick(precision, precisions);
+    if (p < 0)
       return cli_usage("info", "--precision: want f64 or f32, got '%s'",
                        precision);
-    prec = k == 0 ? SMV_F64 : SMV_F32;
+    prec = p == 0 ? SMV_F64 : SMV_F32;
   }
   if (!matrix)
     return cli_usage("info", "missing MATRIX (a .mtx file or a spec such as "
                              "lap2d:100)");
+  if (kstr && cli_parse_long(kstr, 1, 1024, &k) != 0)
+    return cli_usage("info", "--k: want a column count 1..1024, got '%s'",
+                     kstr);
+  static const char *const layouts[] = {"row", "col", NULL};
+  if (layout_s && (layout = cli_pick(layout_s, layouts)) < 0)
+    return cli_usage("info", "--layout: want row or col, got '%s'", layout_s);
+  if ((kstr || layout_s) && !plan)
+    return cli_usage("info", "--k and --layout go with --plan");
+  if (layout_s && !kstr)
+    return cli_usage("info", "--layout goes with --k");
   if (tune && !plan)
     return cli_usage("info", "--tune goes with --plan");
   if (json && plan)
@@ -242,7 +330,10 @@ int cmd_info(int argc, char **argv) {
     print_json(matrix, source, A, &s);
   else
     print_table(matrix, source, A, &s);
-  rc = plan ? print_plan(matrix, A, prec, tune) : CLI_OK;
+  if (plan && kstr)
+    rc = print_spmm_plan(matrix, A, &s, prec, (int)k, layout, tune);
+  else
+    rc = plan ? print_plan(matrix, A, prec, tune) : CLI_OK;
   smv_csr_free(A);
   if (rc != CLI_OK)
     return rc;

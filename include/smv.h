@@ -631,29 +631,90 @@ smv_status smv_spmv_t_host(smv_context *ctx, smv_alg alg, double alpha,
 
 /* ---- SpMM on the device: Y = alpha*A*X + beta*Y ---------------------------
  * X and Y dense, k columns, layout and leading dimensions as for
- * smv_spmm_cpu (in elements). Algorithms (src/cuda/spmm/spmm_*.cu): */
+ * smv_spmm_cpu (in elements). The SpMM ladder (src/cuda/spmm/spmm_N_*.cu,
+ * table of contents in src/cuda/spmm/spmm.cu; values are stable): */
 typedef enum {
-  SMV_SPMM_AUTO = 0,          /* ours                                    */
-  SMV_SPMM_OURS = 1,          /* smv's kernel: A read once for all k
-                                 columns (row-major: a group of lanes per
-                                 row, columns across the lanes;
-                                 col-major: register tiles of 8 columns) */
+  SMV_SPMM_AUTO = 0,          /* the plan's choice (smv_spmm_choose)      */
+  SMV_SPMM_OURS = 1,          /* rung 1: row-major k >= 8 a group of lanes
+                                 per row, columns across the lanes; else
+                                 register tiles of 8 columns (gather)     */
   SMV_SPMM_CUSPARSE_ALG1 = 2, /* cusparseSpMM CUSPARSE_SPMM_CSR_ALG1       */
   SMV_SPMM_CUSPARSE_ALG2 = 3, /* CUSPARSE_SPMM_CSR_ALG2                    */
   SMV_SPMM_CUSPARSE_ALG3 = 4, /* CUSPARSE_SPMM_CSR_ALG3                    */
-  SMV_SPMM_ALG_COUNT = 5
+  SMV_SPMM_SPMV = 5,          /* rung 2: one smv_spmv (AUTO) per column; needs
+                                 contiguous columns: column-major, or k = 1
+                                 with ldx = ldy = 1                           */
+  SMV_SPMM_ROWVEC = 6,        /* rung 3: row-major, 16-byte loads along k,
+                                 (col, val) pairs loaded once per warp and
+                                 shuffled, several rows per warp             */
+  SMV_SPMM_ROWSPLIT = 7,      /* rung 4: rung 3 + rows longer than a chunk cut
+                                 into chunks, partial sums summed in order by
+                                 a second kernel (deterministic)             */
+  SMV_SPMM_COLSPLIT = 8,      /* rung 5: any layout (made for column-major):
+                                 lanes split each row, tiles of 8 columns,
+                                 long rows cut into chunks as rung 4         */
+  SMV_SPMM_COLTRANS = 9,      /* rung 6: column-major through rung 4: X
+                                 transposed to a row-major workspace, Y
+                                 transposed back (alpha, beta applied)       */
+  SMV_SPMM_ALG_COUNT = 10
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
 const char *smv_spmm_alg_name(smv_spmm_alg alg);
 smv_status smv_spmm_alg_parse(const char *name, smv_spmm_alg *alg);
 
+/* SpMM's plan: what AUTO runs for a matrix and a product, from the
+ * matrix's statistics and the product's shape (no device, no timing:
+ * smv_spmm_tune measures instead). */
+typedef struct {
+  int64_t rows, cols, nnz, row_max;
+  double row_mean;
+  int k;
+  smv_layout layout;
+  int f32; /* 1: float values and operands, 0: double          */
+  int64_t ldx, ldy;
+} smv_spmm_shape;
+typedef struct {
+  smv_spmm_alg alg; /* never AUTO                                     */
+  int64_t chunk;    /* rows longer than this are split (0: none)      */
+  int vec;          /* elements per load along k (rungs 3, 4, 6)      */
+  char why[256];    /* one line: the rule that chose alg              */
+} smv_spmm_choice;
+/* SMV_ERR_ARG for NULL or a shape with k < 1 or an unknown layout. */
+smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
+/* Whether AUTO (and smv_spmm_plan) run the rule's choice among rungs 2-6.
+ * 0 until those rungs have passed their first device run (issue 22: they
+ * were written and CPU-emulated, not yet run on a GPU): AUTO then runs
+ * rung 1, whose kernels pass the device tests, and the plan's `why` names
+ * the rule's choice. A rung named by the caller, or picked by
+ * smv_spmm_tune (which checks each rung against rung 1 first), runs as
+ * asked. */
+#define SMV_SPMM_AUTO_NEW_RUNGS 0
+/* Column-major products with at least this many columns go through
+ * rung 6 (transposes), fewer through rung 5. */
+#define SMV_SPMM_COLTRANS_K 8
+/* A matrix with a row longer than this many entries has its long rows
+ * split by rungs 4 and 5, in chunks of this many entries (8 rounds of a
+ * warp at 32 entries a round), or fewer, down to 64, when that would
+ * leave SMs idle (fewer chunks than 16 per SM): the chunk size the plan
+ * names is this starting size. */
+#define SMV_SPMM_CHUNK 256
+
 /* Device pointers (double* or float*, the matrix's precision), on the
- * context's stream, asynchronous. SMV_SPMM_OURS never allocates and may be
- * captured in a CUDA graph; the cuSPARSE algorithms allocate their
- * workspace on the first call for a given shape (kept with the matrix, as
- * large as the largest seen), so run them once before capturing. A
- * combination cuSPARSE refuses (an algorithm/layout it lacks) is
- * SMV_ERR_UNSUPPORTED with cuSPARSE's reason. */
+ * context's stream, asynchronous. X and Y must not overlap (SMV_ERR_ARG).
+ * Rungs 1, 3 and 5 without long rows never allocate and may be
+ * captured in a CUDA graph; rungs 4 and 5 on a matrix with rows longer
+ * than SMV_SPMM_CHUNK list the chunks (a copy of the row offsets to the
+ * host, once) and keep a workspace of chunks x k partial sums with the
+ * matrix (grown to the largest k seen), so run them once with the
+ * largest k before capturing (rung 6 likewise for its row-major copies of
+ * X and Y, cols x k + rows x k elements). That workspace is the
+ * matrix's: products with one matrix on several streams at once need
+ * rungs 1 or 3, or a matrix each. Rung 2 runs smv_spmv, whose AUTO may
+ * set up on its first call. The cuSPARSE algorithms allocate their workspace on
+ * the first call for a given shape (kept with the matrix, as large as the
+ * largest seen), so run them once before capturing. A combination cuSPARSE
+ * refuses (an algorithm/layout it lacks) is SMV_ERR_UNSUPPORTED with cuSPARSE's
+ * reason. */
 smv_status smv_spmm(smv_context *ctx, smv_spmm_alg alg, double alpha,
                     smv_matrix *dA, const void *X, int64_t ldx, double beta,
                     void *Y, int64_t ldy, int k, smv_layout layout);
@@ -663,6 +724,21 @@ smv_status smv_spmm_host(smv_context *ctx, smv_spmm_alg alg, double alpha,
                          smv_matrix *dA, const double *X, int64_t ldx,
                          double beta, double *Y, int64_t ldy, int k,
                          smv_layout layout);
+/* The plan for a product with this matrix (smv_spmm_choose on its
+ * statistics). */
+smv_status smv_spmm_plan(smv_context *ctx, const smv_matrix *dA, int k,
+                         smv_layout layout, int64_t ldx, int64_t ldy,
+                         smv_spmm_choice *c);
+/* Plan by measurement: run every rung of ours that accepts the shape and
+ * the heuristic's choice (each checked against the first on a random X,
+ * to 1e-3 of |y| + 1 for f32, 1e-9 for f64: a sanity check) `runs` times on
+ * device buffers it allocates (X random, Y zero, alpha 1, beta 0), and
+ * give the fastest median in c (why names the times). AUTO (and
+ * smv_spmm_plan) then run that rung for this k and layout on this matrix
+ * (the last 8 pairs tuned are kept with it). Synchronises; not while the
+ * stream is captured. */
+smv_status smv_spmm_tune(smv_context *ctx, smv_matrix *dA, int k,
+                         smv_layout layout, int runs, smv_spmm_choice *c);
 
 /* Device memory helpers for callers without CUDA headers (the CLI). */
 smv_status smv_device_malloc(smv_context *ctx, size_t bytes, void **p);

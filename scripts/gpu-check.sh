@@ -24,8 +24,10 @@
 #   solvers     CG, BiCGStab and PageRank against cuSPARSE+cuBLAS, CuPy and
 #               SciPy; solvers:quick for two small matrices
 #               (gpu/solvers.sh; solvers.md)
-#   spmm        SpMM and transposed SpMV: device tests, bench-spmm against
-#               cuSPARSE, Python tests, memcheck       (gpu/spmm.sh; spmm.md)
+#   spmm        SpMM and transposed SpMV: device tests, memcheck, then the
+#               suite (spmm:quick, about 3 minutes, or spmm:full) against
+#               every cuSPARSE SpMM and torch.sparse.mm, with the verdict
+#               (gpu/spmm.sh; spmm.md)
 #   dist        distributed SpMV: MPI tests with the CUDA backend, the CLI
 #               against one process, strong and weak scaling, NCCL fallback
 #               (gpu/dist.sh; dist.md)

@@ -175,3 +175,14 @@ smv_status smv_spmm_host(smv_context *ctx, smv_spmm_alg alg, double alpha,
                          smv_layout layout) {
   return smv_spmm(ctx, alg, alpha, dA, X, ldx, beta, Y, ldy, k, layout);
 }
+smv_status smv_spmm_plan(smv_context *ctx, const smv_matrix *dA, int k,
+                         smv_layout layout, int64_t ldx, int64_t ldy,
+                         smv_spmm_choice *c) {
+  (void)ctx, (void)dA, (void)k, (void)layout, (void)ldx, (void)ldy, (void)c;
+  return SMV_ERR_NO_DEVICE;
+}
+smv_status smv_spmm_tune(smv_context *ctx, smv_matrix *dA, int k,
+                         smv_layout layout, int runs, smv_spmm_choice *c) {
+  (void)ctx, (void)dA, (void)k, (void)layout, (void)runs, (void)c;
+  return SMV_ERR_NO_DEVICE;
+}

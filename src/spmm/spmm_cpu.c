@@ -19,7 +19,8 @@
 #include <string.h>
 
 static const char *const spmm_names[SMV_SPMM_ALG_COUNT] = {
-    "auto", "ours", "cusparse-alg1", "cusparse-alg2", "cusparse-alg3"};
+    "auto", "ours",   "cusparse-alg1", "cusparse-alg2", "cusparse-alg3",
+    "spmv", "rowvec", "rowsplit",      "colsplit",      "coltrans"};
 
 const char *smv_spmm_alg_name(smv_spmm_alg alg) {
   if ((int)alg < 0 || alg >= SMV_SPMM_ALG_COUNT)
@@ -36,6 +37,26 @@ smv_status smv_spmm_alg_parse(const char *name, smv_spmm_alg *alg) {
       return SMV_OK;
     }
   return SMV_ERR_NOT_FOUND;
+}
+
+/* Elements from the first to one past the last element of an n x k
+ * operand with leading dimension ld: (n - 1) * ld + k row-major, (k - 1)
+ * * ld + n column-major (0 when n = 0 or k = 0). 0 when that, or the
+ * extent times 8 bytes, does not fit in int64_t. */
+static int spmm_extent(int64_t n, int64_t ld, int k, int row, int64_t *out) {
+  *out = 0;
+  if (n <= 0 || k <= 0)
+    return 1;
+  int64_t p, e;
+  if (row ? __builtin_mul_overflow(n - 1, ld, &p) ||
+                __builtin_add_overflow(p, (int64_t)k, &e)
+          : __builtin_mul_overflow((int64_t)k - 1, ld, &p) ||
+                __builtin_add_overflow(p, n, &e))
+    return 0;
+  if (e > INT64_MAX / 8)
+    return 0;
+  *out = e;
+  return 1;
 }
 
 smv_status smv_spmm_shape_check(int64_t rows, int64_t cols, int64_t nnz,
@@ -65,6 +86,21 @@ smv_status smv_spmm_shape_check(int64_t rows, int64_t cols, int64_t nnz,
                "%lld x %lld matrix, k = %d, %s-major (need >= %lld, %lld)",
                (long long)ldx, (long long)ldy, (long long)rows, (long long)cols,
                k, row ? "row" : "column", (long long)needx, (long long)needy);
+    return SMV_ERR_DIM;
+  }
+  /* Every size product checked (issue 25, item 11): the last element of
+   * X and Y, and their extents in bytes (8 per element at most), must fit
+   * in int64_t, or the overlap checks and the kernels' index arithmetic
+   * wrap. */
+  int64_t ex, ey;
+  if (k > 0 && (!spmm_extent(cols, ldx, k, row, &ex) ||
+                !spmm_extent(rows, ldy, k, row, &ey))) {
+    if (why)
+      snprintf(why, why_len,
+               "X (%lld x %d, ldx = %lld) or Y (%lld x %d, ldy = %lld) spans "
+               "more than 2^63 bytes",
+               (long long)cols, k, (long long)ldx, (long long)rows, k,
+               (long long)ldy);
     return SMV_ERR_DIM;
   }
   if (k > 0 && rows > 0 && !Y) {
@@ -151,8 +187,9 @@ static smv_status spmm_run(const smv_csr *A, double alpha, const double *X,
    * (the last element is at (n - 1) * ld + k - 1 or (k - 1) * ld + n - 1). */
   if (st == SMV_OK && k > 0 && A->rows > 0 && A->cols > 0) {
     const int rm = layout == SMV_LAYOUT_ROW_MAJOR;
-    const int64_t nx = rm ? (A->cols - 1) * ldx + k : (k - 1) * ldx + A->cols;
-    const int64_t ny = rm ? (A->rows - 1) * ldy + k : (k - 1) * ldy + A->rows;
+    int64_t nx, ny; /* the shape check proved both fit, times 8 bytes */
+    (void)spmm_extent(A->cols, ldx, k, rm, &nx);
+    (void)spmm_extent(A->rows, ldy, k, rm, &ny);
     if (smv_overlap(X, (size_t)nx * sizeof *X, Y, (size_t)ny * sizeof *Y))
       st = SMV_ERR_ARG;
   }

@@ -99,4 +99,18 @@ if cmp -s "$T_TMP/gz.json" "$T_TMP/spec.json"; then ok; else bad "info of gen'd 
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n' >"$T_TMP/bad.mtx"
 expect_err 1 "bad.mtx:3" "bad file names file:line" "$SMV" info "$T_TMP/bad.mtx"
 
+# The SpMM plan (issue 22): the same rule with or without a device.
+expect_rc 0 "spmm plan row" $SMV info lap2d:10 --plan --k 4 --layout row
+expect_out "spmm row-major k=4 f64: rowvec" "short rows, row-major: rung 3"
+expect_out "no split" "the reason names the split"
+expect_rc 0 "spmm plan hubs" $SMV info denserow:300:3,cols=900 --plan --k 32 --precision f32
+expect_out "spmm row-major k=32 f32: rowsplit" "a long row, row-major: rung 4"
+expect_out "spmm col-major k=32 f32: coltrans" "column-major k = 32: rung 6"
+expect_out "4-element loads" "f32 row-major k = 32: 16-byte loads"
+expect_rc 0 "spmm plan k=1" $SMV info lap2d:10 --plan --k 1 --layout col
+expect_out "col-major k=1 f64: spmv" "k = 1: the SpMV engine"
+expect_err 2 "--k" "k = 0" $SMV info lap2d:10 --plan --k 0
+expect_err 2 "--k and --layout go with --plan" "k without plan" $SMV info lap2d:10 --k 4
+expect_err 2 "--layout" "bad layout" $SMV info lap2d:10 --plan --k 4 --layout diag
+expect_err 2 "--layout goes with --k" "layout without k" $SMV info lap2d:10 --plan --layout row
 finish

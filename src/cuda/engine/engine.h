@@ -121,6 +121,10 @@ struct smv_matrix {
   size_t spmm_buffer_bytes;
   cusparseSpMatDescr_t spmm_mat; /* created on first use */
   int64_t spmm_key[5]; /* alg, k, layout, ldx, ldy last preprocessed */
+  /* smv's SpMM long-row split (src/cuda/spmm/spmm_4_rowsplit.cu): the
+   * chunk list and partial-sum workspace, built on the first split
+   * product, freed by smv_spmm_release. */
+  struct smv_spmm_split *spmm_split;
 };
 
 /* Everything one launch needs. Sizes are 64-bit so nothing overflows in

@@ -12,7 +12,7 @@
  * so a loop of identical calls preprocesses once, as NVIDIA advises.
  * alpha and beta are host scalars (the handle's pointer mode).
  */
-#include "engine.h"
+#include "spmm_ladder.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -36,6 +36,7 @@ void smv_spmm_release(smv_matrix *m) {
   m->spmm_mat = NULL;
   m->spmm_buffer = NULL;
   m->spmm_buffer_bytes = 0;
+  smv_spmm_split_free(m); /* rungs 4 and 5 (spmm_4_rowsplit.cu) */
 }
 
 static smv_status fail(smv_context *ctx, cusparseStatus_t ss, smv_spmm_alg a,

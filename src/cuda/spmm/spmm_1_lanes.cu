@@ -1,7 +1,10 @@
 /*
- * spmm_ours.cu — smv's SpMM kernels: Y = alpha*A*X + beta*Y, k dense
- * columns, every entry of A loaded once per tile of columns and applied to
- * all of them. Two kernels; the launcher picks by layout and k.
+ * spmm_1_lanes.cu — SpMM rung 1 (SMV_SPMM_OURS, "ours"), smv's first SpMM
+ * kernels: Y = alpha*A*X + beta*Y, k dense columns, every entry of A
+ * loaded once per tile of columns and applied to all of them. Two
+ * kernels; the launcher picks by layout and k. Kept as the ladder's base:
+ * it lost to cuSPARSE 6-25x on graphs (issue 22), for the reasons under
+ * "Where it loses" below, which rungs 2-5 address.
  *
  * lanes (row-major X and Y, k >= 8): a group of G = min(32, next power of
  * two >= k) lanes per row, the columns across the lanes, C = 1 or 2
@@ -26,7 +29,7 @@
  * Bytes (the bench's model): A once (values + indices + row offsets), X
  * once (cols * k), Y once (rows * k, twice when beta != 0).
  */
-#include "engine.h"
+#include "spmm_gather.cuh"
 
 #include <stdint.h>
 
@@ -91,55 +94,8 @@ __global__ void __launch_bounds__(SPMM_BLOCK)
 }
 
 /* ---- gather: lanes split the row, register tile of C columns ------------ */
-
-template <typename T, int C>
-__global__ void __launch_bounds__(SPMM_BLOCK)
-    spmm_gather(int64_t rows, const int32_t *__restrict__ row_ptr,
-                const int32_t *__restrict__ col_idx,
-                const T *__restrict__ values, const T *__restrict__ X,
-                int64_t xr, int64_t xc, T *__restrict__ Y, int64_t yr,
-                int64_t yc, int k, int G, T alpha, T beta) {
-  /* Whole warps iterate together (the shuffles need every lane), rows past
-   * the end are predicated off. */
-  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
-  const int wl = threadIdx.x % 32, lane = wl % G;
-  const int per_warp = 32 / G;
-  for (int64_t r0 = warp * per_warp; r0 < rows; r0 += warps * per_warp) {
-    const int64_t row = r0 + wl / G;
-    const bool valid = row < rows;
-    const int32_t e0 = valid ? row_ptr[row] : 0;
-    const int32_t e1 = valid ? row_ptr[row + 1] : 0;
-    for (int c0 = 0; c0 < k; c0 += C) {
-      T acc[C];
-#pragma unroll
-      for (int t = 0; t < C; t++)
-        acc[t] = 0;
-      const T *xt = X + (int64_t)c0 * xc;
-      const int w = k - c0 < C ? k - c0 : C;
-      for (int32_t e = e0 + lane; e < e1; e += G) {
-        const T a = values[e];
-        const int64_t j = (int64_t)col_idx[e] * xr;
-#pragma unroll
-        for (int t = 0; t < C; t++)
-          if (t < w)
-            acc[t] += a * xt[j + t * xc];
-      }
-#pragma unroll
-      for (int t = 0; t < C; t++)
-        for (int off = G / 2; off > 0; off /= 2)
-          acc[t] += __shfl_xor_sync(0xffffffffu, acc[t], off, G);
-      if (valid) {
-        T *y = Y + row * yr + (int64_t)c0 * yc;
-#pragma unroll
-        for (int t = 0; t < C; t++)
-          if (t < w && t % G == lane)
-            y[t * yc] = beta == T(0) ? alpha * acc[t]
-                                     : alpha * acc[t] + beta * y[t * yc];
-      }
-    }
-  }
-}
+/* The kernel is spmm_gather (spmm_gather.cuh), shared with rung 5, which
+ * launches it with a row-length cut; here every row is summed (thr = -1). */
 
 /* ---- Y = beta*Y (alpha = 0 or no entries): every (i, c), strided -------- */
 
@@ -215,11 +171,11 @@ static cudaError_t launch_t(const smv_matrix *m, double alpha, const void *X,
   const int64_t yr = row ? ldy : 1, yc = row ? 1 : ldy;
   /* Whole warps: round the thread count up to a multiple of 32. */
   const int64_t threads = (rows * G + 31) / 32 * 32;
-  const unsigned grid = smv_grid_for(threads, SPMM_BLOCK);
+  const unsigned grid = smv_grid_for(threads, SPMM_GATHER_BLOCK);
   const int C = k >= 8 ? 8 : pow2_at_least(k);
 #define SPMM_GATHER(CC)                                                        \
-  spmm_gather<T, CC><<<grid, SPMM_BLOCK, 0, s>>>(rows, rp, ci, v, x, xr, xc,   \
-                                                 y, yr, yc, k, G, a, b)
+  spmm_gather<T, CC><<<grid, SPMM_GATHER_BLOCK, 0, s>>>(                       \
+      rows, rp, ci, v, x, xr, xc, y, yr, yc, k, G, (int64_t)-1, a, b)
   switch (C) {
   case 1:
     SPMM_GATHER(1);
@@ -246,3 +202,21 @@ cudaError_t smv_spmm_launch_ours(const smv_matrix *m, double alpha,
     return launch_t<double>(m, alpha, X, ldx, beta, Y, ldy, k, layout, stream);
   return launch_t<float>(m, alpha, X, ldx, beta, Y, ldy, k, layout, stream);
 }
+
+static int accepts(const struct spmm_args *a) {
+  (void)a;
+  return 1;
+}
+
+static smv_status run(const struct spmm_args *a) {
+  cudaError_t e =
+      smv_spmm_launch_ours(a->m, a->alpha, a->X, a->ldx, a->beta, a->Y, a->ldy,
+                           a->k, a->layout, a->ctx->stream);
+  if (e != cudaSuccess)
+    return smv_cu_fail(a->ctx, e, "launch of SpMM rung 1 (%lld rows, k = %d)",
+                       (long long)a->m->st.rows, a->k);
+  return SMV_OK;
+}
+
+const struct spmm_rung smv_spmm_rung_lanes = {SMV_SPMM_OURS, 1, accepts, run,
+                                              "any layout"};

@@ -1,0 +1,339 @@
+/*
+ * spmm_4_rowsplit.cu — SpMM rung 4, row-major: rung 3 for the rows of up
+ * to SMV_SPMM_CHUNK entries, and rows longer than that (power-law hubs)
+ * cut into chunks of SMV_SPMM_CHUNK entries that all warps share, their
+ * partial sums added in chunk order by a second kernel (deterministic: no
+ * atomics, the same bits on every run).
+ *
+ * What changed from rung 3: there, one group of lanes walks a whole row,
+ * so an R-MAT hub of 10^4..10^5 entries keeps one warp busy for
+ * thousands of rounds after the rest of the matrix is done. Here that
+ * row is 40..400 independent chunks, one warp each (the whole warp on one
+ * chunk: L lanes along k, 32 / L sub-groups over the chunk's entries).
+ *
+ * Three launches on the stream, in order: rung 3's kernel skipping the
+ * long rows; the chunk kernel writing each chunk's unscaled partial sums
+ * (k per chunk) to the workspace; the fix-up, one thread per (long row,
+ * column), adding the row's partials in chunk order and applying alpha
+ * and beta. The chunk kernel does not depend on the first, but one
+ * stream keeps the code simple and the first kernel's tail is short.
+ *
+ * The chunk list is built once per matrix (the row offsets copied to the
+ * host: (rows + 1) x 4 bytes), kept with the matrix. Chunks hold
+ * SMV_SPMM_CHUNK entries, fewer (down to 64) when that would leave SMs
+ * without chunks (the device's SM count x 16): a small matrix's few hubs.
+ * The workspace holds
+ * nchunks x k partials (nchunks x k x 4 or 8 bytes: rmat:20:16 at k =
+ * 128 f32, about 10^4 chunks, 5 MB) and grows with k. Both allocate and
+ * synchronise, so they are refused while the stream is captured.
+ *
+ * Where it loses: the extra pass writes and reads the partials (chunks x
+ * k x 2 accesses, small next to the chunks' X gathers); a matrix whose
+ * long rows hold few entries pays two extra launches (a few µs) for
+ * nothing, which is why the plan keeps rung 3 when no row is long.
+ */
+#include "spmm_rowvec.cuh"
+
+#include <stdlib.h>
+
+#define SPLIT_BLOCK 256
+/* Chunks of at least this many entries (two rounds of a warp), and the
+ * chunks per SM below which they are shortened. */
+#define SPLIT_MIN_CHUNK 64
+#define SPLIT_CHUNKS_PER_SM 16
+
+static int64_t sms_of(const smv_context *ctx) {
+  return ctx->prop.multiProcessorCount > 0 ? ctx->prop.multiProcessorCount : 1;
+}
+
+void smv_spmm_split_free(smv_matrix *m) {
+  struct smv_spmm_split *sp = m->spmm_split;
+  if (!sp)
+    return;
+  cudaFree(sp->list);
+  cudaFree(sp->ws);
+  cudaFree(sp->tws);
+  free(sp);
+  m->spmm_split = NULL;
+}
+
+/* The chunk list from the host copy of the row offsets. */
+static smv_status split_build(smv_context *ctx, smv_matrix *m,
+                              struct smv_spmm_split *sp) {
+  const int64_t rows = m->st.rows;
+  int32_t *rp = (int32_t *)malloc(((size_t)rows + 1) * sizeof *rp);
+  if (!rp)
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM,
+                       "SpMM split: malloc of %lld row offsets",
+                       (long long)rows + 1);
+  cudaError_t e = cudaMemcpyAsync(rp, m->row_ptr, ((size_t)rows + 1) * 4,
+                                  cudaMemcpyDeviceToHost, ctx->stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(ctx->stream);
+  if (e != cudaSuccess) {
+    free(rp);
+    return smv_cu_fail(ctx, e, "SpMM split: copy of the row offsets");
+  }
+  /* The chunk size: SMV_SPMM_CHUNK, halved (down to SPLIT_MIN_CHUNK)
+   * while the chunks would not give every SM SPLIT_CHUNKS_PER_SM warps of
+   * work (a small matrix with a few hubs: the hubs are then the critical
+   * path, and shorter chunks spread them over the device). */
+  const int64_t want = (int64_t)SPLIT_CHUNKS_PER_SM * sms_of(ctx);
+  int64_t chunk = sp->chunk, nlong, nchunks;
+  for (;;) {
+    nlong = 0, nchunks = 0;
+    for (int64_t r = 0; r < rows; r++) {
+      const int64_t len = (int64_t)rp[r + 1] - rp[r];
+      if (len > chunk) {
+        nlong++;
+        nchunks += (len + chunk - 1) / chunk;
+      }
+    }
+    if (nchunks >= want || chunk / 2 < SPLIT_MIN_CHUNK)
+      break;
+    chunk /= 2;
+  }
+  sp->chunk = chunk;
+  sp->nlong = nlong;
+  sp->nchunks = nchunks;
+  if (nchunks == 0) {
+    free(rp);
+    return SMV_OK;
+  }
+  /* Chunk ids and entries fit in int32 (nchunks <= nnz <= INT32_MAX). */
+  const size_t n = (size_t)nchunks + (size_t)nlong + 1;
+  int2 *h = (int2 *)malloc(n * sizeof *h);
+  if (!h) {
+    free(rp);
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "SpMM split: malloc of %zu bytes",
+                       n * sizeof *h);
+  }
+  int2 *hc = h, *hl = h + nchunks;
+  int64_t c = 0, l = 0;
+  for (int64_t r = 0; r < rows; r++) {
+    const int64_t b = rp[r], end = rp[r + 1];
+    if (end - b <= chunk)
+      continue;
+    hl[l++] = make_int2((int)r, (int)c);
+    for (int64_t s = b; s < end; s += chunk)
+      hc[c++] = make_int2((int)s, (int)(s + chunk < end ? s + chunk : end));
+  }
+  hl[l] = make_int2((int)rows, (int)c);
+  free(rp);
+  e = cudaMalloc(&sp->list, n * sizeof *h);
+  if (e != cudaSuccess) {
+    sp->list = NULL;
+    free(h);
+    return smv_cu_fail(ctx, e, "SpMM split: cudaMalloc of %zu bytes",
+                       n * sizeof *h);
+  }
+  e = cudaMemcpyAsync(sp->list, h, n * sizeof *h, cudaMemcpyHostToDevice,
+                      ctx->stream);
+  if (e == cudaSuccess) /* h is freed next */
+    e = cudaStreamSynchronize(ctx->stream);
+  free(h);
+  if (e != cudaSuccess)
+    return smv_cu_fail(ctx, e, "SpMM split: upload of the chunk list");
+  sp->chunks = sp->list;
+  sp->longs = sp->list + nchunks;
+  return SMV_OK;
+}
+
+static smv_status refuse_in_capture(smv_context *ctx, const char *what) {
+  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  cudaError_t e = cudaStreamIsCapturing(ctx->stream, &cs);
+  if (e != cudaSuccess)
+    return smv_cu_fail(ctx, e, "SpMM split: cudaStreamIsCapturing");
+  if (cs != cudaStreamCaptureStatusNone)
+    return smv_ctx_set(ctx, SMV_ERR_ARG,
+                       "SpMM: %s would synchronise inside a CUDA graph "
+                       "capture; run the product once (with the largest k) "
+                       "before capturing",
+                       what);
+  return SMV_OK;
+}
+
+/* Free *p and allocate `bytes` there, after the stream's work that may
+ * still use the old buffer. */
+static smv_status grow(smv_context *ctx, void **p, size_t *have, size_t bytes,
+                       const char *what) {
+  smv_status st = refuse_in_capture(ctx, "growing the workspace");
+  if (st != SMV_OK)
+    return st;
+  cudaError_t e = cudaStreamSynchronize(ctx->stream);
+  if (e == cudaSuccess && *p)
+    e = cudaFree(*p);
+  *p = NULL;
+  *have = 0;
+  if (e == cudaSuccess)
+    e = cudaMalloc(p, bytes);
+  if (e != cudaSuccess) {
+    *p = NULL;
+    return smv_cu_fail(ctx, e, "SpMM: cudaMalloc of %zu bytes (%s)", bytes,
+                       what);
+  }
+  *have = bytes;
+  return SMV_OK;
+}
+
+smv_status smv_spmm_workspace(smv_context *ctx, struct smv_spmm_split *sp,
+                              size_t bytes) {
+  if (bytes <= sp->tws_bytes)
+    return SMV_OK;
+  return grow(ctx, &sp->tws, &sp->tws_bytes, bytes,
+              "row-major copies of X and Y");
+}
+
+smv_status smv_spmm_split_get(const struct spmm_args *a,
+                              struct smv_spmm_split **out) {
+  smv_context *ctx = a->ctx;
+  smv_matrix *m = a->m;
+  smv_status st;
+  *out = NULL;
+  if (!m->spmm_split) {
+    if ((st = refuse_in_capture(ctx, "listing the long rows")) != SMV_OK)
+      return st;
+    struct smv_spmm_split *sp = (struct smv_spmm_split *)calloc(1, sizeof *sp);
+    if (!sp)
+      return smv_ctx_set(ctx, SMV_ERR_NOMEM, "SpMM split: out of memory");
+    sp->chunk = SMV_SPMM_CHUNK;
+    m->spmm_split = sp;
+    if (m->st.row_max > sp->chunk && (st = split_build(ctx, m, sp)) != SMV_OK) {
+      smv_spmm_split_free(m);
+      return st;
+    }
+  }
+  struct smv_spmm_split *sp = m->spmm_split;
+  const size_t es = m->prec == SMV_F64 ? 8 : 4;
+  const size_t need = (size_t)sp->nchunks * (size_t)a->k * es;
+  if (need > sp->ws_bytes && (st = grow(ctx, &sp->ws, &sp->ws_bytes, need,
+                                        "chunk partials")) != SMV_OK)
+    return st;
+  *out = sp;
+  return SMV_OK;
+}
+
+/* ---- the chunks: one warp per chunk, row-major X ------------------------ */
+
+template <typename T, int V, int CV>
+__global__ void __launch_bounds__(SPLIT_BLOCK)
+    spmm_rowsplit_chunks(int64_t nchunks, const int2 *__restrict__ chunks,
+                         const int32_t *__restrict__ ci,
+                         const T *__restrict__ val, const T *__restrict__ X,
+                         int64_t ldx, T *__restrict__ ws, int k, int L) {
+  const int G = 32 / L, gl = threadIdx.x & 31, ln = gl % L, sub = gl / L;
+  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+  const int TW = L * V * CV;
+  for (int64_t ch = warp; ch < nchunks; ch += warps) {
+    const int2 c = chunks[ch];
+    T *w = ws + ch * k;
+    for (int c0 = 0; c0 < k; c0 += TW) {
+      T acc[CV][V];
+      spmm_rowvec_range<T, V, CV>((unsigned)c.x, (unsigned)c.y, ci, val, X, ldx,
+                                  k, c0, L, G, gl, 0xffffffffu, acc);
+      if (sub != 0)
+        continue;
+#pragma unroll
+      for (int cv = 0; cv < CV; cv++) {
+        const int col = c0 + (cv * L + ln) * V;
+#pragma unroll
+        for (int i = 0; i < V; i++)
+          if (col + i < k)
+            w[col + i] = acc[cv][i];
+      }
+    }
+  }
+}
+
+/* ---- the fix-up: one thread per (long row, column) ---------------------- */
+
+template <typename T>
+__global__ void spmm_split_fixup(int64_t nlong, const int2 *__restrict__ longs,
+                                 const T *__restrict__ ws, int k, T *Y,
+                                 int64_t yr, int64_t yc, T alpha, T beta) {
+  const int64_t n = nlong * k;
+  for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < n;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t i = t / k;
+    const int c = (int)(t % k);
+    const int2 lo = longs[i], hi = longs[i + 1];
+    T sum = T(0);
+    for (int64_t ch = lo.y; ch < hi.y; ch++)
+      sum += ws[ch * k + c];
+    T *y = Y + (int64_t)lo.x * yr + (int64_t)c * yc;
+    *y = beta == T(0) ? alpha * sum : alpha * sum + beta * *y;
+  }
+}
+
+cudaError_t smv_spmm_launch_fixup(const struct spmm_args *a,
+                                  const struct smv_spmm_split *sp) {
+  const int row = a->layout == SMV_LAYOUT_ROW_MAJOR;
+  const int64_t yr = row ? a->ldy : 1, yc = row ? 1 : a->ldy;
+  const unsigned grid = smv_grid_for(sp->nlong * a->k, SPLIT_BLOCK);
+  cudaStream_t s = a->ctx->stream;
+  if (a->m->prec == SMV_F64)
+    spmm_split_fixup<double><<<grid, SPLIT_BLOCK, 0, s>>>(
+        sp->nlong, sp->longs, (const double *)sp->ws, a->k, (double *)a->Y, yr,
+        yc, a->alpha, a->beta);
+  else
+    spmm_split_fixup<float><<<grid, SPLIT_BLOCK, 0, s>>>(
+        sp->nlong, sp->longs, (const float *)sp->ws, a->k, (float *)a->Y, yr,
+        yc, (float)a->alpha, (float)a->beta);
+  return cudaGetLastError();
+}
+
+template <typename T, int V>
+static cudaError_t chunks_launch(const struct spmm_args *a,
+                                 const struct smv_spmm_split *sp) {
+  int L, CV;
+  spmm_rowvec_shape(a->k, V, &L, &CV);
+  const unsigned grid = smv_grid_for(sp->nchunks * 32, SPLIT_BLOCK);
+  const smv_matrix *m = a->m;
+  cudaStream_t s = a->ctx->stream;
+  if (CV == 2)
+    spmm_rowsplit_chunks<T, V, 2><<<grid, SPLIT_BLOCK, 0, s>>>(
+        sp->nchunks, sp->chunks, m->col_idx, (const T *)m->values,
+        (const T *)a->X, a->ldx, (T *)sp->ws, a->k, L);
+  else
+    spmm_rowsplit_chunks<T, V, 1><<<grid, SPLIT_BLOCK, 0, s>>>(
+        sp->nchunks, sp->chunks, m->col_idx, (const T *)m->values,
+        (const T *)a->X, a->ldx, (T *)sp->ws, a->k, L);
+  return cudaGetLastError();
+}
+
+static int accepts(const struct spmm_args *a) {
+  return a->layout == SMV_LAYOUT_ROW_MAJOR;
+}
+
+static smv_status run(const struct spmm_args *a) {
+  if (a->m->st.row_max <= SMV_SPMM_CHUNK)
+    return smv_spmm_rowvec_run(a, -1); /* no long rows: rung 3 alone */
+  struct smv_spmm_split *sp;
+  smv_status st = smv_spmm_split_get(a, &sp);
+  if (st != SMV_OK)
+    return st;
+  if ((st = smv_spmm_rowvec_run(a, sp->chunk)) != SMV_OK)
+    return st;
+  /* The vector width: the workspace (ws_k = k per chunk, cudaMalloc'd so
+   * 256-byte aligned) does not limit it; X's alignment does. */
+  const int v = spmm_rowvec_width(a);
+  cudaError_t e;
+  if (a->m->prec == SMV_F32)
+    e = v == 4   ? chunks_launch<float, 4>(a, sp)
+        : v == 2 ? chunks_launch<float, 2>(a, sp)
+                 : chunks_launch<float, 1>(a, sp);
+  else
+    e = v == 2 ? chunks_launch<double, 2>(a, sp)
+               : chunks_launch<double, 1>(a, sp);
+  if (e == cudaSuccess)
+    e = smv_spmm_launch_fixup(a, sp);
+  if (e != cudaSuccess)
+    return smv_cu_fail(a->ctx, e,
+                       "launch of SpMM rung 4 (rowsplit, %lld chunks, k = %d)",
+                       (long long)sp->nchunks, a->k);
+  return SMV_OK;
+}
+
+const struct spmm_rung smv_spmm_rung_rowsplit = {SMV_SPMM_ROWSPLIT, 4, accepts,
+                                                 run, "row-major X and Y"};

@@ -1,0 +1,122 @@
+/*
+ * spmm_rowvec.cuh — the inner loop rungs 3 and 4 share (row-major X):
+ * a group of W = L * G lanes of one warp sums the entries [e0, e1) of one
+ * row (rung 3) or one chunk of a row (rung 4) for the columns c0 ..
+ * c0 + L*V*CV - 1.
+ *
+ * Lanes of the group: sub = gl / L (one of G sub-groups, each taking
+ * every G-th entry), ln = gl % L (its place along k). Lane ln of a
+ * sub-group holds CV vectors of V columns: c = c0 + (cv * L + ln) * V, so
+ * the L lanes of a sub-group read one X row as L * V contiguous elements
+ * per cv (f32 V = 4, L = 8: 128 bytes, one line; L = 32: 512 bytes).
+ *
+ * Row caching (GE-SpMM's idea): the group loads W (col, val) pairs at
+ * once, lane gl the pair at e0 + gl (coalesced: W * 8 bytes for f32), and
+ * hands them to the sub-groups with shuffles, instead of each sub-group
+ * reloading each pair by a broadcast load per entry. Then sub-group s
+ * takes entries t * G + s of the batch, t = 0 .. L - 1.
+ *
+ * At the end the G partial sums of each column are added across the
+ * sub-groups with xor shuffles (offsets L, 2L, .., W/2): every lane of the
+ * group ends with the same total, in an order fixed by (L, G), so the
+ * result does not depend on scheduling (deterministic). Entries are
+ * indexed unsigned: nnz <= INT32_MAX, so e + 32 never wraps.
+ */
+#ifndef SMV_CUDA_SPMM_ROWVEC_CUH
+#define SMV_CUDA_SPMM_ROWVEC_CUH
+
+#include "spmm_ladder.h"
+
+template <typename T, int V, int CV>
+__device__ __forceinline__ void
+spmm_rowvec_range(unsigned e0, unsigned e1, const int32_t *__restrict__ ci,
+                  const T *__restrict__ val, const T *__restrict__ X,
+                  int64_t ldx, int k, int c0, int L, int G, int gl,
+                  unsigned mask, T (&acc)[CV][V]) {
+  const int W = L * G, sub = gl / L, ln = gl % L;
+#pragma unroll
+  for (int cv = 0; cv < CV; cv++)
+#pragma unroll
+    for (int i = 0; i < V; i++)
+      acc[cv][i] = T(0);
+  for (unsigned base = e0; base < e1; base += (unsigned)W) {
+    const unsigned e = base + (unsigned)gl;
+    int32_t j = 0;
+    T a = T(0);
+    if (e < e1) {
+      j = __ldg(ci + e);
+      a = __ldg(val + e);
+    }
+    const int n = e1 - base < (unsigned)W ? (int)(e1 - base) : W;
+    /* n, so steps, is the same on every lane of the group: the shuffles
+     * below run on all of them together. A counted loop (no break) lets
+     * the compiler issue the unrolled steps' X loads back to back. */
+    const int steps = (n + G - 1) / G;
+#pragma unroll 4
+    for (int t = 0; t < steps; t++) {
+      const int src = t * G + sub;
+      const int32_t jj = __shfl_sync(mask, j, src, W);
+      const T aa = __shfl_sync(mask, a, src, W);
+      if (src < n) {
+        const T *xr = X + (int64_t)jj * ldx;
+#pragma unroll
+        for (int cv = 0; cv < CV; cv++) {
+          const int c = c0 + (cv * L + ln) * V;
+          if (c < k) {
+            T xv[V];
+            spmm_load_row<T, V>(xr + c, c, k, xv);
+#pragma unroll
+            for (int i = 0; i < V; i++)
+              acc[cv][i] += aa * xv[i];
+          }
+        }
+      }
+    }
+  }
+  for (int off = L; off < W; off *= 2)
+#pragma unroll
+    for (int cv = 0; cv < CV; cv++)
+#pragma unroll
+      for (int i = 0; i < V; i++)
+        acc[cv][i] += __shfl_xor_sync(mask, acc[cv][i], off, W);
+}
+
+/* The lanes of group `grp` (W lanes) of a warp, as a shuffle mask. */
+__device__ __forceinline__ unsigned spmm_group_mask(int W, int grp) {
+  return W == 32 ? 0xffffffffu : ((1u << W) - 1u) << (grp * W);
+}
+
+/* Lanes along k (L) and vectors per lane (CV) for k columns in vectors of
+ * V: L = the power of two >= ceil(k / V), at most 32; CV = 2 when one
+ * vector per lane does not cover k (then a pass covers 64 * V columns). */
+static inline void spmm_rowvec_shape(int k, int V, int *L, int *CV) {
+  const int nv = (k + V - 1) / V;
+  int l = 1;
+  while (l < nv && l < 32)
+    l *= 2;
+  *L = l;
+  *CV = nv > 32 ? 2 : 1;
+}
+
+/* Sub-groups per row (G): the largest power of two <= the mean row
+ * length, within the warp (L * G <= 32). */
+static inline int spmm_rowvec_groups(double row_mean, int L) {
+  int g = 1;
+  while (g * 2 * L <= 32 && 2.0 * g <= row_mean)
+    g *= 2;
+  return g;
+}
+
+/* The widest vector (elements) for these operands: 16 bytes when ldx,
+ * ldy, X and Y allow it and k is that wide, else narrower. */
+static inline int spmm_rowvec_width(const struct spmm_args *a) {
+  const int f32 = a->m->prec == SMV_F32;
+  const size_t es = f32 ? 4 : 8;
+  int v = f32 ? 4 : 2;
+  while (v > 1 && (v > a->k || a->ldx % v || a->ldy % v ||
+                   (uintptr_t)a->X % (v * es) || (uintptr_t)a->Y % (v * es)))
+    v /= 2;
+  return v;
+}
+
+#endif

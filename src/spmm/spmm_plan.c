@@ -1,0 +1,86 @@
+/* spmm_plan.c — SpMM's AUTO: which rung of the SpMM ladder runs a product,
+ * from the matrix's statistics and the product's shape alone (host C, so
+ * the CLI can explain a plan without a device, and the rule is tested on
+ * the CPU). The rungs are in src/cuda/spmm/spmm_N_*.cu.
+ *
+ * The rule, in order:
+ *   k = 1 with contiguous columns (column-major, or ldx = ldy = 1): rung 2,
+ *     smv_spmv on the one column. The SpMV engine's AUTO already picks
+ *     the best SpMV kernel for the matrix; an SpMM kernel at k = 1 reads
+ *     the same bytes and can only match it.
+ *   row-major: rung 4 (rung 3 when no row is longer than a chunk, which is
+ *     the same launch without the split): each X row j is k contiguous
+ *     elements, read as 16-byte vectors by 1..32 lanes, and every (col,
+ *     val) pair is loaded once per warp for all k columns. Rows longer
+ *     than SMV_SPMM_CHUNK (power-law hubs) would serialise one warp, so
+ *     they are cut into chunks that all warps share.
+ *   column-major: X(j, c) for one j and c = 0..k-1 are ldx apart, so a
+ *     gather of k columns touches k sectors. From SMV_SPMM_COLTRANS_K = 8
+ *     columns on, rung 6: X transposed once into a row-major workspace
+ *     (bandwidth-bound, 2 x cols x k elements moved), rung 4 on it, Y
+ *     transposed back; below that, rung 5: lanes split each row as an
+ *     SpMV vector kernel does and each keeps the k columns in registers.
+ *
+ * The vector width along k (rungs 3 and 4): 16 bytes (4 floats, 2 doubles)
+ * when ldx and ldy are multiples of it and k is at least that wide, else
+ * the largest power of two that is; the launcher drops to narrower loads
+ * when X or Y itself is not aligned. */
+#include "internal.h"
+
+#include <stdio.h>
+
+smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
+  if (!s || !c || s->k < 1 ||
+      (s->layout != SMV_LAYOUT_ROW_MAJOR && s->layout != SMV_LAYOUT_COL_MAJOR))
+    return SMV_ERR_ARG;
+  const int row = s->layout == SMV_LAYOUT_ROW_MAJOR;
+  c->chunk = s->row_max > SMV_SPMM_CHUNK ? SMV_SPMM_CHUNK : 0;
+  c->vec = 1;
+  c->why[0] = '\0';
+  if (s->k == 1 && (!row || (s->ldx == 1 && s->ldy == 1))) {
+    c->alg = SMV_SPMM_SPMV;
+    c->chunk = 0;
+    snprintf(c->why, sizeof c->why,
+             "k = 1 with a contiguous column: one SpMV (the SpMV engine's "
+             "AUTO reads the same bytes an SpMM kernel would)");
+    return SMV_OK;
+  }
+  char split[96];
+  if (c->chunk)
+    snprintf(split, sizeof split,
+             "rows up to %lld entries (> %d) cut into chunks of %lld",
+             (long long)s->row_max, SMV_SPMM_CHUNK, (long long)c->chunk);
+  else
+    snprintf(split, sizeof split, "no row longer than %d entries: no split",
+             SMV_SPMM_CHUNK);
+  if (row) {
+    int v = s->f32 ? 4 : 2;
+    while (v > 1 && (v > s->k || s->ldx % v || s->ldy % v))
+      v /= 2;
+    c->vec = v;
+    c->alg = c->chunk ? SMV_SPMM_ROWSPLIT : SMV_SPMM_ROWVEC;
+    snprintf(c->why, sizeof c->why,
+             "row-major k = %d: %d-element loads along k, (col, val) pairs "
+             "shared by the warp; %s",
+             s->k, v, split);
+    return SMV_OK;
+  }
+  if (s->k >= SMV_SPMM_COLTRANS_K) {
+    int v = s->f32 ? 4 : 2; /* the workspaces' ld is a multiple of it */
+    while (v > s->k)
+      v /= 2;
+    c->vec = v;
+    c->alg = SMV_SPMM_COLTRANS;
+    snprintf(c->why, sizeof c->why,
+             "column-major k = %d >= %d: X transposed to row-major, rung 4 "
+             "with %d-element loads, Y transposed back; %s",
+             s->k, SMV_SPMM_COLTRANS_K, v, split);
+    return SMV_OK;
+  }
+  c->alg = SMV_SPMM_COLSPLIT;
+  snprintf(c->why, sizeof c->why,
+           "column-major k = %d < %d: lanes split each row (mean %.1f "
+           "entries), the %d columns in registers; %s",
+           s->k, SMV_SPMM_COLTRANS_K, s->row_mean, s->k, split);
+  return SMV_OK;
+}

@@ -1,0 +1,317 @@
+/*
+ * test_cuda_spmm.c — the SpMM ladder on the device (issue 22): every rung
+ * (1 lanes/gather, 2 spmv, 3 rowvec, 4 rowsplit, 5 colsplit) and AUTO
+ * against the serial reference, column by column with the bench's bound:
+ *   matrices with hub rows (power law, R-MAT, one dense row, rows of
+ *   exactly 256, 257, 513 and 3000 entries: the chunk edges of the split),
+ *   empty rows, an empty matrix, rectangular shapes;
+ *   k = 1..257, odd and not multiples of the vector width (tails);
+ *   row- and column-major, leading dimensions wider than k (gaps that must
+ *   survive), X and Y not 16-byte aligned (the vector loads' fallback);
+ *   f64 and f32; alpha/beta incl. beta = 0 with Y poisoned by NaN and
+ *   alpha = 0 (X NaN: never read).
+ * Also: the split's result is the same bits on every run (deterministic),
+ * X/Y overlap refused (device and host), sizes whose products overflow
+ * refused (issue 25, item 11), a rung refusing a layout it lacks, and a
+ * split rung captured in a CUDA graph after a first call. SKIPs without a
+ * device.
+ */
+#include "test_spmm_common.h"
+
+#include "test_cuda_runtime.h"
+
+#include <stdint.h>
+
+/* rows 0..99 of `cols` columns: row 0 empty, rows 1..4 of 256, 257, 513
+ * and 3000 entries (around and far past SMV_SPMM_CHUNK), row 5 empty,
+ * the rest 0..5 entries; columns spread, values random. */
+static smv_csr *hub_matrix(void) {
+  const int rows = 100, cols = 4000;
+  const int lens[6] = {0, 256, 257, 513, 3000, 0};
+  int64_t nnz = 0;
+  int len[100];
+  for (int i = 0; i < rows; i++) {
+    len[i] = i < 6 ? lens[i] : (int)(tc_next() % 6);
+    nnz += len[i];
+  }
+  smv_csr *A = NULL;
+  if (smv_csr_create(rows, cols, nnz, &A) != SMV_OK)
+    return NULL;
+  int64_t e = 0;
+  A->row_ptr[0] = 0;
+  for (int i = 0; i < rows; i++) {
+    /* len[i] distinct increasing columns: a stride through the columns
+     * with a random start. */
+    const int stride = len[i] ? cols / len[i] : 1;
+    const int start = len[i] ? (int)(tc_next() % (uint64_t)stride) : 0;
+    for (int j = 0; j < len[i]; j++) {
+      A->col_idx[e] = start + j * stride;
+      A->values[e] = tc_uniform();
+      e++;
+    }
+    A->row_ptr[i + 1] = (smv_offset)e;
+  }
+  return A;
+}
+
+static smv_csr *gen(const char *spec, int f32) {
+  smv_csr *A = strcmp(spec, "hubs") == 0 ? hub_matrix() : tst_generate(spec);
+  if (A && f32)
+    tc_round_values(A);
+  return A;
+}
+
+static const char *const shapes[] = {"hubs",
+                                     "plaw:3000:8",
+                                     "rmat:10:8",
+                                     "denserow:300:3,cols=2500",
+                                     "empty:5:7",
+                                     "lap3d:8",
+                                     "rand:900:9,cols=130",
+                                     "rand:60:20,cols=3000"};
+#define NSHAPES (sizeof shapes / sizeof shapes[0])
+
+static const smv_spmm_alg rung_algs[] = {
+    SMV_SPMM_AUTO,     SMV_SPMM_OURS,     SMV_SPMM_SPMV,    SMV_SPMM_ROWVEC,
+    SMV_SPMM_ROWSPLIT, SMV_SPMM_COLSPLIT, SMV_SPMM_COLTRANS};
+#define NALGS (sizeof rung_algs / sizeof rung_algs[0])
+
+/* 1 if the rung lacks this shape (SMV_ERR_UNSUPPORTED expected). */
+static int lacks(smv_spmm_alg alg, int row, int k, int pad) {
+  switch (alg) {
+  case SMV_SPMM_SPMV:
+    return row && (k > 1 || pad);
+  case SMV_SPMM_ROWVEC:
+  case SMV_SPMM_ROWSPLIT:
+    return !row;
+  case SMV_SPMM_COLTRANS:
+    return row;
+  default:
+    return 0;
+  }
+}
+
+static void test_rungs(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  const int ks[] = {1, 2, 3, 4, 5, 8, 9, 31, 33, 64, 65, 127, 130, 257};
+  /* SMV_TEST_SHORT (the compute-sanitizer run): every third k, which still
+   * has 1, the tails and both CV tiles. */
+  const int short_run = getenv("SMV_TEST_SHORT") != NULL;
+  const int nk = (int)(sizeof ks / sizeof ks[0]);
+  const double ab[][2] = {{1, 0}, {-0.5, 2}, {0, 1.5}, {2, -1}};
+  int ran = 0, refused = 0;
+  for (int f32 = 0; f32 < 2; f32++)
+    for (size_t s = 0; s < NSHAPES; s++) {
+      smv_csr *A = gen(shapes[s], f32);
+      smv_matrix *dA = NULL;
+      if (A)
+        CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
+      for (size_t a = 0; dA && a < NALGS; a++)
+        for (int lay = 0; lay < 2; lay++)
+          for (int ki = 0; ki < nk; ki += short_run ? 3 : 1) {
+            /* Rotate the other dimensions through the k list: every
+             * (alg, matrix, layout) sees each alpha/beta pair, padded and
+             * unpadded leading dimensions, aligned and shifted pointers,
+             * device and host entry points. */
+            const int c = (ki + (int)a) % 4, pad = (ki + lay) % 3;
+            const int host = ki % 5 == 4, shift = !host && ki % 3 == 1;
+            int uns = 0;
+            CHECK_INT(spmm_case_at(ctx, dA, A, rung_algs[a], ks[ki],
+                                   (smv_layout)lay, pad, ab[c][0], ab[c][1],
+                                   host, shift, &uns),
+                      0);
+            ran += !uns, refused += uns;
+            /* A rung refuses exactly the shapes it lacks. */
+            /* smv_spmm_host packs the operands (ld = k or the rows):
+             * the rung sees no padding then. */
+            CHECK_INT(uns,
+                      lacks(rung_algs[a], lay == 0, ks[ki], host ? 0 : pad));
+          }
+      smv_matrix_free(dA);
+      smv_csr_free(A);
+    }
+  fprintf(stderr,
+          "SpMM rungs: %d cases checked, %d refused (a layout the rung "
+          "lacks)\n",
+          ran, refused);
+  CHECK(ran > (short_run ? 300 : 1000));
+}
+
+/* The split rungs add partials in a fixed order: the same bits twice. */
+static void test_deterministic(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *A = gen("rmat:12:16", 1);
+  smv_matrix *dA = NULL;
+  if (A)
+    CHECK_OK(smv_matrix_create(ctx, A, SMV_F32, &dA));
+  if (!dA) {
+    smv_csr_free(A);
+    return;
+  }
+  const int k = 40;
+  const int64_t m = A->rows, n = A->cols;
+  double *X = malloc(n * k * sizeof *X);
+  float *y1 = malloc(m * k * sizeof *y1), *y2 = malloc(m * k * sizeof *y2);
+  void *dX = NULL, *dY = NULL;
+  tc_fill(X, n * k);
+  CHECK_OK(smv_device_malloc(ctx, n * k * 4, &dX));
+  CHECK_OK(smv_device_malloc(ctx, m * k * 4, &dY));
+  CHECK_OK(tc_upload(ctx, 1, X, n * k, dX));
+  const smv_spmm_alg algs[] = {SMV_SPMM_ROWSPLIT, SMV_SPMM_COLSPLIT,
+                               SMV_SPMM_COLTRANS};
+  for (int a = 0; a < 3; a++)
+    for (int lay = 0; lay < 2; lay++) {
+      if (lacks(algs[a], lay == 0, k, 0))
+        continue;
+      const int64_t ld = lay ? m : k, ldx = lay ? n : k;
+      CHECK_OK(smv_spmm(ctx, algs[a], 1.0, dA, dX, ldx, 0.0, dY, ld, k,
+                        (smv_layout)lay));
+      CHECK_OK(smv_memcpy_d2h(ctx, y1, dY, m * k * 4));
+      CHECK_OK(smv_spmm(ctx, algs[a], 1.0, dA, dX, ldx, 0.0, dY, ld, k,
+                        (smv_layout)lay));
+      CHECK_OK(smv_memcpy_d2h(ctx, y2, dY, m * k * 4));
+      CHECKF(memcmp(y1, y2, m * k * 4) == 0, "%s %s differs between runs",
+             smv_spmm_alg_name(algs[a]), lay ? "col" : "row");
+    }
+  smv_device_free(ctx, dX), smv_device_free(ctx, dY);
+  free(X), free(y1), free(y2);
+  smv_matrix_free(dA);
+  smv_csr_free(A);
+}
+
+/* Overlapping X and Y, and sizes whose products overflow: refused before
+ * anything runs. */
+static void test_refused(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *A = gen("rand:30:4,cols=30", 0);
+  smv_matrix *dA = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  if (!dA) {
+    smv_csr_free(A);
+    return;
+  }
+  void *d = NULL;
+  CHECK_OK(smv_device_malloc(ctx, 30 * 8 * 8, &d));
+  for (size_t a = 0; d && a < NALGS; a++) {
+    /* Y = X, and Y starting inside X. */
+    CHECK_STATUS(smv_spmm(ctx, rung_algs[a], 1, dA, d, 4, 0, d, 4, 4,
+                          SMV_LAYOUT_ROW_MAJOR),
+                 SMV_ERR_ARG);
+    CHECK_STR_HAS(smv_context_error(ctx), "overlap");
+    CHECK_STATUS(smv_spmm(ctx, rung_algs[a], 1, dA, d, 30, 0,
+                          (char *)d + 29 * 8, 30, 2, SMV_LAYOUT_COL_MAJOR),
+                 SMV_ERR_ARG);
+    /* (rows - 1) * ldy + k past 2^63 / 8: SMV_ERR_DIM, no wrap. */
+    CHECK_STATUS(smv_spmm(ctx, rung_algs[a], 1, dA, d, 4, 0,
+                          (char *)d + 4 * 30 * 8, INT64_MAX / 16, 4,
+                          SMV_LAYOUT_ROW_MAJOR),
+                 SMV_ERR_DIM);
+    CHECK_STATUS(smv_spmm(ctx, rung_algs[a], 1, dA, d, INT64_MAX / 2, 0,
+                          (char *)d + 4 * 30 * 8, 30, 2, SMV_LAYOUT_COL_MAJOR),
+                 SMV_ERR_DIM);
+  }
+  /* Host arrays overlapping. */
+  double H[200];
+  tc_fill(H, 200);
+  CHECK_STATUS(smv_spmm_host(ctx, SMV_SPMM_AUTO, 1, dA, H, 4, 0, H + 8, 4, 4,
+                             SMV_LAYOUT_ROW_MAJOR),
+               SMV_ERR_ARG);
+  /* Rungs 3/4 lack column-major, 6 row-major; rung 2 row-major k > 1. */
+  CHECK_STATUS(smv_spmm(ctx, SMV_SPMM_COLTRANS, 1, dA, d, 2, 0,
+                        (char *)d + 4 * 30 * 8, 2, 2, SMV_LAYOUT_ROW_MAJOR),
+               SMV_ERR_UNSUPPORTED);
+  CHECK_STATUS(smv_spmm(ctx, SMV_SPMM_ROWVEC, 1, dA, d, 30, 0,
+                        (char *)d + 4 * 30 * 8, 30, 2, SMV_LAYOUT_COL_MAJOR),
+               SMV_ERR_UNSUPPORTED);
+  CHECK_STR_HAS(smv_context_error(ctx), "row-major");
+  CHECK_STATUS(smv_spmm(ctx, SMV_SPMM_SPMV, 1, dA, d, 2, 0,
+                        (char *)d + 4 * 30 * 8, 2, 2, SMV_LAYOUT_ROW_MAJOR),
+               SMV_ERR_UNSUPPORTED);
+  smv_device_free(ctx, d);
+  smv_matrix_free(dA);
+  smv_csr_free(A);
+}
+
+#ifdef TC_HAVE_RUNTIME
+/* A split rung inside a graph capture: refused before its first call (it
+ * lists the chunks and allocates), captured and replayed after it. */
+static void test_graph_split(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *A = gen("hubs", 0);
+  smv_matrix *dA = NULL;
+  cudaStream_t s = NULL;
+  void *dX = NULL, *dY = NULL;
+  const int k = 16;
+  if (A)
+    CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  CUDA_OK(cudaStreamCreate(&s));
+  if (!dA || !s)
+    goto out;
+  const int64_t m = A->rows, n = A->cols;
+  double *X = malloc(n * k * sizeof *X), *Y0 = malloc(m * k * sizeof *X);
+  double *Y = malloc(m * k * sizeof *X);
+  tc_fill(X, n * k), tc_fill_nan(Y0, m * k);
+  CHECK_OK(smv_context_set_stream(ctx, (void *)s));
+  CHECK_OK(smv_device_malloc(ctx, n * k * 8, &dX));
+  CHECK_OK(smv_device_malloc(ctx, m * k * 8, &dY));
+  CHECK_OK(tc_upload(ctx, 0, X, n * k, dX));
+  cudaGraph_t g = NULL;
+  cudaGraphExec_t ge = NULL;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  CHECK_STATUS(smv_spmm(ctx, SMV_SPMM_ROWSPLIT, 1.0, dA, dX, k, 0.0, dY, k, k,
+                        SMV_LAYOUT_ROW_MAJOR),
+               SMV_ERR_ARG);
+  CUDA_OK(cudaStreamEndCapture(s, &g));
+  CHECK_STR_HAS(smv_context_error(ctx), "before capturing");
+  if (g)
+    cudaGraphDestroy(g), g = NULL;
+  CHECK_OK(smv_spmm(ctx, SMV_SPMM_ROWSPLIT, 1.0, dA, dX, k, 0.0, dY, k, k,
+                    SMV_LAYOUT_ROW_MAJOR));
+  CHECK_OK(smv_synchronize(ctx));
+  CHECK_OK(tc_upload(ctx, 0, Y0, m * k, dY));
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CHECK_OK(smv_spmm(ctx, SMV_SPMM_ROWSPLIT, 1.0, dA, dX, k, 0.0, dY, k, k,
+                    SMV_LAYOUT_ROW_MAJOR));
+  CUDA_OK(cudaStreamEndCapture(s, &g));
+  if (g)
+    CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
+  for (int rep = 0; ge && rep < 2; rep++) {
+    CUDA_OK(cudaGraphLaunch(ge, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    tc_fill_nan(Y, m * k);
+    CHECK_OK(tc_download(ctx, 0, dY, m * k, Y));
+    CHECK_INT(check_spmm(A, 0, 1.0, X, k, 0.0, Y0, Y, k, k,
+                         SMV_LAYOUT_ROW_MAJOR, "graph rowsplit"),
+              0);
+  }
+  if (ge)
+    cudaGraphExecDestroy(ge);
+  if (g)
+    cudaGraphDestroy(g);
+  CHECK_OK(smv_context_set_stream(ctx, NULL));
+  free(X), free(Y0), free(Y);
+out:
+  smv_device_free(ctx, dX), smv_device_free(ctx, dY);
+  if (s)
+    cudaStreamDestroy(s);
+  smv_matrix_free(dA);
+  smv_csr_free(A);
+}
+#else
+static void test_graph_split(void) {
+  SKIP("built without the CUDA runtime header");
+}
+#endif
+
+int main(void) {
+  RUN(test_rungs);
+  RUN(test_deterministic);
+  RUN(test_refused);
+  RUN(test_graph_split);
+  smv_context_free(tc_ctx);
+  return TEST_END();
+}

@@ -1,0 +1,192 @@
+/*
+ * test_spmm_cpu.c — SpMM on the host (issues 22 and 25): the size checks
+ * of smv_spmm_cpu / smv_spmm_ref (every product of a leading dimension and
+ * a row or column count that overflows int64_t, or whose extent in bytes
+ * does, is SMV_ERR_DIM before anything is read: issue 25 item 11, which a
+ * SAN build turned from "signed integer overflow" into a failure here),
+ * X/Y overlap still refused next to the edge, the SpMM plan's rule
+ * (smv_spmm_choose) class by class, and the algorithm names.
+ */
+#include "test_spmm_common.h"
+
+#include <stdint.h>
+
+static smv_csr *small(void) {
+  static const smv_offset ptr[] = {0, 2, 2, 3};
+  static const smv_index idx[] = {0, 2, 1};
+  static const double val[] = {1.5, -2, 3};
+  return tst_csr(3, 3, 3, ptr, idx, val);
+}
+
+static void test_overflow(void) {
+  smv_csr *A = small();
+  double X[64], Y[64];
+  tc_fill(X, 64), tc_fill(Y, 64);
+  /* Each past INT64_MAX / 8 elements once multiplied by k - 1 = 1 or
+   * rows - 1 = 2. */
+  const int64_t huge[] = {INT64_MAX, INT64_MAX / 2, INT64_MAX / 4,
+                          INT64_MAX / 8 + 1, (int64_t)1 << 62};
+  for (size_t h = 0; A && h < sizeof huge / sizeof huge[0]; h++)
+    for (int ref = 0; ref < 2; ref++) {
+      smv_status (*f)(const smv_csr *, double, const double *, int64_t, double,
+                      double *, int64_t, int, smv_layout) =
+          ref ? smv_spmm_ref : smv_spmm_cpu;
+      /* (rows - 1) * ldy + k, row-major; (k - 1) * ldx + cols, col-major. */
+      CHECK_STATUS(f(A, 1, X, 2, 0, Y, huge[h], 2, SMV_LAYOUT_ROW_MAJOR),
+                   SMV_ERR_DIM);
+      CHECK_STATUS(f(A, 0, NULL, 2, 0, Y, huge[h], 2, SMV_LAYOUT_ROW_MAJOR),
+                   SMV_ERR_DIM);
+      CHECK_STATUS(f(A, 1, X, huge[h], 0, Y, 2, 2, SMV_LAYOUT_ROW_MAJOR),
+                   SMV_ERR_DIM);
+      CHECK_STATUS(f(A, 1, X, huge[h], 0, Y, 3, 2, SMV_LAYOUT_COL_MAJOR),
+                   SMV_ERR_DIM);
+      CHECK_STATUS(f(A, 1, X, 3, 0, Y, huge[h], 2, SMV_LAYOUT_COL_MAJOR),
+                   SMV_ERR_DIM);
+      /* Within the limit but spanning more than the arrays: the declared
+       * X covers Y, refused as an overlap, never a wrap. */
+      CHECK_STATUS(
+          f(A, 1, X, INT64_MAX / 16, 0, X + 40, 3, 2, SMV_LAYOUT_COL_MAJOR),
+          SMV_ERR_ARG);
+      /* k = INT32_MAX row-major: (rows - 1) * ldx + k with ldx >= k. */
+      CHECK_STATUS(f(A, 1, X, (int64_t)1 << 61, 0, Y, INT32_MAX, INT32_MAX,
+                     SMV_LAYOUT_ROW_MAJOR),
+                   SMV_ERR_DIM);
+    }
+  /* The limit itself: an extent of INT64_MAX / 8 elements is fine as far as
+   * the size check goes (the overlap check then sees distinct arrays and
+   * the product runs on the few elements it touches: k = 1, col-major,
+   * ldx huge but only column 0 read). */
+  CHECK_OK(smv_spmm_cpu(A, 1, X, INT64_MAX / 8 - 3, 0, Y, 3, 1,
+                        SMV_LAYOUT_COL_MAJOR));
+  /* Overlap right at the edge: Y one element past X's last is fine, on it
+   * refused. X: 3 x 2 row-major ldx 2 spans 6 elements. */
+  double B[20];
+  tc_fill(B, 20);
+  CHECK_OK(smv_spmm_cpu(A, 1, B, 2, 0, B + 6, 2, 2, SMV_LAYOUT_ROW_MAJOR));
+  CHECK_STATUS(smv_spmm_cpu(A, 1, B, 2, 0, B + 5, 2, 2, SMV_LAYOUT_ROW_MAJOR),
+               SMV_ERR_ARG);
+  smv_csr_free(A);
+}
+
+static smv_spmm_shape shape(int64_t row_max, double mean, int k, int row,
+                            int f32, int64_t ldx, int64_t ldy) {
+  smv_spmm_shape s = {100000,
+                      100000,
+                      (int64_t)(mean * 100000),
+                      row_max,
+                      mean,
+                      k,
+                      row ? SMV_LAYOUT_ROW_MAJOR : SMV_LAYOUT_COL_MAJOR,
+                      f32,
+                      ldx,
+                      ldy};
+  return s;
+}
+
+static void test_rule(void) {
+  smv_spmm_choice c;
+  smv_spmm_shape s;
+  /* k = 1 with a contiguous column: the SpMV engine. */
+  s = shape(20000, 16, 1, 0, 1, 100000, 100000);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_SPMV);
+  CHECK_STR_HAS(c.why, "SpMV");
+  s = shape(20000, 16, 1, 1, 0, 1, 1);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_SPMV);
+  /* k = 1 row-major with a stride: not a vector, rung 4 (long rows). */
+  s = shape(20000, 16, 1, 1, 0, 2, 1);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
+  CHECK_INT(c.vec, 1);
+  /* Row-major, short rows only: rung 3, 16-byte loads. */
+  s = shape(27, 27, 32, 1, 1, 32, 32);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
+  CHECK_INT(c.vec, 4);
+  CHECK_INT(c.chunk, 0);
+  CHECK_STR_HAS(c.why, "no split");
+  s = shape(27, 27, 32, 1, 0, 32, 32);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.vec, 2);
+  /* k and leading dimensions that do not allow 16 bytes. */
+  s = shape(27, 27, 3, 1, 1, 3, 3);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.vec, 1);
+  s = shape(27, 27, 6, 1, 1, 6, 6);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.vec, 2);
+  s = shape(27, 27, 2, 1, 1, 2, 2);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.vec, 2);
+  /* Hubs: rung 4 with chunks of SMV_SPMM_CHUNK. */
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 64, 1, 1, 64, 64);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
+  CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
+  s = shape(SMV_SPMM_CHUNK, 16, 64, 1, 1, 64, 64);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
+  /* Column-major: rung 6 (transposes) from SMV_SPMM_COLTRANS_K columns,
+   * rung 5 below, with or without chunks. */
+  s = shape(50000, 16, 16, 0, 1, 100000, 100000);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
+  CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
+  CHECK_INT(c.vec, 4);
+  s = shape(50000, 16, SMV_SPMM_COLTRANS_K, 0, 0, 100000, 100000);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
+  CHECK_INT(c.vec, 2);
+  s = shape(50000, 16, SMV_SPMM_COLTRANS_K - 1, 0, 1, 100000, 100000);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);
+  CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
+  s = shape(7, 7, 4, 0, 0, 100000, 100000);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);
+  CHECK_INT(c.chunk, 0);
+  /* Bad arguments. */
+  s = shape(7, 7, 0, 0, 0, 1, 1);
+  CHECK_STATUS(smv_spmm_choose(&s, &c), SMV_ERR_ARG);
+  s = shape(7, 7, 4, 0, 0, 1, 1);
+  s.layout = (smv_layout)7;
+  CHECK_STATUS(smv_spmm_choose(&s, &c), SMV_ERR_ARG);
+  CHECK_STATUS(smv_spmm_choose(NULL, &c), SMV_ERR_ARG);
+  CHECK_STATUS(smv_spmm_choose(&s, NULL), SMV_ERR_ARG);
+}
+
+static void test_names(void) {
+  for (int a = 0; a < SMV_SPMM_ALG_COUNT; a++) {
+    const char *n = smv_spmm_alg_name((smv_spmm_alg)a);
+    smv_spmm_alg b;
+    CHECK(n != NULL);
+    if (!n)
+      continue;
+    CHECK_OK(smv_spmm_alg_parse(n, &b));
+    CHECK_INT(b, a);
+  }
+  CHECK(smv_spmm_alg_name(SMV_SPMM_ALG_COUNT) == NULL);
+  CHECK(strcmp(smv_spmm_alg_name(SMV_SPMM_ROWSPLIT), "rowsplit") == 0);
+  smv_spmm_alg b;
+  CHECK_STATUS(smv_spmm_alg_parse("rowsplitx", &b), SMV_ERR_NOT_FOUND);
+}
+
+/* Without a device the device entry points answer as smv_spmm does. */
+static void test_no_device_plan(void) {
+  smv_context *ctx = tc_context();
+  if (ctx)
+    SKIP("a device is present: test_cuda_spmm_plan covers it");
+  smv_spmm_choice c;
+  CHECK(smv_spmm_plan(NULL, NULL, 4, SMV_LAYOUT_ROW_MAJOR, 4, 4, &c) != SMV_OK);
+  CHECK(smv_spmm_tune(NULL, NULL, 4, SMV_LAYOUT_ROW_MAJOR, 5, &c) != SMV_OK);
+}
+
+int main(void) {
+  RUN(test_overflow);
+  RUN(test_rule);
+  RUN(test_names);
+  RUN(test_no_device_plan);
+  smv_context_free(tc_ctx);
+  return TEST_END();
+}
