@@ -123,12 +123,13 @@ if command -v gnuplot >/dev/null 2>&1; then
   if ls "$T_TMP"/p.png.tmp-* >/dev/null 2>&1; then bad "temporary png left"; else ok; fi
 else skip "gnuplot not installed"; skip "gnuplot not installed"; fi
 # A gnuplot that writes half an image and fails: no PNG, no temporary file
-# left (the image goes to a temporary name given by -e smv_output='...').
+# left (the image goes to its standard output, a temporary file smv made
+# beside the PNG; -e smv_stdout=1 tells the script so).
 mkdir -p "$T_TMP/fakebin"
 cat >"$T_TMP/fakebin/gnuplot" <<'FAKE'
 #!/bin/sh
-out=$(printf '%s' "$2" | sed "s/^smv_output='\(.*\)'$/\1/")
-printf 'half' >"$out"
+[ "$2" = smv_stdout=1 ] || exit 3
+printf 'half'
 exit 1
 FAKE
 chmod +x "$T_TMP/fakebin/gnuplot"
