@@ -164,6 +164,13 @@ def _load():
     )
 
 
+# Shared cores (issue 25 item 15): libgomp reads OMP_WAIT_POLICY once, when
+# it is loaded (with libsmv, below); its default keeps a waiting thread
+# spinning, which on cores shared with other work stalls every parallel
+# region of the CPU solvers and products. Passive waits unless the user
+# chose a policy, as the CLI does. (A process that loaded libgomp before
+# importing smv keeps the policy it started with.)
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 lib, path = _load()
 
 P = ctypes.c_void_p

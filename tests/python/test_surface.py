@@ -336,3 +336,21 @@ def test_csr_triple_on_the_host():
     big[0] = 2**32 + 1
     with pytest.raises(OverflowError, match="indices"):
         smv.Matrix((A.data, big, A.indptr), shape=A.shape, backend="cpu")
+
+
+def test_omp_waits_passive_by_default():
+    """Issue 25 item 15: importing smv makes OpenMP's waits passive (set
+    before libsmv, and with it libgomp, is loaded) unless the user chose a
+    policy; a child process shows the import's effect on its own."""
+    import os
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(smv.__file__)))
+    code = ("import os, sys; sys.path.insert(0, %r); import smv; "
+            "print(os.environ.get('OMP_WAIT_POLICY'))" % pkg)
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                         capture_output=True, text=True).stdout.split()
+    assert out[-1] == "PASSIVE"
+    env["OMP_WAIT_POLICY"] = "ACTIVE"
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                         capture_output=True, text=True).stdout.split()
+    assert out[-1] == "ACTIVE"
