@@ -1,10 +1,10 @@
-/* graph.c — the symmetrised pattern of a square CSR (graph.h).
+/* graph.c — the symmetrised pattern of a square CSR (order_graph.h).
  *
  * A^T's pattern comes from a counting sort by column (as smv_csr_transpose,
  * without the values); row i of A + A^T is then row i of A followed by row
  * i of A^T, each column kept once by a marker array (marker[j] == i: j is
  * already in row i), the diagonal skipped. Two passes: count, then fill. */
-#include "graph.h"
+#include "order_graph.h"
 
 #include <stdlib.h>
 

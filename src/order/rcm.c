@@ -19,7 +19,7 @@
  * Memory beyond the graph (8 (n + 1) + 4 edges bytes): the order, the
  * levels, the numbered flags (9 n bytes) and, while sorting, one key per
  * neighbour of the longest list (8 bytes each). */
-#include "graph.h"
+#include "order_graph.h"
 
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
 /*
- * graph.h — the graph the orderings walk (graph.c): the pattern of A + A^T
- * without the diagonal, one adjacency list per node (in no set order), no
+ * order_graph.h — the graph the orderings walk (graph.c): the pattern of A +
+ * A^T without the diagonal, one adjacency list per node (in no set order), no
  * duplicates. Private to src/order/.
  */
 #ifndef SMV_ORDER_GRAPH_H
