@@ -47,6 +47,34 @@ static int same_csr(const smv_csr *A, const smv_csr *B) {
            memcmp(A->values, B->values, (size_t)A->nnz * 8) == 0));
 }
 
+/* Scramble square A by i -> (mul i + add) mod n (mul prime to n), order
+ * the result by RCM (checked to be a permutation) and return the
+ * bandwidth RCM leaves; -1 on a failure (recorded). The scrambled
+ * bandwidth goes to *scrambled. */
+static int64_t scrambled_rcm_bandwidth(const smv_csr *A, int mul, int add,
+                                       int64_t *scrambled) {
+  const int64_t n = A->rows;
+  smv_index *scramble = malloc(((size_t)n + 1) * sizeof *scramble);
+  smv_index *perm = malloc(((size_t)n + 1) * sizeof *perm);
+  int64_t bw = -1;
+  for (int64_t i = 0; scramble && i < n; i++)
+    scramble[i] = (smv_index)((mul * i + add) % n);
+  smv_csr *S = scramble && perm ? sym_permute(A, scramble) : NULL;
+  if (S) {
+    *scrambled = bandwidth(S);
+    CHECK_OK(smv_order_rcm(S, perm, NULL));
+    CHECK(is_perm(n, perm));
+    smv_csr *R = sym_permute(S, perm);
+    if (R)
+      bw = bandwidth(R);
+    smv_csr_free(R);
+  }
+  smv_csr_free(S);
+  free(scramble);
+  free(perm);
+  return bw;
+}
+
 /* lap2d:N in random order: RCM brings the bandwidth back to at most 2N
  * (the natural ordering's is N), from about N^2 scattered. */
 static void test_rcm_lap2d_rand(void) {
@@ -104,24 +132,14 @@ static void test_rcm_path(void) {
     P->row_ptr[i + 1] = (smv_offset)k;
   }
   P->sorted = 1;
-  smv_index perm[40], scramble[40];
+  smv_index perm[40];
   CHECK_OK(smv_order_rcm(P, perm, NULL));
   for (int i = 0; i < n; i++)
     CHECK_INT(perm[i], n - 1 - i);
   /* Scramble: i -> (7 i + 3) mod 40 (7 is prime to 40). */
-  for (int i = 0; i < n; i++)
-    scramble[i] = (smv_index)((7 * i + 3) % n);
-  smv_csr *S = sym_permute(P, scramble);
-  if (S) {
-    CHECK(bandwidth(S) > 5);
-    CHECK_OK(smv_order_rcm(S, perm, NULL));
-    CHECK(is_perm(n, perm));
-    smv_csr *R = sym_permute(S, perm);
-    if (R)
-      CHECK_INT(bandwidth(R), 1);
-    smv_csr_free(R);
-  }
-  smv_csr_free(S);
+  int64_t scrambled = 0;
+  CHECK_INT(scrambled_rcm_bandwidth(P, 7, 3, &scrambled), 1);
+  CHECK(scrambled > 5);
   smv_csr_free(P);
 }
 
@@ -200,19 +218,9 @@ static void test_rcm_unsymmetric(void) {
     L->row_ptr[i + 1] = i;
   }
   L->sorted = 1;
-  smv_index scramble[30], perm[30];
-  for (int i = 0; i < n; i++)
-    scramble[i] = (smv_index)((11 * i + 2) % n);
-  smv_csr *S = sym_permute(L, scramble);
-  if (S) {
-    CHECK_OK(smv_order_rcm(S, perm, NULL));
-    CHECK(is_perm(n, perm));
-    smv_csr *R = sym_permute(S, perm);
-    if (R)
-      CHECK_INT(bandwidth(R), 1);
-    smv_csr_free(R);
-  }
-  smv_csr_free(S);
+  int64_t scrambled = 0; /* 11 is prime to 30 */
+  CHECK_INT(scrambled_rcm_bandwidth(L, 11, 2, &scrambled), 1);
+  CHECK(scrambled > 5);
   smv_csr_free(L);
 }
 

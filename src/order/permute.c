@@ -80,24 +80,28 @@ static smv_status vec_args(int64_t n, const smv_index *perm, const double *x,
   return SMV_OK;
 }
 
-smv_status smv_vec_permute(int64_t n, const smv_index *perm, const double *x,
-                           double *y, smv_error *err) {
+/* y[perm[i]] = x[i] (into the new order), or back when `back`. */
+static smv_status vec_move(int64_t n, const smv_index *perm, const double *x,
+                           double *y, int back, smv_error *err) {
   smv_status st = vec_args(n, perm, x, y, err);
   if (st != SMV_OK)
     return st;
   for (int64_t i = 0; i < n; i++)
-    y[perm[i]] = x[i];
+    if (back)
+      y[i] = x[perm[i]];
+    else
+      y[perm[i]] = x[i];
   return SMV_OK;
+}
+
+smv_status smv_vec_permute(int64_t n, const smv_index *perm, const double *x,
+                           double *y, smv_error *err) {
+  return vec_move(n, perm, x, y, 0, err);
 }
 
 smv_status smv_vec_unpermute(int64_t n, const smv_index *perm, const double *x,
                              double *y, smv_error *err) {
-  smv_status st = vec_args(n, perm, x, y, err);
-  if (st != SMV_OK)
-    return st;
-  for (int64_t i = 0; i < n; i++)
-    y[i] = x[perm[i]];
-  return SMV_OK;
+  return vec_move(n, perm, x, y, 1, err);
 }
 
 /* The new index of old index i: the identity when perm is NULL. */
