@@ -531,10 +531,12 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
       A->values[k] = 1.0;
   else if (pagerank && (rc = check_weights(a.matrix, A)) != CLI_OK)
     goto done;
-  /* x, b and the solver's workspace (BiCGStab: 8 vectors; f32 copies),
-   * checked like the CSR before any of them is allocated. */
-  if ((rc = cli_vectors_fit(a.matrix, A, 12 * 8, 0, "the solver's vectors")) !=
-      CLI_OK)
+  /* x, b and the solver's workspace (BiCGStab: 8 vectors; f32 copies;
+   * --reorder: P b and P x), checked like the CSR before any of them is
+   * allocated (the reordered copy of A is checked when it is made). */
+  if ((rc = cli_vectors_fit(a.matrix, A,
+                            (a.order != CLI_ORDER_NONE ? 14 : 12) * 8, 0,
+                            "the solver's vectors")) != CLI_OK)
     goto done;
   x = calloc((size_t)n + 1, sizeof *x);
   if (!x) {

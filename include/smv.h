@@ -403,9 +403,10 @@ smv_status smv_order_rcm(const smv_csr *A, smv_index *perm, smv_error *err);
 smv_status smv_order_degree(const smv_csr *A, smv_index *perm, smv_error *err);
 
 /* SMV_OK if perm (n entries) is a bijection of 0..n-1, else SMV_ERR_ARG
- * with the first bad index in err: "WHAT[5] = 9 is outside 0..4" or
- * "WHAT[5] = 2 repeats WHAT[1] (not a permutation)". WHAT names the array
- * in the message ("row_perm"). O(n) time, n bytes of memory. */
+ * with the first bad index in err: "WHAT[5] = 9 is outside 0..4 (not a
+ * permutation)" or "WHAT[5] = 2 repeats WHAT[1] (not a permutation)". WHAT
+ * names the array in the message ("row_perm"; NULL: "perm"). O(n) time,
+ * 4 n bytes of memory. */
 smv_status smv_perm_check(int64_t n, const smv_index *perm, const char *what,
                           smv_error *err);
 /* inv[perm[i]] = i: the permutation that undoes perm (checked first). */
