@@ -1,7 +1,7 @@
 # smv — plain Makefile. `make help` lists the targets and the variables.
 #
 # Layout and layers (mk/layers.mk): the library is src/<concern>/ (core, io,
-# gen, cpu, spmm, solve, occupancy, dist, cuda/engine, cuda/rungs,
+# gen, cpu, spmm, solve, occupancy, order, dist, cuda/engine, cuda/rungs,
 # cuda/solve, cuda/spmm, cuda/dist, nocuda); each folder is compiled with
 # only the include paths it may use, so a header included across a layer
 # boundary fails to build. The lab (lab/) sees the public headers and its

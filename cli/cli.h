@@ -144,4 +144,27 @@ int cli_exe_dir(char *buf, size_t n);
  * files), checked before any work so that nothing is computed in vain. */
 int cli_check_script_name(const char *cmd, const char *opt, const char *name);
 
+/* --reorder rcm|degree (reorder.c; smv info, gen and solve). The words
+ * in this order; CLI_ORDER_NONE when the option is absent. */
+#define CLI_ORDER_NONE (-1)
+#define CLI_ORDER_RCM 0
+#define CLI_ORDER_DEGREE 1
+/* *order from the option's value v (NULL: CLI_ORDER_NONE): CLI_OK, or the
+ * usage error "--reorder must be rcm or degree, not 'V'" (exit 2). */
+int cli_reorder_pick(const char *cmd, const char *v, int *order);
+const char *cli_reorder_name(int order);
+/* What a reordering did: [0] before, [1] after; its time (ordering and
+ * permuting). */
+typedef struct {
+  int64_t bandwidth[2], profile[2];
+  double seconds;
+} cli_reorder_report;
+/* The ordering of square A, *perm (A->rows entries, perm[i] = new index of
+ * row i; release with free) and *B = P A P^T (smv_csr_free). CLI_OK, or
+ * CLI_ERR with "NAME: ..." printed (rectangular A, no memory). */
+int cli_reorder(const char *name, int order, const smv_csr *A, smv_csr **B,
+                smv_index **perm, cli_reorder_report *rep);
+/* "reorder       rcm: bandwidth B0 -> B1, profile P0 -> P1 (T ms)". */
+void cli_reorder_print(FILE *f, int order, const cli_reorder_report *rep);
+
 #endif

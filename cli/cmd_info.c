@@ -1,9 +1,12 @@
-/* cmd_info.c — `smv info MATRIX [--json]`: shape, row-length statistics
- * and histogram of a Matrix Market file or a generated matrix. */
+/* cmd_info.c — `smv info MATRIX [--json] [--reorder rcm|degree]`: shape,
+ * row-length statistics and histogram of a Matrix Market file or a
+ * generated matrix; with --reorder, the bandwidth and profile before and
+ * after the ordering. */
 #include "bench.h" /* bench_plan_print */
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -11,6 +14,7 @@ static void info_help(FILE *f) {
   fprintf(f, "usage: smv info MATRIX [--json] [--plan [--tune] [--precision "
              "f64|f32]\n"
              "                                  [--k K [--layout row|col]]]\n"
+             "                                  [--reorder rcm|degree]\n"
              "\n"
              "Statistics of MATRIX, a Matrix Market file (.mtx, .mtx.gz) or a "
              "generator\n"
@@ -49,6 +53,15 @@ static void info_help(FILE *f) {
              "             --tune times the SpMM rungs on the device\n"
              "  --layout row|col  of the SpMM plan's X and Y (default: "
              "both)\n"
+             "  --reorder rcm|degree  also order the rows and columns "
+             "symmetrically\n"
+             "             (reverse Cuthill-McKee or increasing degree, on "
+             "the pattern\n"
+             "             of A + A^T; square matrices) and print the "
+             "bandwidth and\n"
+             "             profile before and after (JSON: \"reorder\"); "
+             "--plan then\n"
+             "             plans the reordered matrix\n"
              "  -h, --help this text\n"
              "\n"
              "Exit status: 0 ok, 1 unreadable or invalid matrix, 2 usage "
@@ -96,7 +109,8 @@ static int last_bin(const smv_stats *s) {
 }
 
 static void print_json(const char *matrix, const char *source, const smv_csr *A,
-                       const smv_stats *s) {
+                       const smv_stats *s, int order,
+                       const cli_reorder_report *r) {
   printf("{\n  \"matrix\": ");
   bench_json_string(stdout, matrix);
   printf(",\n  \"source\": \"%s\",\n", source);
@@ -114,6 +128,13 @@ static void print_json(const char *matrix, const char *source, const smv_csr *A,
          field_name(A->field), symmetry_name(A->symmetry),
          format_name(A->format));
   printf("  \"csr_bytes\": %lld,\n", csr_bytes(s));
+  if (order != CLI_ORDER_NONE)
+    printf("  \"reorder\": {\"method\": \"%s\", \"bandwidth_before\": %lld, "
+           "\"bandwidth_after\": %lld, \"profile_before\": %lld, "
+           "\"profile_after\": %lld, \"ms\": %.3f},\n",
+           cli_reorder_name(order), (long long)r->bandwidth[0],
+           (long long)r->bandwidth[1], (long long)r->profile[0],
+           (long long)r->profile[1], r->seconds * 1e3);
   printf("  \"histogram\": [");
   int last = s->rows > 0 ? last_bin(s) : -1;
   for (int b = 0; b <= last; b++) {
@@ -270,7 +291,9 @@ static int info_positional(void *user, const char *arg) {
 int cmd_info(int argc, char **argv) {
   const char *matrix = NULL;
   int json = 0, plan = 0, tune = 0;
-  const char *precision = NULL, *kstr = NULL, *layout_s = NULL;
+  const char *precision = NULL, *kstr = NULL, *layout_s = NULL,
+             *reorder_s = NULL;
+  int order = CLI_ORDER_NONE;
   smv_precision prec = SMV_F64;
   long k = 0;
   int layout = -1;
@@ -285,9 +308,15 @@ int cmd_info(int argc, char **argv) {
       {.name = "--precision", .need = "a value", .str = &precision},
       {.name = "--k", .need = "a column count", .str = &kstr},
       {.name = "--layout", .need = "row or col", .str = &layout_s},
+      {.name = "--reorder",
+       .need = "rcm or degree",
+       .once = 1,
+       .str = &reorder_s},
       {0}};
   int rc = cli_parse("info", argc, argv, opts, info_positional, &matrix);
   if (rc != CLI_OK)
+    return rc;
+  if ((rc = cli_reorder_pick("info", reorder_s, &order)) != CLI_OK)
     return rc;
   static const char *const precisions[] = {"f64", "f32", NULL};
   if (precision) {
@@ -326,10 +355,28 @@ int cmd_info(int argc, char **argv) {
     cli_error("%s: statistics failed: %s", matrix, smv_status_string(st));
     return CLI_ERR;
   }
-  if (json)
-    print_json(matrix, source, A, &s);
+  cli_reorder_report r = {{0, 0}, {0, 0}, 0.0};
+  if (order != CLI_ORDER_NONE) {
+    smv_csr *B = NULL;
+    smv_index *perm = NULL;
+    if (cli_reorder(matrix, order, A, &B, &perm, &r) != CLI_OK) {
+      smv_csr_free(A);
+      return CLI_ERR;
+    }
+    free(perm);
+    /* The table describes the matrix as given; --plan the reordered one. */
+    if (json)
+      print_json(matrix, source, A, &s, order, &r);
+    else
+      print_table(matrix, source, A, &s);
+    smv_csr_free(A);
+    A = B;
+  } else if (json)
+    print_json(matrix, source, A, &s, order, &r);
   else
     print_table(matrix, source, A, &s);
+  if (order != CLI_ORDER_NONE && !json)
+    cli_reorder_print(stdout, order, &r);
   if (plan && kstr)
     rc = print_spmm_plan(matrix, A, &s, prec, (int)k, layout, tune);
   else

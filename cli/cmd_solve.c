@@ -21,6 +21,7 @@ static void solve_help(FILE *f) {
       "                 [-o FILE] [--progress N] [--history FILE.csv]\n"
       "                 [--plot FILE.png] [--check-every N]\n"
       "                 [--cheb-degree N] [--persistent auto|on|off]\n"
+      "                 [--reorder rcm|degree]\n"
       "\n"
       "Solve A x = b by conjugate gradients (A symmetric positive definite) "
       "or\n"
@@ -68,6 +69,19 @@ static void solve_help(FILE *f) {
       "                    whole solve when the matrix fits the L2), on "
       "(whatever\n"
       "                    the size) or off (the CUDA-graph path)\n"
+      "  --reorder R       rcm or degree: solve P A P^T (P x) = P b, rows "
+      "and columns\n"
+      "                    in reverse Cuthill-McKee or increasing-degree "
+      "order (on\n"
+      "                    the pattern of A + A^T), for the locality of x "
+      "in SpMV. A\n"
+      "                    and b are permuted once, the solver's vectors "
+      "stay in the\n"
+      "                    new order, x is permuted back at the end: x, "
+      "-o, the\n"
+      "                    residuals and errors are in the input's order. "
+      "Holds a\n"
+      "                    second, reordered copy of A\n"
       "\n"
       "Exit status: 0 converged, 1 bad input (matrix, vector, zero diagonal "
       "with\n"
@@ -119,6 +133,7 @@ typedef struct {
   smv_solve_options o;
   long top;
   int pattern; /* pagerank: every stored entry is a link of weight 1 */
+  int order;   /* --reorder: CLI_ORDER_NONE, _RCM or _DEGREE */
 } solve_args;
 
 /* Option names with a value, in the order of the slots below. */
@@ -137,6 +152,7 @@ enum {
   O_CHECK,
   O_CHEB,
   O_PERSISTENT,
+  O_REORDER,
   O_DAMPING,
   O_TOP,
   O_COUNT
@@ -152,7 +168,8 @@ static const struct {
     {"--progress", NULL, 2},    {"--history", NULL, 0},
     {"--plot", NULL, 0},        {"--check-every", NULL, 2},
     {"--cheb-degree", NULL, 0}, {"--persistent", NULL, 0},
-    {"--damping", NULL, 1},     {"--top", NULL, 1},
+    {"--reorder", NULL, 0},     {"--damping", NULL, 1},
+    {"--top", NULL, 1},
 };
 
 /* The one MATRIX. */
@@ -220,6 +237,8 @@ static int parse_args(int argc, char **argv, int pagerank, solve_args *a) {
                     sizeof why) != 0)
     return cli_usage(cmd, "%s", why);
   a->o.persistent = pers == 0 ? 0 : pers == 1 ? 1 : -1;
+  if ((rc = cli_reorder_pick(cmd, v[O_REORDER], &a->order)) != CLI_OK)
+    return rc;
   if (v[O_TOL]) {
     if (cli_parse_double(v[O_TOL], &d) != 0 || !(d >= 0) || !isfinite(d))
       return cli_usage(cmd, "--tol: '%s' is not a number >= 0", v[O_TOL]);
@@ -489,8 +508,9 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
   int rc = parse_args(argc, argv, pagerank, &a);
   if (rc != CLI_OK)
     return rc;
-  smv_csr *A = NULL;
-  double *b = NULL, *x = NULL, *hist = NULL;
+  smv_csr *A = NULL, *PA = NULL; /* PA: P A P^T with --reorder */
+  smv_index *perm = NULL;
+  double *b = NULL, *x = NULL, *hist = NULL, *pb = NULL, *px = NULL;
   smv_context *ctx = NULL;
   const double t_start = lab_now_s();
   /* The device first: --backend cuda without one says so before a large
@@ -511,10 +531,12 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
       A->values[k] = 1.0;
   else if (pagerank && (rc = check_weights(a.matrix, A)) != CLI_OK)
     goto done;
-  /* x, b and the solver's workspace (BiCGStab: 8 vectors; f32 copies),
-   * checked like the CSR before any of them is allocated. */
-  if ((rc = cli_vectors_fit(a.matrix, A, 12 * 8, 0, "the solver's vectors")) !=
-      CLI_OK)
+  /* x, b and the solver's workspace (BiCGStab: 8 vectors; f32 copies;
+   * --reorder: P b and P x), checked like the CSR before any of them is
+   * allocated (the reordered copy of A is checked when it is made). */
+  if ((rc = cli_vectors_fit(a.matrix, A,
+                            (a.order != CLI_ORDER_NONE ? 14 : 12) * 8, 0,
+                            "the solver's vectors")) != CLI_OK)
     goto done;
   x = calloc((size_t)n + 1, sizeof *x);
   if (!x) {
@@ -559,8 +581,34 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
     a.o.progress = on_progress;
     a.o.progress_user = (void *)a.cmd;
   }
+  /* --reorder: A and b permuted once, the solve in the new order, x back
+   * to the input's order; everything after works on A, b and x as given. */
+  cli_reorder_report reo;
+  if (a.order != CLI_ORDER_NONE) {
+    if ((rc = cli_reorder(a.matrix, a.order, A, &PA, &perm, &reo)) != CLI_OK)
+      goto done;
+    pb = malloc(((size_t)n + 1) * sizeof *pb);
+    px = calloc((size_t)n + 1, sizeof *px);
+    if (!pb || !px) {
+      cli_error("out of memory for the permuted vectors (%lld)", (long long)n);
+      rc = CLI_ERR;
+      goto done;
+    }
+    smv_error perr;
+    smv_status pst = smv_vec_permute(n, perm, b, pb, &perr);
+    if (pst != SMV_OK) {
+      rc = cli_fail(pst, &perr);
+      goto done;
+    }
+  }
   smv_solve_result res;
-  rc = run_solver(&a, ctx, A, b, x, &a.o, &res);
+  rc = run_solver(&a, ctx, PA ? PA : A, PA ? pb : b, PA ? px : x, &a.o, &res);
+  if (rc == CLI_OK && PA) {
+    smv_error perr;
+    smv_status pst = smv_vec_unpermute(n, perm, px, x, &perr);
+    if (pst != SMV_OK)
+      rc = cli_fail(pst, &perr);
+  }
   const double t1 = lab_now_s();
   if (rc != CLI_OK)
     goto done;
@@ -574,6 +622,11 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
                                                 : "",
          ctx ? "cuda" : "cpu", a.prec == SMV_F64 ? "f64" : "f32", (long long)n,
          (long long)n, (long long)A->nnz);
+  if (PA) {
+    cli_reorder_print(stdout, a.order, &reo);
+    printf("               (solved in that order; x, -o and the residuals "
+           "below in the input's)\n");
+  }
   printf("iterations: %d (%s)\n", res.iterations,
          res.converged ? "converged"
          : res.precision_limited
@@ -646,6 +699,10 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
 done:
   smv_context_free(ctx);
   smv_csr_free(A);
+  smv_csr_free(PA);
+  free(perm);
+  free(pb);
+  free(px);
   free(b);
   free(x);
   free(hist);

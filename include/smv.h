@@ -26,7 +26,7 @@
  *     at smv_spmv.
  *
  * Sections: status and errors; host CSR; Matrix Market I/O; generators and
- * loading; statistics; CPU SpMV; CUDA engine. The lab (occupancy
+ * loading; statistics; CPU SpMV; reordering; CUDA engine. The lab (occupancy
  * calculator, kernel introspection, timing) is in smv_lab.h.
  */
 #ifndef SMV_H
@@ -363,6 +363,87 @@ smv_status smv_spmm_ref(const smv_csr *A, double alpha, const double *X,
 smv_status smv_spmm_cpu(const smv_csr *A, double alpha, const double *X,
                         int64_t ldx, double beta, double *Y, int64_t ldy, int k,
                         smv_layout layout);
+
+/* ======================================================================== */
+/* Reordering (opt-in): RCM and degree orderings, permuting A and vectors    */
+/* ======================================================================== */
+
+/* A permutation of n items is an array perm of n smv_index values, a
+ * bijection of 0..n-1: perm[i] is the NEW index of OLD item i (the
+ * convention of smv_generate_perm). Permuting a vector moves x[i] to
+ * position perm[i]; permuting a matrix symmetrically, B = P A P^T, moves
+ * A(i, j) to B(perm[i], perm[j]), so B (P x) = P (A x): a solver run on B
+ * and P b keeps every vector in the new order, and only its input b and
+ * its output x are permuted (smv_vec_permute / smv_vec_unpermute).
+ *
+ * The orderings work on the pattern of A + A^T without the diagonal (the
+ * graph with an edge i - j for every stored A(i, j) or A(j, i), i != j;
+ * values are not read, explicit zeros count), so they suit unsymmetric
+ * matrices too. They need a square matrix (SMV_ERR_DIM otherwise) and run
+ * smv_csr_check first. Deterministic: the same matrix gives the same
+ * permutation on every machine. Cost: O(nnz + rows) time (RCM: times the
+ * few breadth-first searches of its start-node search, plus sorting each
+ * row's neighbours by degree) and O(nnz + rows) memory (at most 12 bytes
+ * per entry and 21 per row, freed before return). perm has A->rows
+ * entries. */
+
+/* Reverse Cuthill-McKee: a breadth-first order of each connected component
+ * (components in the order of their lowest-numbered node), started from a
+ * pseudo-peripheral node (the usual repeated search: from the component's
+ * node of least degree, restart from the least-degree node of the deepest
+ * level while the depth grows), neighbours taken in increasing degree (ties:
+ * lower index first), the whole order then reversed. It gathers each row's
+ * columns near the diagonal: on a 2D grid in random order it restores a
+ * bandwidth close to the grid's side. Isolated nodes (empty rows with no
+ * entry in their column) are components of their own. */
+smv_status smv_order_rcm(const smv_csr *A, smv_index *perm, smv_error *err);
+/* Degree ordering: nodes by increasing degree in A + A^T (stable: equal
+ * degrees keep their order). Cheaper than RCM (a counting sort); groups
+ * rows of like length, does not reduce the bandwidth. */
+smv_status smv_order_degree(const smv_csr *A, smv_index *perm, smv_error *err);
+
+/* SMV_OK if perm (n entries) is a bijection of 0..n-1, else SMV_ERR_ARG
+ * with the first bad index in err: "WHAT[5] = 9 is outside 0..4 (not a
+ * permutation)" or "WHAT[5] = 2 repeats WHAT[1] (not a permutation)". WHAT
+ * names the array in the message ("row_perm"; NULL: "perm"). O(n) time,
+ * 4 n bytes of memory. */
+smv_status smv_perm_check(int64_t n, const smv_index *perm, const char *what,
+                          smv_error *err);
+/* inv[perm[i]] = i: the permutation that undoes perm (checked first). */
+smv_status smv_perm_invert(int64_t n, const smv_index *perm, smv_index *inv,
+                           smv_error *err);
+
+/* B = P A Q^T: B(row_perm[i], col_perm[j]) = A(i, j), a new rows x cols
+ * matrix with the same entries and values, columns sorted within each row
+ * (B->sorted is set when they are also unique, as they are when A->sorted
+ * is). row_perm has A->rows entries, col_perm A->cols; NULL means the
+ * identity. For the symmetric permutation of a square matrix pass the same
+ * array twice. Both permutations are checked (smv_perm_check: the error
+ * names the array and the first bad index), and A with smv_csr_check.
+ * Permuting by the inverses (smv_perm_invert) gives A back bit for bit when
+ * A->sorted. O(nnz + rows + cols) time, a counting sort by new column (no
+ * comparison sort, so one huge row costs no more than many short ones);
+ * memory: B, plus 12 bytes per entry and 4 per row and column for the
+ * sort. Release B with smv_csr_free; *B is NULL on error. */
+smv_status smv_csr_permute(const smv_csr *A, const smv_index *row_perm,
+                           const smv_index *col_perm, smv_csr **B,
+                           smv_error *err);
+/* y[perm[i]] = x[i] (into the new order) and its inverse
+ * y[i] = x[perm[i]] (back to the old order), n entries each. perm is
+ * checked (smv_perm_check); x and y must not overlap (SMV_ERR_ARG). */
+smv_status smv_vec_permute(int64_t n, const smv_index *perm, const double *x,
+                           double *y, smv_error *err);
+smv_status smv_vec_unpermute(int64_t n, const smv_index *perm, const double *x,
+                             double *y, smv_error *err);
+
+/* What an ordering achieved, for reporting: *bandwidth = max |i - j| over
+ * the stored entries (0 for nnz = 0), *profile = the envelope, the sum
+ * over rows i of i - (the least column j <= i stored in row i, i if none):
+ * the entries a skyline (profile) factorisation would hold below the
+ * diagonal. Either pointer may be NULL. O(nnz) time, no memory. Column
+ * indices are checked (SMV_ERR_INVALID_MATRIX naming the first bad one). */
+smv_status smv_csr_bandwidth(const smv_csr *A, int64_t *bandwidth,
+                             int64_t *profile, smv_error *err);
 
 /* ======================================================================== */
 /* CUDA engine                                                               */

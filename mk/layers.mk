@@ -9,7 +9,7 @@
 # the engine, the engine never sees the rungs (it reaches them through the
 # registry, src/core/rungs.def).
 
-LIB_DIRS := core io gen cpu spmm solve occupancy
+LIB_DIRS := core io gen cpu spmm solve occupancy order
 CU_DIRS := cuda/engine cuda/rungs cuda/solve cuda/spmm
 
 USES_core :=
@@ -19,6 +19,7 @@ USES_cpu := core
 USES_spmm := core
 USES_solve := core
 USES_occupancy := core
+USES_order := core
 USES_dist := core
 USES_nocuda := core
 USES_cuda/engine := core

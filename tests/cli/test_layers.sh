@@ -27,6 +27,9 @@ refused io solve_internal.h
 refused cpu dist.h
 refused solve mm_internal.h
 refused occupancy solve_internal.h
+allowed order order_graph.h
+refused order solve_internal.h    # the orderings see core only
+refused solve order_graph.h
 
 # The CUDA folders, by path alone (the headers need nvcc to compile).
 has_path() { make -s --no-print-directory layer-flags LAYER="$1" | tr ' ' '\n' | grep -qx -- "-Isrc/$2"; }
