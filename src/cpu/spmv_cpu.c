@@ -101,10 +101,9 @@ smv_status smv_spmv_ref_abs(const smv_csr *A, const double *x, double *absax) {
 /* ---- fast path --------------------------------------------------------- */
 
 /* Below this many merge items (rows + nnz) one thread does it all: waking a
- * team costs a few microseconds on an idle machine, and tens when the
- * threads sleep (passive waits) or share their cores with another job: on
- * 2 shared cores lap2d:130 (101K items) took 186 us on two threads, 94 us on
- * one (bench/results/amd-epyc-2-cores/shared-cores.md). The pieces are the
+ * team costs more than the work when the threads sleep (passive waits) or
+ * share their cores with another job; the measurement behind the bound is
+ * in bench/results/amd-epyc-2-cores/shared-cores.md. The pieces are the
  * same either way, so is the result. */
 #define PAR_MIN_ITEMS 131072
 /* A piece is at least PIECE_MIN items (its record and fix-up step are then

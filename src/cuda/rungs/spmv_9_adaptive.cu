@@ -28,7 +28,7 @@
  *      chunk order (lane j takes j, j+32, ..., then a fixed shuffle tree),
  *      writes y = alpha*sum + beta*y and resets the counter to 0 for the
  *      next call. One launch needs no ordering between a beta pass and
- *      atomics (a second kernel cost 2-4 us per SpMV), and the result does
+ *      atomics (a second kernel costs a launch per SpMV), and the result does
  *      not depend on the order in which warps finish: rung 9 is
  *      bit-reproducible run to run.
  *   4. On matrices larger than the L2 whose rows take 8 or more lanes
