@@ -108,17 +108,9 @@ int main(int argc, char **argv) {
   CKB(cublasCreate(&c.bl));
   cg_problem_spmv(&P, c.sp, c.p, c.ax);
 
-  /* Warm-up, then timed runs to tolerance. */
-  double relres = 0.0, fr;
-  int its = 0, fits;
-  const double tts =
-      cg_median(solve, &c, tol, maxit, 0, runs, 1, &its, &relres);
-  const double true_res = cg_problem_true_relres(&P, c.x);
-  /* Fixed iteration count: the cost of one iteration. */
-  const double tfix =
-      cg_median(solve, &c, tol, maxit, fixed, runs, 0, &fits, &fr);
-  const int rc = cg_report("cusparse+cublas", matrix, P.A, its, maxit, tol,
-                           relres, true_res, tts, tfix, fixed);
+  /* Warm-up, then timed runs to tolerance, then fixed iterations. */
+  const int rc = cg_measure("cusparse+cublas", matrix, &P, solve, &c, &c.x, tol,
+                            maxit, runs, fixed);
   cusparseDestroy(c.sp);
   cublasDestroy(c.bl);
   for (int k = 0; k < 5; k++)

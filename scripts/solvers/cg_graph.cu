@@ -188,16 +188,8 @@ int main(int argc, char **argv) {
   CK(cudaStreamEndCapture(c.stream, &c.graph));
   CK(cudaGraphInstantiate(&c.exec, c.graph, 0));
 
-  double relres = 0.0, fr;
-  int its = 0, fits;
-  const double tts =
-      cg_median(solve, &c, tol, maxit, 0, runs, 1, &its, &relres);
-  const double true_res = cg_problem_true_relres(&P, c.x);
-  /* Fixed iteration count: the cost of one iteration. */
-  const double tfix =
-      cg_median(solve, &c, tol, maxit, fixed, runs, 0, &fits, &fr);
-  const int rc = cg_report("anchor-graph", matrix, P.A, its, maxit, tol, relres,
-                           true_res, tts, tfix, fixed);
+  const int rc = cg_measure("anchor-graph", matrix, &P, solve, &c, &c.x, tol,
+                            maxit, runs, fixed);
   cudaGraphExecDestroy(c.exec);
   cudaGraphDestroy(c.graph);
   cusparseDestroy(c.sp);

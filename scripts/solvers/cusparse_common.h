@@ -207,4 +207,21 @@ static inline int cg_report(const char *impl, const char *matrix,
   return pass ? 0 : 3;
 }
 
+/* What both programs measure, in one order: the median time to tolerance
+ * (after a warm-up), the true residual of that x (*dx: the device x the
+ * solves write), then the median of `fixed` iterations; the RESULT line
+ * and its exit status (cg_report). */
+static inline int cg_measure(const char *impl, const char *matrix,
+                             struct cg_problem *P, cg_solve_fn f, void *c,
+                             double *const *dx, double tol, int maxit, int runs,
+                             int fixed) {
+  double relres = 0.0, fr;
+  int its = 0, fits;
+  const double tts = cg_median(f, c, tol, maxit, 0, runs, 1, &its, &relres);
+  const double true_res = cg_problem_true_relres(P, *dx);
+  const double tfix = cg_median(f, c, tol, maxit, fixed, runs, 0, &fits, &fr);
+  return cg_report(impl, matrix, P->A, its, maxit, tol, relres, true_res, tts,
+                   tfix, fixed);
+}
+
 #endif
