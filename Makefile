@@ -80,7 +80,7 @@ EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
-.PHONY: all lib cli run test tests micro experiments fuzz format format-check install uninstall clean help
+.PHONY: all lib cli run test tests micro experiments solver-bench fuzz format format-check install uninstall clean help
 all: $(BUILD)/libsmv.a $(BUILD)/libsmv.so $(BUILD)/libsmvlab.a $(BUILD)/smv
 
 lib: $(BUILD)/libsmv.a $(BUILD)/libsmv.so $(BUILD)/libsmvlab.a
@@ -185,6 +185,24 @@ $(BUILD)/experiments/%: bench/experiments/%.cu $(BUILD)/libsmv.a
 	$(NVCC) $(NVCCFLAGS) -Iinclude $< $(BUILD)/libsmv.a -Xcompiler -fopenmp \
 	  -L$(CUDA_HOME)/lib64 -Xlinker -rpath=$(CUDA_HOME)/lib64 -lcusparse -lz -lm -o $@
 
+# The solver benchmark's programs (scripts/solvers/, run by
+# scripts/gpu/solvers.sh on a GPU): smv's solver, the cuSPARSE + cuBLAS CG
+# of NVIDIA's sample with host scalars, and the same loop captured in a
+# CUDA graph (the fair anchor). Built here so CI compiles them.
+SOLVER_BENCH_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
+  -lcusparse -lcublas -lcudart -lstdc++ -ldl -lpthread -lrt -lz -lm
+SOLVER_BENCH_BIN := $(BUILD)/cg_cusparse $(BUILD)/cg_graph $(BUILD)/solve_smv
+solver-bench: $(SOLVER_BENCH_BIN)
+$(BUILD)/cg_cusparse: scripts/solvers/cg_cusparse.c scripts/solvers/cusparse_common.h scripts/solvers/timing.h $(BUILD)/libsmv.a
+	$(CC) -O2 -std=c11 -fopenmp -Iinclude -isystem $(CUDA_HOME)/include $< \
+	  $(BUILD)/libsmv.a $(SOLVER_BENCH_LIBS) -o $@
+$(BUILD)/cg_graph: scripts/solvers/cg_graph.cu scripts/solvers/cusparse_common.h scripts/solvers/timing.h $(BUILD)/libsmv.a
+	$(NVCC) -O2 -std=c++17 -arch=sm_$(SM) -Iinclude $< $(BUILD)/libsmv.a \
+	  -L$(CUDA_HOME)/lib64 -lcusparse -lcublas -Xcompiler -fopenmp -lz -o $@
+$(BUILD)/solve_smv: scripts/solvers/solve_smv.c scripts/solvers/timing.h $(BUILD)/libsmv.a
+	$(CC) -O2 -std=c11 -fopenmp -Iinclude $< $(BUILD)/libsmv.a \
+	  $(SOLVER_BENCH_LIBS) -o $@
+
 include mk/fuzz.mk
 
 # The include flags library folder LAYER (e.g. io, cuda/rungs) is compiled
@@ -211,6 +229,7 @@ help:
 	@echo '  make test             build and run every test; last line "N passed, N failed, N skipped"'
 	@echo '  make micro            the memory-hierarchy microbenchmarks (BUILD/micro/NAME)'
 	@echo '  make experiments      bench/experiments/*.cu (run by hand on a GPU)'
+	@echo '  make solver-bench     scripts/solvers/ programs (run by scripts/gpu/solvers.sh)'
 	@echo '  make fuzz | fuzz-csr | fuzz-gen   libFuzzer targets (FUZZ_TIME seconds)'
 	@echo '  make format | format-check        clang-format'
 	@echo '  make install [PREFIX=/usr/local]  headers, libraries, smv, pkg-config and CMake files'

@@ -44,15 +44,8 @@ if ! make -j16 SM=90 GIT_COMMIT="$GIT_COMMIT" build/smv build/libsmv.a \
   tail -n 40 "$OUT/build.log"
   exit 1
 fi
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-LIBS="-L$CUDA_HOME/lib64 -Wl,-rpath,$CUDA_HOME/lib64 -lcusparse -lcublas -lcudart -lstdc++ -ldl -lpthread -lrt -lz -lm"
-gcc -O2 -std=c11 -fopenmp -Iinclude -isystem "$CUDA_HOME/include" scripts/solvers/cg_cusparse.c \
-  build/libsmv.a $LIBS -o build/cg_cusparse >>"$OUT/build.log" 2>&1 || { tail -n 20 "$OUT/build.log"; exit 1; }
-"${NVCC:-$CUDA_HOME/bin/nvcc}" -O2 -std=c++17 -arch=sm_90 -Iinclude scripts/solvers/cg_graph.cu build/libsmv.a \
-  -L"$CUDA_HOME/lib64" -lcusparse -lcublas -Xcompiler -fopenmp -lz \
-  -o build/cg_graph >>"$OUT/build.log" 2>&1 || { tail -n 20 "$OUT/build.log"; exit 1; }
-gcc -O2 -std=c11 -fopenmp -Iinclude scripts/solvers/solve_smv.c build/libsmv.a $LIBS \
-  -o build/solve_smv >>"$OUT/build.log" 2>&1 || { tail -n 20 "$OUT/build.log"; exit 1; }
+make SM=90 GIT_COMMIT="$GIT_COMMIT" solver-bench >>"$OUT/build.log" 2>&1 ||
+  { tail -n 20 "$OUT/build.log"; exit 1; }
 
 log "tests"
 tfail=0
