@@ -58,21 +58,21 @@ static int run(int argc, char **argv) {
   return CLI_USAGE;
 }
 
-/* Every command's output is checked once more at exit: `smv ... > /dev/full`
- * or a closed pipe is exit 1 with a message, never a silent 0. */
 /* Shared cores (issue 25, item 15): OpenMP threads that spin while they
  * wait for the next parallel region take the cores from the threads doing
- * the work when another job runs too (a CG on lap2d:300 with one competing
- * job on 2 cores: 17 s spinning, 0.67 s passive). So waits are passive
+ * the work when another job runs too (measured in
+ * bench/results/amd-epyc-2-cores/shared-cores.md). So waits are passive
  * unless the user chose a policy. libgomp reads OMP_WAIT_POLICY once, when
  * it is loaded, before main: the CLI sets it and starts itself again (one
- * exec, about a millisecond); if that fails it runs on as it is. */
+ * exec); if that fails it runs on as it is. */
 static void passive_waits(char **argv) {
   if (getenv("OMP_WAIT_POLICY") || setenv("OMP_WAIT_POLICY", "passive", 1))
     return;
   execv("/proc/self/exe", argv);
 }
 
+/* Every command's output is checked once more at exit: `smv ... > /dev/full`
+ * or a closed pipe is exit 1 with a message, never a silent 0. */
 int main(int argc, char **argv) {
   passive_waits(argv);
   int rc;
