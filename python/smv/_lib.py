@@ -260,10 +260,25 @@ def names(fn):
         out[s.decode()] = len(out)
 
 
-# SpMV algorithms (smv_alg, the registry src/rungs.def) and SpMM algorithms
-# (smv_spmm_alg) by name, as the library names them.
+# SpMV algorithms (smv_alg, the registry src/core/rungs.def) and SpMM
+# algorithms (smv_spmm_alg) by name, as the library names them.
 SPMV_ALGS = names(alg_name)
 SPMM_ALGS = names(spmm_alg_name)
+
+_alg_parse = _declare("smv_alg_parse", I, ctypes.c_char_p, ctypes.POINTER(I))
+_spmm_alg_parse = _declare("smv_spmm_alg_parse", I, ctypes.c_char_p,
+                           ctypes.POINTER(I))
+
+
+def parse_alg(name, spmm=False):
+    """The number of an SpMV (or SpMM) algorithm name as the library reads
+    it (smv_alg_parse / smv_spmm_alg_parse: the names above, kernel names
+    and documented former names such as rung 10's 'stream'), or None."""
+    if not isinstance(name, str):
+        return None
+    v = I()
+    fn = _spmm_alg_parse if spmm else _alg_parse
+    return v.value if fn(name.encode(), ctypes.byref(v)) == SMV_OK else None
 
 
 def _status_name(status):

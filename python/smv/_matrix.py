@@ -611,7 +611,7 @@ class Matrix:
         array first. With a device y (contiguous, of the Matrix's dtype),
         y is written in place and returned: no allocation per call.
         alg: an SpMV rung of smv.SPMV_ALGS (GPU)."""
-        a = SPMV_ALGS.get(alg)
+        a = L.parse_alg(alg)
         if a is None:
             raise ValueError("smv: unknown SpMV algorithm %r (one of %s)"
                              % (alg, ", ".join(SPMV_ALGS)))
@@ -737,7 +737,7 @@ class Matrix:
         one; the result has X's order. X may be a device array (as for
         spmv: the caller's library, stream and GPU; a strided X is copied
         once); Y= a device output of shape (rows, k) in X's order."""
-        a = SPMM_ALGS.get(alg)
+        a = L.parse_alg(alg, spmm=True)
         if a is None:
             raise ValueError("smv: unknown SpMM algorithm %r (one of %s)"
                              % (alg, ", ".join(SPMM_ALGS)))

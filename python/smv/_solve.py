@@ -68,7 +68,7 @@ def _options(tol, maxiter, n, history, alg):
     L.solve_options_init(ctypes.byref(o))
     o.tol = float(tol)
     o.maxit = _count(maxiter, "maxiter", n, history)
-    a = L.SPMV_ALGS.get(alg)
+    a = L.parse_alg(alg)
     if a is None:
         raise ValueError("smv: unknown SpMV algorithm %r (one of %s)"
                          % (alg, ", ".join(L.SPMV_ALGS)))

@@ -231,3 +231,14 @@ def test_cuda_errors_carry_smv_message():
     with pytest.raises(smv.SmvError, match="NULL matrix"):
         L.check(st, "smv_spmv_host", ctx)
     L.context_free(ctx)
+
+
+def test_alg_names_as_the_library_reads_them():
+    """Python takes algorithm names through the library's parser, so rung
+    10's former name 'stream' (documented as kept) still selects it."""
+    A = sp.random(50, 40, density=0.1, format="csr", random_state=5)
+    x = np.random.default_rng(5).standard_normal(40)
+    M = smv.Matrix(A, backend="cpu")
+    assert_close(M.spmv(x, alg="stream"), A @ x, bound(A, x, "float64"))
+    with pytest.raises(ValueError, match="unknown SpMV algorithm"):
+        M.spmv(x, alg="nope")
