@@ -41,8 +41,9 @@
 # The device copy has no .git: pass the commit from here as SMV_COMMIT=<hash>
 # so every binary and results file names it. The real matrices are read from
 # .shared/matrices (device tool: carry [".shared"]; SMV_MATRICES overrides).
-# Budgets: SMV_SOLVERS_BUDGET (default 330 s) caps the solvers part; the
-# other parts carry their own (see each file). Full logs and every part's
+# Budgets: SMV_SOLVERS_BUDGET (default 330 s) caps the solvers part;
+# SMV_PART_BUDGET (seconds, default none) caps every other part; the
+# parts carry their own inner limits too (see each file). Full logs and every part's
 # files go to $OUT/gpu-check.tgz (one file, so the device tool's 8-file limit
 # never bites; never committed: unpack it and copy the summary tables and
 # CSVs into bench/results/<device>/). A summary is printed last.
@@ -89,7 +90,7 @@ for p in $parts; do
     continue
   fi
   [ "$part" = test ] && args="make-test $args"
-  lim=0
+  lim=${SMV_PART_BUDGET:-0}
   [ "$part" = solvers ] && lim=${SMV_SOLVERS_BUDGET:-330}
   mkdir -p "$WORK/$name"
   t=$SECONDS
@@ -106,6 +107,9 @@ for p in $parts; do
   else
     tail -25 "$WORK/$name.log" | sed 's/^/  /' | tee -a "$summary"
   fi
+  # After every part, so a call cut at the device's limit still brings
+  # back what the finished parts wrote.
+  tar czf "$OUT_FINAL/gpu-check.tgz" -C "$WORK" .
 done
 
 tar czf "$OUT_FINAL/gpu-check.tgz" -C "$WORK" .

@@ -18,7 +18,7 @@
 # Files under $OUT: spmm.csv (bench-spmm, every algorithm), torch.csv,
 # summary.md + summary.csv (the verdict), bench.md, logs.tgz. Results:
 # bench/results/<device>/spmm.md and raw/spmm/. RUNS overrides the suite's
-# timed runs. The quick suite takes about 3 minutes of GPU time (an
+# timed runs; SMV_SPMM_ALGS the algorithms (below). The quick suite takes about 3 minutes of GPU time (an
 # estimate: not yet run); full does not fit one 10-minute device call, so
 # run its classes as parts of their own: spmm:gnn, spmm:local,
 # spmm:random, spmm:graph, spmm:real (the last with .shared carried). The
@@ -63,6 +63,10 @@ esac
 t0=$SECONDS
 runs=()
 [ -n "${RUNS:-}" ] && runs=(--runs "$RUNS")
+# SMV_SPMM_ALGS (a list for --algs, e.g. "auto,ours,spmv,rowvec,rowsplit,
+# colsplit,coltrans,cusparse-alg1,cusparse-alg2,cusparse-alg3") times
+# every rung named instead of the suite's AUTO + cuSPARSE.
+[ -n "${SMV_SPMM_ALGS:-}" ] && runs+=(--algs "$SMV_SPMM_ALGS")
 SMV_MATRICES=$MDIR build/smv bench-spmm --suite "$SUITE" "${runs[@]}" \
   --csv "$OUT/spmm.csv" --markdown "$OUT/bench.md" --dump "$CSR" \
   >"$LOGS/bench.log" 2>&1
