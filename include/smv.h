@@ -723,8 +723,8 @@ typedef enum {
   SMV_SPMM_CUSPARSE_ALG2 = 3, /* CUSPARSE_SPMM_CSR_ALG2                    */
   SMV_SPMM_CUSPARSE_ALG3 = 4, /* CUSPARSE_SPMM_CSR_ALG3                    */
   SMV_SPMM_SPMV = 5,          /* rung 2: one smv_spmv (AUTO) per column; needs
-                                 contiguous columns: column-major, or k = 1
-                                 with ldx = ldy = 1                           */
+                                 contiguous columns: column-major (k <= 16),
+                                 or k = 1 with ldx = ldy = 1                  */
   SMV_SPMM_ROWVEC = 6,        /* rung 3: row-major, 16-byte loads along k,
                                  (col, val) pairs loaded once per warp and
                                  shuffled, several rows per warp             */
@@ -762,17 +762,14 @@ typedef struct {
 } smv_spmm_choice;
 /* SMV_ERR_ARG for NULL or a shape with k < 1 or an unknown layout. */
 smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
-/* Whether AUTO (and smv_spmm_plan) run the rule's choice among rungs 2-6.
- * 0 until those rungs have passed their first device run (issue 22: they
- * were written and CPU-emulated, not yet run on a GPU): AUTO then runs
- * rung 1, whose kernels pass the device tests, and the plan's `why` names
- * the rule's choice. A rung named by the caller, or picked by
- * smv_spmm_tune (which checks each rung against rung 1 first), runs as
- * asked. */
-#define SMV_SPMM_AUTO_NEW_RUNGS 0
 /* Column-major products with at least this many columns go through
  * rung 6 (transposes), fewer through rung 5. */
 #define SMV_SPMM_COLTRANS_K 8
+/* Rung 2 (one smv_spmv per column) takes column-major products of at most
+ * this many columns: past it every other rung wins, and its k launches
+ * per call fill the device's launch queue when calls are queued back to
+ * back. */
+#define SMV_SPMM_SPMV_KMAX 16
 /* A matrix with a row longer than this many entries has its long rows
  * split by rungs 4 and 5, in chunks of this many entries (8 rounds of a
  * warp at 32 entries a round), or fewer, down to 64, when that would

@@ -80,7 +80,7 @@ static const smv_spmm_alg rung_algs[] = {
 static int lacks(smv_spmm_alg alg, int row, int k, int pad) {
   switch (alg) {
   case SMV_SPMM_SPMV:
-    return row && (k > 1 || pad);
+    return row ? k > 1 || pad : k > SMV_SPMM_SPMV_KMAX;
   case SMV_SPMM_ROWVEC:
   case SMV_SPMM_ROWSPLIT:
     return !row;

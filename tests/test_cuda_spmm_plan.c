@@ -52,18 +52,11 @@ static void test_plan_matches_rule(void) {
       CHECK_OK(smv_spmm_plan(ctx, dA, k, cases[i].layout, ldx, ldy, &dev));
       CHECK_OK(smv_spmm_choose(&sh, &host));
       CHECK_INT(host.alg, cases[i].want);
-      /* Until rungs 2-6 are verified on a device AUTO runs rung 1 and its
-       * plan names the rule's choice (SMV_SPMM_AUTO_NEW_RUNGS). */
-      const smv_spmm_alg want =
-          SMV_SPMM_AUTO_NEW_RUNGS ? cases[i].want : SMV_SPMM_OURS;
-      CHECKF(dev.alg == want, "%s k=%d: plan %s, want %s", cases[i].spec, k,
-             smv_spmm_alg_name(dev.alg), smv_spmm_alg_name(want));
-      if (SMV_SPMM_AUTO_NEW_RUNGS) {
-        CHECK_INT(dev.chunk, host.chunk);
-        CHECK_INT(dev.vec, host.vec);
-      } else {
-        CHECK_STR_HAS(dev.why, smv_spmm_alg_name(cases[i].want));
-      }
+      CHECKF(dev.alg == cases[i].want, "%s k=%d: plan %s, want %s",
+             cases[i].spec, k, smv_spmm_alg_name(dev.alg),
+             smv_spmm_alg_name(cases[i].want));
+      CHECK_INT(dev.chunk, host.chunk);
+      CHECK_INT(dev.vec, host.vec);
       CHECK(strlen(dev.why) > 10);
       /* AUTO runs the planned rung: the same bits. */
       int uns = 0;

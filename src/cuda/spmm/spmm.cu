@@ -127,17 +127,6 @@ static smv_status auto_choice(const smv_matrix *dA, int k, smv_layout layout,
   smv_spmm_shape sh;
   shape_of(dA, k, layout, ldx, ldy, &sh);
   smv_status st = smv_spmm_choose(&sh, c);
-  if (st == SMV_OK && !SMV_SPMM_AUTO_NEW_RUNGS && c->alg != SMV_SPMM_OURS) {
-    char rule[sizeof c->why];
-    snprintf(rule, sizeof rule, "%s", c->why);
-    snprintf(c->why, sizeof c->why,
-             "rung 1 (rungs 2-6 await their first device run); the rule "
-             "picks %s: %.150s",
-             smv_spmm_alg_name(c->alg), rule);
-    c->alg = SMV_SPMM_OURS;
-    c->chunk = 0;
-    c->vec = 1;
-  }
   const struct smv_spmm_split *sp = dA->spmm_split;
   for (int i = 0; st == SMV_OK && sp && i < sp->ntuned; i++) {
     if (sp->tuned[i].k != k || sp->tuned[i].layout != (int)layout)
@@ -161,40 +150,46 @@ static smv_status spmm_device(smv_context *ctx, smv_spmm_alg alg, double alpha,
                               double beta, void *Y, int64_t ldy, int k,
                               smv_layout layout) {
   const struct smv_matrix_stats *s = &dA->st;
-  cudaError_t e;
-  if (is_zero(dA->prec, alpha) || s->nnz == 0) {
-    const int one = dA->prec == SMV_F64 ? beta == 1.0 : (float)beta == 1.0f;
-    if (one)
-      return SMV_OK;
-    e = smv_spmm_launch_scale(dA->prec, s->rows, k, beta, Y, ldy, layout,
-                              ctx->stream);
-    if (e != cudaSuccess)
-      return smv_cu_fail(ctx, e, "launch of the SpMM scale kernel");
-    return SMV_OK;
+  const int cus = alg == SMV_SPMM_CUSPARSE_ALG1 ||
+                  alg == SMV_SPMM_CUSPARSE_ALG2 ||
+                  alg == SMV_SPMM_CUSPARSE_ALG3;
+  const struct spmm_rung *r = NULL;
+  if (!cus) {
+    if (alg == SMV_SPMM_AUTO) {
+      smv_spmm_choice c;
+      if (auto_choice(dA, k, layout, ldx, ldy, &c) != SMV_OK)
+        return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmm: no plan for k = %d", k);
+      alg = c.alg;
+    }
+    r = rung_of(alg);
+    if (!r)
+      return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmm: unknown algorithm %d",
+                         (int)alg);
   }
-  if (alg == SMV_SPMM_CUSPARSE_ALG1 || alg == SMV_SPMM_CUSPARSE_ALG2 ||
-      alg == SMV_SPMM_CUSPARSE_ALG3)
-    return smv_spmm_cusparse(ctx, alg, alpha, dA, X, ldx, beta, Y, ldy, k,
-                             layout);
-  if (alg == SMV_SPMM_AUTO) {
-    smv_spmm_choice c;
-    if (auto_choice(dA, k, layout, ldx, ldy, &c) != SMV_OK)
-      return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmm: no plan for k = %d", k);
-    alg = c.alg;
-  }
-  const struct spmm_rung *r = rung_of(alg);
-  if (!r)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmm: unknown algorithm %d",
-                       (int)alg);
   const struct spmm_args a = {
       ctx, (smv_matrix *)dA, alpha, beta, X, ldx, Y, ldy, k, layout};
-  if (!r->accepts(&a))
+  /* A rung refuses the shapes it lacks whatever the matrix holds (an
+   * empty matrix too), so a caller learns it on a small case. */
+  if (r && !r->accepts(&a))
     return smv_ctx_set(ctx, SMV_ERR_UNSUPPORTED,
                        "SpMM rung %d (%s) needs %s (k = %d, %s-major, ldx = "
                        "%lld, ldy = %lld)",
                        r->number, smv_spmm_alg_name(alg), r->needs, k,
                        layout == SMV_LAYOUT_ROW_MAJOR ? "row" : "column",
                        (long long)ldx, (long long)ldy);
+  if (is_zero(dA->prec, alpha) || s->nnz == 0) {
+    const int one = dA->prec == SMV_F64 ? beta == 1.0 : (float)beta == 1.0f;
+    if (one)
+      return SMV_OK;
+    const cudaError_t e = smv_spmm_launch_scale(dA->prec, s->rows, k, beta, Y,
+                                                ldy, layout, ctx->stream);
+    if (e != cudaSuccess)
+      return smv_cu_fail(ctx, e, "launch of the SpMM scale kernel");
+    return SMV_OK;
+  }
+  if (cus)
+    return smv_spmm_cusparse(ctx, alg, alpha, dA, X, ldx, beta, Y, ldy, k,
+                             layout);
   return r->run(&a);
 }
 

@@ -11,12 +11,15 @@
  *
  * Where it loses: k > 1 reads A once per column (k x the matrix bytes)
  * where rungs 1, 3-5 read it about once; kept for k > 1 as the
- * yardstick "k SpMVs" every SpMM kernel must beat.
+ * yardstick "k SpMVs" every SpMM kernel must beat, up to
+ * SMV_SPMM_SPMV_KMAX columns: past that every other rung wins, and k
+ * launches per call fill the device's launch queue when calls are queued
+ * back to back (the host then blocks in the launch).
  */
 #include "spmm_ladder.h"
 
 static int accepts(const struct spmm_args *a) {
-  return a->layout == SMV_LAYOUT_COL_MAJOR ||
+  return (a->layout == SMV_LAYOUT_COL_MAJOR && a->k <= SMV_SPMM_SPMV_KMAX) ||
          (a->k == 1 && a->ldx == 1 && a->ldy == 1);
 }
 
@@ -36,4 +39,5 @@ static smv_status run(const struct spmm_args *a) {
 
 const struct spmm_rung smv_spmm_rung_spmv = {
     SMV_SPMM_SPMV, 2, accepts, run,
-    "contiguous columns: column-major, or k = 1 with ldx = ldy = 1"};
+    "contiguous columns: column-major with k <= 16, or k = 1 with ldx = "
+    "ldy = 1"};

@@ -27,18 +27,81 @@
 
 #include "spmm_ladder.h"
 
+/* Steps of the full-width loop whose X loads are all issued before the
+ * first of their FMAs: U x CV vectors of V elements in flight per lane
+ * (f32 k = 32: 4 x 16 bytes; with the warp's 32 lanes, 2 KB per warp). */
+#define SPMM_ROWVEC_U 4
+
+/* The pass c0 .. c0 + L*V*CV - 1 when all of it lies below k (every GNN k
+ * that is a multiple of the pass width): no tail, so the loop has no
+ * branch between its loads. Entries past the batch (src >= n) load X row
+ * jj of the batch's lane 0.. (a valid row: dead lanes hold column 0, or a
+ * shuffled real column) and are dropped by a select, not multiplied by 0
+ * (0 x Inf would be NaN). The next batch's (col, val) pairs are loaded
+ * before this batch's steps, so A's stream overlaps the X gathers. */
 template <typename T, int V, int CV>
 __device__ __forceinline__ void
-spmm_rowvec_range(unsigned e0, unsigned e1, const int32_t *__restrict__ ci,
-                  const T *__restrict__ val, const T *__restrict__ X,
-                  int64_t ldx, int k, int c0, int L, int G, int gl,
-                  unsigned mask, T (&acc)[CV][V]) {
+spmm_rowvec_full(unsigned e0, unsigned e1, const int32_t *__restrict__ ci,
+                 const T *__restrict__ val, const T *__restrict__ X,
+                 int64_t ldx, int c0, int L, int G, int gl, unsigned mask,
+                 T (&acc)[CV][V]) {
   const int W = L * G, sub = gl / L, ln = gl % L;
+  unsigned e = e0 + (unsigned)gl;
+  int32_t j = 0;
+  T a = T(0);
+  if (e < e1) {
+    j = __ldg(ci + e);
+    a = __ldg(val + e);
+  }
+  for (unsigned base = e0; base < e1; base += (unsigned)W) {
+    const int32_t jc = j;
+    const T ac = a;
+    e += (unsigned)W;
+    j = 0;
+    a = T(0);
+    if (e < e1) {
+      j = __ldg(ci + e);
+      a = __ldg(val + e);
+    }
+    const int n = e1 - base < (unsigned)W ? (int)(e1 - base) : W;
+    const int steps = (n + G - 1) / G;
+    for (int t = 0; t < steps; t += SPMM_ROWVEC_U) {
+      T xv[SPMM_ROWVEC_U][CV][V];
+      T w[SPMM_ROWVEC_U];
 #pragma unroll
-  for (int cv = 0; cv < CV; cv++)
+      for (int u = 0; u < SPMM_ROWVEC_U; u++) {
+        const int src = (t + u) * G + sub;
+        /* src may pass W on the last round: the shuffle wraps it (width
+         * W), and live drops it. */
+        const int32_t jj = __shfl_sync(mask, jc, src, W);
+        w[u] = __shfl_sync(mask, ac, src, W);
+        const T *xr = X + (int64_t)jj * ldx + c0;
 #pragma unroll
-    for (int i = 0; i < V; i++)
-      acc[cv][i] = T(0);
+        for (int cv = 0; cv < CV; cv++)
+          spmm_vload<T, V>(xr + (cv * L + ln) * V, xv[u][cv]);
+      }
+#pragma unroll
+      for (int u = 0; u < SPMM_ROWVEC_U; u++)
+#pragma unroll
+        for (int cv = 0; cv < CV; cv++)
+#pragma unroll
+          for (int i = 0; i < V; i++) {
+            const T f = w[u] * xv[u][cv][i] + acc[cv][i];
+            acc[cv][i] = (t + u) * G + sub < n ? f : acc[cv][i];
+          }
+    }
+  }
+}
+
+/* A pass with the tail of k in it (c + V > k for some lane): per-element
+ * loads where the vector would pass k. acc is summed into, not reset. */
+template <typename T, int V, int CV>
+__device__ __forceinline__ void
+spmm_rowvec_tail(unsigned e0, unsigned e1, const int32_t *__restrict__ ci,
+                 const T *__restrict__ val, const T *__restrict__ X,
+                 int64_t ldx, int k, int c0, int L, int G, int gl,
+                 unsigned mask, T (&acc)[CV][V]) {
+  const int W = L * G, sub = gl / L, ln = gl % L;
   for (unsigned base = e0; base < e1; base += (unsigned)W) {
     const unsigned e = base + (unsigned)gl;
     int32_t j = 0;
@@ -72,6 +135,27 @@ spmm_rowvec_range(unsigned e0, unsigned e1, const int32_t *__restrict__ ci,
         }
       }
     }
+  }
+}
+
+template <typename T, int V, int CV>
+__device__ __forceinline__ void
+spmm_rowvec_range(unsigned e0, unsigned e1, const int32_t *__restrict__ ci,
+                  const T *__restrict__ val, const T *__restrict__ X,
+                  int64_t ldx, int k, int c0, int L, int G, int gl,
+                  unsigned mask, T (&acc)[CV][V]) {
+  const int W = L * G;
+#pragma unroll
+  for (int cv = 0; cv < CV; cv++)
+#pragma unroll
+    for (int i = 0; i < V; i++)
+      acc[cv][i] = T(0);
+  if (c0 + L * V * CV <= k) {
+    spmm_rowvec_full<T, V, CV>(e0, e1, ci, val, X, ldx, c0, L, G, gl, mask,
+                               acc);
+  } else {
+    spmm_rowvec_tail<T, V, CV>(e0, e1, ci, val, X, ldx, k, c0, L, G, gl, mask,
+                               acc);
   }
   for (int off = L; off < W; off *= 2)
 #pragma unroll
