@@ -258,9 +258,11 @@ static int print_spmm_plan(const char *matrix, const smv_csr *A,
     else if (dA)
       st = smv_spmm_plan(ctx, dA, k, lay, ldx, ldy, &c);
     else {
-      const smv_spmm_shape sh = {s->rows,     s->cols, s->nnz, s->row_max,
-                                 s->row_mean, k,       lay,    prec == SMV_F32,
-                                 ldx,         ldy};
+      smv_spmm_shape sh = {0};
+      sh.rows = s->rows, sh.cols = s->cols, sh.nnz = s->nnz;
+      sh.row_max = s->row_max, sh.row_mean = s->row_mean;
+      sh.k = k, sh.layout = lay, sh.f32 = prec == SMV_F32;
+      sh.ldx = ldx, sh.ldy = ldy; /* no device: no L2, so no rung 7 */
       st = smv_spmm_choose(&sh, &c);
     }
     if (st != SMV_OK) {

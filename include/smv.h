@@ -737,7 +737,10 @@ typedef enum {
   SMV_SPMM_COLTRANS = 9,      /* rung 6: column-major through rung 4: X
                                  transposed to a row-major workspace, Y
                                  transposed back (alpha, beta applied)       */
-  SMV_SPMM_ALG_COUNT = 10
+  SMV_SPMM_KSLICE = 10,       /* rung 7: row-major, rung 4 once per slice of
+                                 columns sized to the L2 (scattered columns,
+                                 X past the L2)                              */
+  SMV_SPMM_ALG_COUNT = 11
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
 const char *smv_spmm_alg_name(smv_spmm_alg alg);
@@ -753,6 +756,11 @@ typedef struct {
   smv_layout layout;
   int f32; /* 1: float values and operands, 0: double          */
   int64_t ldx, ldy;
+  /* Optional (0: unknown, then rung 7 is never chosen): the mean distance
+   * of an entry's column from its row's, over the columns (the device
+   * matrix's statistic; > 0.05 is scattered) and the device's L2 bytes. */
+  double col_spread;
+  int64_t l2_bytes;
 } smv_spmm_shape;
 typedef struct {
   smv_spmm_alg alg; /* never AUTO                                     */

@@ -20,7 +20,8 @@ static const struct {
     {"rmat:11:8", 1, SMV_LAYOUT_ROW_MAJOR, SMV_SPMM_SPMV},
     {"lap3d:12", 32, SMV_LAYOUT_ROW_MAJOR, SMV_SPMM_ROWVEC},
     {"rmat:11:8", 32, SMV_LAYOUT_ROW_MAJOR, SMV_SPMM_ROWSPLIT},
-    {"denserow:500:4,cols=800", 7, SMV_LAYOUT_ROW_MAJOR, SMV_SPMM_ROWSPLIT},
+    {"denserow:500:4,cols=800", 8, SMV_LAYOUT_ROW_MAJOR, SMV_SPMM_ROWSPLIT},
+    {"denserow:500:4,cols=800", 7, SMV_LAYOUT_ROW_MAJOR, SMV_SPMM_COLSPLIT},
     {"plaw:4000:8", 16, SMV_LAYOUT_COL_MAJOR, SMV_SPMM_COLTRANS},
     {"plaw:4000:8", 5, SMV_LAYOUT_COL_MAJOR, SMV_SPMM_COLSPLIT},
     {"lap3d:12", 8, SMV_LAYOUT_COL_MAJOR, SMV_SPMM_COLTRANS},
@@ -46,9 +47,9 @@ static void test_plan_matches_rule(void) {
       const int k = cases[i].k, row = cases[i].layout == SMV_LAYOUT_ROW_MAJOR;
       const int64_t ldx = row ? k : A->cols, ldy = row ? k : A->rows;
       smv_spmm_choice dev, host;
-      const smv_spmm_shape sh = {s.rows,     s.cols, s.nnz,           s.row_max,
-                                 s.row_mean, k,      cases[i].layout, f32,
-                                 ldx,        ldy};
+      const smv_spmm_shape sh = {
+          s.rows,          s.cols, s.nnz, s.row_max, s.row_mean, k,
+          cases[i].layout, f32,    ldx,   ldy,       0,          0};
       CHECK_OK(smv_spmm_plan(ctx, dA, k, cases[i].layout, ldx, ldy, &dev));
       CHECK_OK(smv_spmm_choose(&sh, &host));
       CHECK_INT(host.alg, cases[i].want);

@@ -79,7 +79,9 @@ static smv_spmm_shape shape(int64_t row_max, double mean, int k, int row,
                       row ? SMV_LAYOUT_ROW_MAJOR : SMV_LAYOUT_COL_MAJOR,
                       f32,
                       ldx,
-                      ldy};
+                      ldy,
+                      0,
+                      0};
   return s;
 }
 
@@ -94,11 +96,16 @@ static void test_rule(void) {
   s = shape(20000, 16, 1, 1, 0, 1, 1);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_SPMV);
-  /* k = 1 row-major with a stride: not a vector, rung 4 (long rows). */
+  /* k = 1 row-major with a stride: not a vector; k < 8: rung 5 (registers)
+   * in either layout. */
   s = shape(20000, 16, 1, 1, 0, 2, 1);
   CHECK_OK(smv_spmm_choose(&s, &c));
-  CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
-  CHECK_INT(c.vec, 1);
+  CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);
+  CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
+  s = shape(27, 27, 4, 1, 1, 4, 4);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);
+  CHECK_STR_HAS(c.why, "row-major k = 4");
   /* Row-major, short rows only: rung 3, 16-byte loads. */
   s = shape(27, 27, 32, 1, 1, 32, 32);
   CHECK_OK(smv_spmm_choose(&s, &c));
@@ -110,15 +117,40 @@ static void test_rule(void) {
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.vec, 2);
   /* k and leading dimensions that do not allow 16 bytes. */
-  s = shape(27, 27, 3, 1, 1, 3, 3);
+  s = shape(27, 27, 9, 1, 1, 9, 9);
   CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
   CHECK_INT(c.vec, 1);
-  s = shape(27, 27, 6, 1, 1, 6, 6);
+  s = shape(27, 27, 10, 1, 1, 10, 10);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.vec, 2);
-  s = shape(27, 27, 2, 1, 1, 2, 2);
+  s = shape(27, 27, 8, 1, 1, 8, 10);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.vec, 2);
+  /* Scattered columns and X past the L2: rung 7, slices of X that fit in
+   * half of it (10^5 columns x 8 floats = 3.2 MB <= 4 MB of an 8 MB L2; 16
+   * would be 6.4 MB). Local columns, or X inside the L2: no slices. */
+  s = shape(27, 27, 64, 1, 1, 64, 64);
+  s.col_spread = 0.3;
+  s.l2_bytes = 8 << 20;
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_KSLICE);
+  CHECK_STR_HAS(c.why, "8 slices of 8 columns");
+  s.f32 = 0; /* doubles: 4 columns of 10^5 = 3.2 MB */
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_STR_HAS(c.why, "16 slices of 4 columns");
+  s.f32 = 1;
+  s.l2_bytes = 1 << 16; /* never below a 32-byte sector (8 floats) */
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_STR_HAS(c.why, "8 slices of 8 columns");
+  s.l2_bytes = 8 << 20;
+  s.col_spread = 0.01;
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
+  s.col_spread = 0.3;
+  s.l2_bytes = 64 << 20; /* X = 25.6 MB */
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
   /* Hubs: rung 4 with chunks of SMV_SPMM_CHUNK. */
   s = shape(SMV_SPMM_CHUNK + 1, 16, 64, 1, 1, 64, 64);
   CHECK_OK(smv_spmm_choose(&s, &c));

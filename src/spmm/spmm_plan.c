@@ -8,6 +8,11 @@
  *     smv_spmv on the one column. The SpMV engine's AUTO already picks
  *     the best SpMV kernel for the matrix; an SpMM kernel at k = 1 reads
  *     the same bytes and can only match it.
+ *   k < SMV_SPMM_COLTRANS_K (either layout): rung 5, the k columns in
+ *     registers (a 16-byte vector along k would leave most lanes idle).
+ *   row-major, scattered columns and X (cols x k x es) past the L2: rung
+ *     7, rung 4 per slice of kw columns, the widest power of two whose X
+ *     slice fits in half the L2 (at least one 32-byte sector).
  *   row-major: rung 4 (rung 3 when no row is longer than a chunk, which is
  *     the same launch without the split): each X row j is k contiguous
  *     elements, read as 16-byte vectors by 1..32 lanes, and every (col,
@@ -28,6 +33,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
   if (!s || !c || s->k < 1 ||
@@ -53,12 +59,31 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
   else
     snprintf(split, sizeof split, "no row longer than %d entries: no split",
              SMV_SPMM_CHUNK);
-  if (row) {
+  if (row && s->k >= SMV_SPMM_COLTRANS_K) {
     int v = s->f32 ? 4 : 2;
     while (v > 1 && (v > s->k || s->ldx % v || s->ldy % v))
       v /= 2;
     c->vec = v;
     c->alg = c->chunk ? SMV_SPMM_ROWSPLIT : SMV_SPMM_ROWVEC;
+    /* Rung 7 when the gathers would range over an X several slices wide
+     * that the L2 cannot hold, and the columns are scattered (local
+     * columns hit the L2 anyway). */
+    const double es = s->f32 ? 4.0 : 8.0;
+    const double xbytes = (double)(s->cols > 0 ? s->cols : 1) * s->k * es;
+    const int64_t kw =
+        s->l2_bytes > 0 ? spmm_kslice_width(s->l2_bytes, s->cols, s->k, s->f32)
+                        : s->k;
+    if (s->col_spread > 0.05 && s->l2_bytes > 0 &&
+        xbytes > (double)s->l2_bytes && kw < s->k) {
+      c->alg = SMV_SPMM_KSLICE;
+      snprintf(c->why, sizeof c->why,
+               "row-major k = %d, scattered columns (spread %.2f), X %.0f MB "
+               "past the L2 (%.0f MB): %lld slices of %lld columns, each "
+               "through rung 4; %s",
+               s->k, s->col_spread, xbytes / 1e6, (double)s->l2_bytes / 1e6,
+               (long long)((s->k + kw - 1) / kw), (long long)kw, split);
+      return SMV_OK;
+    }
     snprintf(c->why, sizeof c->why,
              "row-major k = %d: %d-element loads along k, (col, val) pairs "
              "shared by the warp; %s",
@@ -79,8 +104,22 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
   }
   c->alg = SMV_SPMM_COLSPLIT;
   snprintf(c->why, sizeof c->why,
-           "column-major k = %d < %d: lanes split each row (mean %.1f "
+           "%s-major k = %d < %d: lanes split each row (mean %.1f "
            "entries), the %d columns in registers; %s",
-           s->k, SMV_SPMM_COLTRANS_K, s->row_mean, s->k, split);
+           row ? "row" : "column", s->k, SMV_SPMM_COLTRANS_K, s->row_mean, s->k,
+           split);
   return SMV_OK;
+}
+
+int64_t spmm_kslice_width(int64_t l2_bytes, int64_t cols, int k, int f32) {
+  const int64_t es = f32 ? 4 : 8, sector = 32 / es;
+  int64_t kw = sector;
+  while (kw * 2 <= k && (cols > 0 ? cols : 1) * kw * 2 * es <= l2_bytes / 2)
+    kw *= 2;
+  /* Test and tuning hook: SMV_SPMM_KSLICE_W forces the width (a multiple
+   * of the sector, so the slices keep 16-byte alignment). */
+  const char *w = getenv("SMV_SPMM_KSLICE_W");
+  if (w && atoi(w) >= (int)sector && atoi(w) % sector == 0)
+    kw = atoi(w);
+  return kw < k ? kw : k;
 }

@@ -100,8 +100,10 @@ printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n' >"$T_
 expect_err 1 "bad.mtx:3" "bad file names file:line" "$SMV" info "$T_TMP/bad.mtx"
 
 # The SpMM plan (issue 22): the same rule with or without a device.
-expect_rc 0 "spmm plan row" $SMV info lap2d:10 --plan --k 4 --layout row
-expect_out "spmm row-major k=4 f64: rowvec" "short rows, row-major: rung 3"
+expect_rc 0 "spmm plan row" $SMV info lap2d:10 --plan --k 16 --layout row
+expect_out "spmm row-major k=16 f64: rowvec" "short rows, row-major: rung 3"
+expect_rc 0 "spmm plan row, small k" $SMV info lap2d:10 --plan --k 4 --layout row
+expect_out "spmm row-major k=4 f64: colsplit" "row-major k < 8: rung 5"
 expect_out "no split" "the reason names the split"
 expect_rc 0 "spmm plan hubs" $SMV info denserow:300:3,cols=900 --plan --k 32 --precision f32
 expect_out "spmm row-major k=32 f32: rowsplit" "a long row, row-major: rung 4"

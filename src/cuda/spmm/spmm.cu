@@ -28,9 +28,13 @@
  *               workspace (32 x 33 shared-memory tiles), rung 4, Y
  *               transposed back with alpha, beta. Loses at small k (two
  *               transposes for little gathering saved).
+ *   7 kslice    row-major: rung 4 once per slice of kw columns, kw chosen
+ *               so a slice of X fits in half the L2: scattered gathers hit
+ *               the L2 instead of DRAM. Loses: A read k / kw times.
  * The plan (src/spmm/spmm_plan.c, smv_spmm_choose): k = 1 contiguous ->
- * 2; row-major -> 4 (3 without long rows); column-major -> 6 for k >= 8,
- * else 5.
+ * 2; row-major k < 8 -> 5; row-major -> 7 when the columns are scattered
+ * and X outgrows the L2, else 4 (3 without long rows); column-major -> 6
+ * for k >= 8, else 5.
  */
 #include "spmm_ladder.h"
 
@@ -41,7 +45,8 @@
 /* The ladder's one table (index: none, looked up by alg). */
 static const struct spmm_rung *const rungs[] = {
     &smv_spmm_rung_lanes,    &smv_spmm_rung_spmv,     &smv_spmm_rung_rowvec,
-    &smv_spmm_rung_rowsplit, &smv_spmm_rung_colsplit, &smv_spmm_rung_coltrans};
+    &smv_spmm_rung_rowsplit, &smv_spmm_rung_colsplit, &smv_spmm_rung_coltrans,
+    &smv_spmm_rung_kslice};
 #define NRUNGS ((int)(sizeof rungs / sizeof rungs[0]))
 
 static const struct spmm_rung *rung_of(smv_spmm_alg alg) {
@@ -105,9 +110,12 @@ static int is_zero(smv_precision p, double v) {
   return p == SMV_F64 ? v == 0.0 : (float)v == 0.0f;
 }
 
-static void shape_of(const smv_matrix *dA, int k, smv_layout layout,
-                     int64_t ldx, int64_t ldy, smv_spmm_shape *s) {
+static void shape_of(const smv_context *ctx, const smv_matrix *dA, int k,
+                     smv_layout layout, int64_t ldx, int64_t ldy,
+                     smv_spmm_shape *s) {
   memset(s, 0, sizeof *s);
+  s->col_spread = dA->st.col_spread;
+  s->l2_bytes = ctx->prop.l2CacheSize;
   s->rows = dA->st.rows;
   s->cols = dA->st.cols;
   s->nnz = dA->st.nnz;
@@ -122,10 +130,11 @@ static void shape_of(const smv_matrix *dA, int k, smv_layout layout,
 
 /* AUTO's rung: smv_spmm_tune's answer for this (k, layout) if there is one
  * and its rung takes these leading dimensions, else the rule. */
-static smv_status auto_choice(const smv_matrix *dA, int k, smv_layout layout,
-                              int64_t ldx, int64_t ldy, smv_spmm_choice *c) {
+static smv_status auto_choice(const smv_context *ctx, const smv_matrix *dA,
+                              int k, smv_layout layout, int64_t ldx,
+                              int64_t ldy, smv_spmm_choice *c) {
   smv_spmm_shape sh;
-  shape_of(dA, k, layout, ldx, ldy, &sh);
+  shape_of(ctx, dA, k, layout, ldx, ldy, &sh);
   smv_status st = smv_spmm_choose(&sh, c);
   const struct smv_spmm_split *sp = dA->spmm_split;
   for (int i = 0; st == SMV_OK && sp && i < sp->ntuned; i++) {
@@ -157,7 +166,7 @@ static smv_status spmm_device(smv_context *ctx, smv_spmm_alg alg, double alpha,
   if (!cus) {
     if (alg == SMV_SPMM_AUTO) {
       smv_spmm_choice c;
-      if (auto_choice(dA, k, layout, ldx, ldy, &c) != SMV_OK)
+      if (auto_choice(ctx, dA, k, layout, ldx, ldy, &c) != SMV_OK)
         return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmm: no plan for k = %d", k);
       alg = c.alg;
     }
@@ -342,7 +351,7 @@ extern "C" smv_status smv_spmm_plan(smv_context *ctx, const smv_matrix *dA,
     return SMV_ERR_ARG;
   if (!dA || !c)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmm_plan: NULL argument");
-  if (auto_choice(dA, k, layout, ldx, ldy, c) != SMV_OK)
+  if (auto_choice(ctx, dA, k, layout, ldx, ldy, c) != SMV_OK)
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "smv_spmm_plan: k = %d or layout %d out of range", k,
                        (int)layout);
@@ -434,7 +443,7 @@ extern "C" smv_status smv_spmm_tune(smv_context *ctx, smv_matrix *dA, int k,
   const int64_t ldx = row ? k : (cols > 0 ? cols : 1);
   const int64_t ldy = row ? k : (rows > 0 ? rows : 1);
   smv_spmm_shape sh; /* the rule's choice, not an earlier tuning's */
-  shape_of(dA, k, layout, ldx, ldy, &sh);
+  shape_of(ctx, dA, k, layout, ldx, ldy, &sh);
   if (smv_spmm_choose(&sh, c) != SMV_OK)
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "smv_spmm_tune: k = %d or layout %d out of range", k,

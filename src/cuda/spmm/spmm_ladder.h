@@ -42,6 +42,7 @@ extern const struct spmm_rung smv_spmm_rung_rowvec;   /* spmm_3_rowvec.cu   */
 extern const struct spmm_rung smv_spmm_rung_rowsplit; /* spmm_4_rowsplit.cu */
 extern const struct spmm_rung smv_spmm_rung_colsplit; /* spmm_5_colsplit.cu */
 extern const struct spmm_rung smv_spmm_rung_coltrans; /* spmm_6_coltrans.cu */
+extern const struct spmm_rung smv_spmm_rung_kslice;   /* spmm_7_kslice.cu   */
 
 #define SMV_SPMM_TUNED 8
 
