@@ -27,8 +27,9 @@
  * about 8 n sizeof T bytes of vectors (gathers of z and p counted once).
  *
  * Determinism: the rows, the partials and their sums follow the grid, and
- * the grid is fixed by the device's occupancy: the same bits on every run
- * (not the graph path's bits: its grid and its SpMV differ).
+ * the grid is fixed by the device's occupancy and the knobs below: the
+ * same bits on every run (not the graph path's bits: its grid and its
+ * SpMV differ).
  *
  * Stopping is decided on the device after every iteration, from the same
  * values in every block, so all blocks leave the loop together and the
