@@ -8,6 +8,10 @@
  * refused (a grid past co-residency, SMV_SOLVE_COOP_GRID); breakdown on
  * matrices that are not SPD, on both paths; aliased b and x; b of 1e-200
  * and 1e160; NaN in the matrix; f32 tolerances below float's reach.
+ * Every test that runs the persistent kernel runs for both of its
+ * variants (SMV_SOLVE_COOP_VARIANT=cg2, two barriers an iteration, and
+ * cg1, one: cg_coop1.cu), and test_shapes for each block size and fewer
+ * blocks per SM (SMV_SOLVE_COOP_BLOCK, SMV_SOLVE_COOP_PER_SM).
  * SKIPs without a device.
  */
 #include "test_cuda_common.h"
@@ -16,6 +20,9 @@
 #include "test_solve_common.h"
 
 #include <stdlib.h>
+
+/* The persistent kernel's variant under test (SMV_SOLVE_COOP_VARIANT). */
+static const char *variant = "cg2";
 
 /* CG on the device through smv_solve_cuda_host with options o. */
 static smv_status gpu_cg(smv_matrix *dA, const double *b, double *x,
@@ -55,10 +62,6 @@ static int fixture_open(fixture *F, const char *spec) {
   return 0;
 }
 
-static int within_1pct(int a, int b) {
-  return abs(a - b) <= 1 + (a > b ? a : b) / 100;
-}
-
 /* Persistent CG against the CPU: f64 and f32, none and Jacobi; twice for
  * the bits; history. (Progress chunks: test_auto_and_progress.) */
 static void check_persistent(const char *name, const smv_csr *A, int f32,
@@ -72,7 +75,7 @@ static void check_persistent(const char *name, const smv_csr *A, int f32,
   double *hist = malloc(5001 * sizeof *hist);
   smv_matrix *dA = NULL;
   char what[160];
-  snprintf(what, sizeof what, "%s %s %s", name, f32 ? "f32" : "f64",
+  snprintf(what, sizeof what, "%s %s %s %s", variant, name, f32 ? "f32" : "f64",
            pc ? "jacobi" : "none");
   CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
   if (!dA)
@@ -231,19 +234,14 @@ static void test_fallbacks(void) {
 static void test_not_spd(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  smv_csr *L = tst_generate("lap2d:30"), *D = tst_generate("diag:40");
-  if (!L || !D)
-    goto out;
-  for (int64_t k = 0; k < L->nnz; k++)
-    L->values[k] = -L->values[k];
-  smv_csr *Ms[2] = {L, D};
+  smv_csr *Ms[2];
+  if (!not_spd_pair(30, Ms))
+    return;
   for (int m = 0; m < 2; m++) {
     smv_matrix *dA = NULL;
     CHECK_OK(smv_matrix_create(ctx, Ms[m], SMV_F64, &dA));
-    if (!dA)
-      continue;
     double *b = rhs_ones(Ms[m]), *x = malloc(Ms[m]->rows * sizeof *x);
-    for (int path = 0; path < 2; path++) {
+    for (int path = 0; dA && path < 2; path++) {
       smv_solve_options o;
       smv_solve_options_init(&o);
       o.persistent = path ? 1 : -1;
@@ -251,16 +249,15 @@ static void test_not_spd(void) {
       smv_solve_result r;
       CHECK_OK(gpu_cg(dA, b, x, &o, &r));
       CHECKF(r.breakdown && !r.converged && r.iterations < 5,
-             "%s, %s: breakdown %d converged %d after %d",
-             m ? "diag" : "-lap2d", path ? "persistent" : "graph", r.breakdown,
-             r.converged, r.iterations);
+             "%s, %s (%s): breakdown %d converged %d after %d",
+             m ? "diag" : "-lap2d", path ? "persistent" : "graph", variant,
+             r.breakdown, r.converged, r.iterations);
+      CHECK(r.persistent == path);
     }
     free(b), free(x);
     smv_matrix_free(dA);
+    smv_csr_free(Ms[m]);
   }
-out:
-  smv_csr_free(L);
-  smv_csr_free(D);
 }
 
 /* Issue 25 items 10 and 12 on the device. */
@@ -361,12 +358,87 @@ out:
   smv_csr_free(A);
 }
 
+/* Each block size, default and one block per SM, for both variants on
+ * lap2d:60 (LANES 4) and stencil27:10 (LANES 16), f64, none and Jacobi:
+ * the CPU's iteration count within 1%, the true residual, the same bits
+ * run to run. */
+static void test_shapes(void) {
+  TC_NEED_DEVICE();
+  const char *specs[] = {"lap2d:60", "stencil27:10"};
+  const char *blocks[] = {"256", "512", "1024"};
+  for (int m = 0; m < 2; m++) {
+    fixture F;
+    if (!fixture_open(&F, specs[m]))
+      continue;
+    for (int pc = 0; pc < 2; pc++) {
+      smv_solve_options o;
+      smv_solve_options_init(&o);
+      o.tol = 1e-10;
+      o.maxit = 5000;
+      o.precond = pc ? SMV_PRECOND_JACOBI : SMV_PRECOND_NONE;
+      o.persistent = 1;
+      smv_solve_result rc, r, r2;
+      smv_error err;
+      CHECK_OK(smv_cg(F.A, F.b, F.x, &o, &rc, &err));
+      for (int shape = 0; shape < 6; shape++) {
+        setenv("SMV_SOLVE_COOP_BLOCK", blocks[shape % 3], 1);
+        if (shape >= 3)
+          setenv("SMV_SOLVE_COOP_PER_SM", "1", 1);
+        tc_fill_nan(F.x, F.n);
+        CHECK_OK(gpu_cg(F.dA, F.b, F.x, &o, &r));
+        tc_fill_nan(F.x2, F.n);
+        CHECK_OK(gpu_cg(F.dA, F.b, F.x2, &o, &r2));
+        unsetenv("SMV_SOLVE_COOP_BLOCK");
+        unsetenv("SMV_SOLVE_COOP_PER_SM");
+        CHECKF(r.persistent && r.converged &&
+                   within_1pct(r.iterations, rc.iterations),
+               "%s %s %s block %s%s: persistent %d converged %d after %d "
+               "(CPU %d)",
+               variant, specs[m], pc ? "jacobi" : "none", blocks[shape % 3],
+               shape >= 3 ? " one per SM" : "", r.persistent, r.converged,
+               r.iterations, rc.iterations);
+        CHECKF(true_relres(F.A, F.b, F.x) <= 1e-9, "%s %s block %s: %g",
+               variant, specs[m], blocks[shape % 3],
+               true_relres(F.A, F.b, F.x));
+        CHECK_INT(r2.iterations, r.iterations);
+        CHECKF(memcmp(F.x, F.x2, F.n * sizeof *F.x) == 0,
+               "%s %s block %s: run-to-run bits", variant, specs[m],
+               blocks[shape % 3]);
+      }
+    }
+    fixture_close(&F);
+  }
+}
+
+/* Every test of the persistent kernel, once per variant. */
+static void run_variant(const char *v) {
+  static char names[2][8][64];
+  static int slot;
+  void (*fns[])(void) = {test_persistent_matches_cpu,
+                         test_auto_and_progress,
+                         test_fallbacks,
+                         test_not_spd,
+                         test_hardening,
+                         test_shapes};
+  const char *fn_names[] = {"test_persistent_matches_cpu",
+                            "test_auto_and_progress",
+                            "test_fallbacks",
+                            "test_not_spd",
+                            "test_hardening",
+                            "test_shapes"};
+  variant = v;
+  setenv("SMV_SOLVE_COOP_VARIANT", v, 1);
+  for (int t = 0; t < 6; t++) {
+    snprintf(names[slot][t], sizeof names[slot][t], "%s [%s]", fn_names[t], v);
+    tst_run(names[slot][t], fns[t]);
+  }
+  slot++;
+  unsetenv("SMV_SOLVE_COOP_VARIANT");
+}
+
 int main(void) {
-  RUN(test_persistent_matches_cpu);
-  RUN(test_auto_and_progress);
-  RUN(test_fallbacks);
-  RUN(test_not_spd);
-  RUN(test_hardening);
+  run_variant("cg2");
+  run_variant("cg1");
   smv_context_free(tc_ctx);
   return TEST_END();
 }

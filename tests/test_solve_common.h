@@ -1,8 +1,9 @@
 /*
  * test_solve_common.h — what the solver tests (test_solve.c, CPU, and
  * test_cuda_solve.c, device) share: generated matrices, the nonsymmetric
- * convection-diffusion matrix, b = A*ones and the true residual. Include
- * after test.h.
+ * convection-diffusion matrix, two matrices that are not SPD, b = A*ones,
+ * the true residual and the 1% rule for iteration counts. Include after
+ * test.h.
  */
 #ifndef SMV_TEST_SOLVE_COMMON_H
 #define SMV_TEST_SOLVE_COMMON_H
@@ -63,6 +64,30 @@ static inline smv_csr *spd_band(int n, int w) {
     A->values[dk] = off + 0.5;
   }
   return A;
+}
+
+/* Two matrices that are not SPD, for breakdown tests: Ms[0] = -lap2d:n
+ * (negative definite), Ms[1] = diag:40 (entries of both signs). 1 when
+ * both were made; else 0, with the failure recorded and nothing left to
+ * free. */
+static inline int not_spd_pair(int n, smv_csr *Ms[2]) {
+  char spec[64];
+  snprintf(spec, sizeof spec, "lap2d:%d", n);
+  Ms[0] = tst_generate(spec);
+  Ms[1] = tst_generate("diag:40");
+  if (!Ms[0] || !Ms[1]) {
+    smv_csr_free(Ms[0]);
+    smv_csr_free(Ms[1]);
+    return 0;
+  }
+  for (int64_t k = 0; k < Ms[0]->nnz; k++)
+    Ms[0]->values[k] = -Ms[0]->values[k];
+  return 1;
+}
+
+/* Iteration counts a and b agree within 1% (and one iteration). */
+static inline int within_1pct(int a, int b) {
+  return abs(a - b) <= 1 + (a > b ? a : b) / 100;
 }
 
 /* b = A * ones (the exact solution is all ones). */

@@ -27,8 +27,9 @@
  * about 8 n sizeof T bytes of vectors (gathers of z and p counted once).
  *
  * Determinism: the rows, the partials and their sums follow the grid, and
- * the grid is fixed by the device's occupancy: the same bits on every run
- * (not the graph path's bits: its grid and its SpMV differ).
+ * the grid is fixed by the device's occupancy and the knobs below: the
+ * same bits on every run (not the graph path's bits: its grid and its
+ * SpMV differ).
  *
  * Stopping is decided on the device after every iteration, from the same
  * values in every block, so all blocks leave the loop together and the
@@ -38,110 +39,67 @@
  *
  * Data written by other blocks inside the kernel (z, p, q, the partials)
  * is read with __ldcg (L2, never a stale L1 line); the matrix with __ldg.
+ *
+ * The barriers and the all-blocks sums around them are most of an
+ * iteration on such a matrix, hence a second kernel, cg1 (cg_coop1.cu):
+ * the Chronopoulos–Gear recurrence, one grid barrier per iteration, at
+ * the price of more gathered vector loads. The sum after a barrier
+ * (cg_coop.h, all_sum) has every thread of the block load its share of
+ * the G partials, warps add with xor shuffles, one __syncthreads, and
+ * every warp adds the warps' totals: no thread loops over the partials
+ * alone, nothing is broadcast.
+ *
+ * Knobs (environment, read at each solve's plan), for timing shapes on
+ * the device:
+ *   SMV_SOLVE_COOP_VARIANT=cg2|cg1  the kernel (default cg2);
+ *   SMV_SOLVE_COOP_BLOCK=256|512|1024  threads per block (default 512;
+ *                                   cg_coop.h, coop_min_blocks, gives
+ *                                   each its register budget);
+ *   SMV_SOLVE_COOP_PER_SM=N         blocks per SM, at most what the
+ *                                   device's occupancy for the kernel
+ *                                   allows (the default);
+ *   SMV_SOLVE_COOP_GRID=G           test hook: the grid, co-resident or
+ *                                   not (a refused launch);
+ *   SMV_SOLVE_COOP=0                never the persistent kernel.
+ * The grid never exceeds the blocks the rows need.
  */
-#include "solver.h"
+#include "cg_coop.h"
 
 #include <cooperative_groups.h>
 
 #include <cstdlib>
+#include <cstring>
 
 namespace smv_solve {
 namespace {
 
 namespace cgr = cooperative_groups;
 
-constexpr int CB = 512;      /* threads per block                     */
-constexpr int CB_MIN = 3;    /* blocks per SM asked of the compiler    */
-constexpr int CB_PER_SM = 4; /* at most this many blocks per SM        */
-
-template <typename T> struct coop_args {
-  int64_t n;
-  const int32_t *rp, *ci;
-  const T *val;
-  T *x, *r, *z, *p0, *p1, *q;
-  const T *dinv;
-  solve_state *st;
-  double *part; /* 3 G doubles: p.q per block, then r.z and r.r   */
-  double *hist;
-  int it_end; /* pause (not done) after this iteration            */
-};
-
-__device__ __forceinline__ double pdir(double z, double beta, double p) {
-  return fma(beta, p, z);
-}
-__device__ __forceinline__ float pdir(float z, float beta, float p) {
-  return fmaf(beta, p, z);
-}
-
-/* The sum of part[b * NV + j] over the G blocks, in the same order in
- * every block (each thread a fixed stride, then the block tree); the
- * totals are broadcast to every thread through shared memory. */
-template <int NV>
-__device__ __forceinline__ void all_sum(double (&v)[NV], const double *part,
-                                        int G, double *sh, double *bc) {
-#pragma unroll
-  for (int j = 0; j < NV; j++) {
-    v[j] = 0.0;
-    for (int b = threadIdx.x; b < G; b += blockDim.x)
-      v[j] += __ldcg(&part[b * NV + j]);
-  }
-  block_sum<NV>(v, sh);
-  if (threadIdx.x == 0)
-#pragma unroll
-    for (int j = 0; j < NV; j++)
-      bc[j] = v[j];
-  __syncthreads();
-#pragma unroll
-  for (int j = 0; j < NV; j++)
-    v[j] = bc[j];
-  __syncthreads(); /* bc may be reused */
-}
-
-template <typename T, int LANES, bool JAC>
-__global__ void __launch_bounds__(CB, CB_MIN) cg_coop_kernel(coop_args<T> a) {
-  __shared__ double sh[2 * 32];
-  __shared__ double bc[2];
+template <typename T, int LANES, bool JAC, int BS>
+__global__ void __launch_bounds__(BS, coop_min_blocks(BS))
+    cg2_kernel(coop_args<T> a) {
+  __shared__ double sh_blk[2 * 32], sh_all[2 * 32];
   cgr::grid_group grid = cgr::this_grid();
-  solve_state *st = a.st;
-  /* Every block reads the state before the first barrier; block 0 writes
-   * it only after its last one. */
-  if (st->s.done)
+  coop_run c = coop_begin(a.st);
+  if (c.done)
     return;
-  const int64_t n = a.n;
   const int G = (int)gridDim.x;
-  const double bnorm = st->bnorm, tol = st->tol;
-  const int maxit = st->maxit, hist_len = st->hist_len;
-  int it = st->s.iter;
-  double rho = st->rho, beta = st->beta, relres = st->s.relres, rr = st->rr;
-  int converged = 0, breakdown = 0, done = 0;
+  double rho = a.st->rho, beta = a.st->beta;
   const T *z = JAC ? a.z : a.r;
-  const unsigned lane = threadIdx.x & (LANES - 1);
-  const unsigned gmask = LANES == 32
-                             ? 0xffffffffu
-                             : ((1u << LANES) - 1u)
-                                   << ((threadIdx.x & 31u) & ~(LANES - 1u));
-  const int64_t tid = (int64_t)blockIdx.x * CB + threadIdx.x;
-  const int64_t nthreads = (int64_t)G * CB;
+  const coop_rows<LANES, BS> g;
   double *partA = a.part, *partB = a.part + G;
-  while (it < a.it_end) {
-    const T *po = (it & 1) ? a.p1 : a.p0;
-    T *pn = (it & 1) ? a.p0 : a.p1;
+  while (c.it < a.it_end) {
+    const T *po = (c.it & 1) ? a.p1 : a.p0;
+    T *pn = (c.it & 1) ? a.p0 : a.p1;
     const T bt = (T)beta;
     /* phase 1: p_new, q = A p_new, p.q */
     double acc[2] = {0.0, 0.0};
-    for (int64_t row = tid / LANES; row < n; row += nthreads / LANES) {
-      const unsigned k0 = (unsigned)__ldg(&a.rp[row]);
-      const unsigned k1 = (unsigned)__ldg(&a.rp[row + 1]);
-      T s = T(0);
-      for (unsigned k = k0 + lane; k < k1; k += LANES) {
-        const int32_t j = __ldg(&a.ci[k]);
-        s += __ldg(&a.val[k]) * pdir(__ldcg(&z[j]), bt, __ldcg(&po[j]));
-      }
-#pragma unroll
-      for (int off = LANES / 2; off > 0; off >>= 1)
-        s += __shfl_down_sync(gmask, s, off, LANES);
-      if (lane == 0) {
-        const T pi = pdir(__ldcg(&z[row]), bt, __ldcg(&po[row]));
+    for (int64_t row = g.first; row < a.n; row += g.step) {
+      const T s = g.row_sum(a, row, [&](int32_t j) {
+        return madd(bt, __ldcg(&po[j]), __ldcg(&z[j]));
+      });
+      if (g.lane == 0) {
+        const T pi = madd(bt, __ldcg(&po[row]), __ldcg(&z[row]));
         pn[row] = pi;
         a.q[row] = s;
         acc[0] += (double)pi * (double)s;
@@ -149,22 +107,20 @@ __global__ void __launch_bounds__(CB, CB_MIN) cg_coop_kernel(coop_args<T> a) {
     }
     {
       double v[1] = {acc[0]};
-      block_sum<1>(v, sh);
-      if (threadIdx.x == 0)
-        partA[blockIdx.x] = v[0];
+      block_partial<1>(v, partA, sh_blk);
     }
     grid.sync();
     double pq[1];
-    all_sum<1>(pq, partA, G, sh, bc);
+    all_sum<1>(pq, partA, G, sh_all);
     if (pq[0] <= 0.0 || !finite(pq[0]) || rho <= 0.0 || !finite(rho)) {
-      breakdown = done = 1; /* A or M not positive definite, or p = 0 */
+      c.breakdown = c.done = 1; /* A or M not positive definite, or p = 0 */
       break;
     }
     const double alpha = rho / pq[0];
     /* phase 2: x, r, z; r.z and r.r */
     const T al = (T)alpha;
     acc[0] = acc[1] = 0.0;
-    for (int64_t i = tid; i < n; i += nthreads) {
+    GRID_STRIDE(i, a.n) {
       const T pi = __ldcg(&pn[i]);
       a.x[i] += al * pi;
       const T ri = a.r[i] - al * __ldcg(&a.q[i]);
@@ -177,45 +133,27 @@ __global__ void __launch_bounds__(CB, CB_MIN) cg_coop_kernel(coop_args<T> a) {
       acc[0] += (double)ri * (double)zi;
       acc[1] += (double)ri * (double)ri;
     }
-    block_sum<2>(acc, sh);
-    if (threadIdx.x == 0) {
-      partB[2 * blockIdx.x] = acc[0];
-      partB[2 * blockIdx.x + 1] = acc[1];
-    }
+    block_partial<2>(acc, partB, sh_blk);
     grid.sync();
     double rz[2];
-    all_sum<2>(rz, partB, G, sh, bc);
-    rr = rz[1];
-    relres = sqrt(rr) / bnorm;
-    it++;
-    if (blockIdx.x == 0 && threadIdx.x == 0 && a.hist && it < hist_len)
-      a.hist[it] = relres;
+    all_sum<2>(rz, partB, G, sh_all);
     beta = rz[0] / rho;
     rho = rz[0];
-    if (relres <= tol) {
-      converged = done = 1;
+    if (coop_step(c, rz[1], a.hist))
       break;
-    }
-    if (!finite(relres)) {
-      breakdown = done = 1;
-      break;
-    }
-    if (it >= maxit) {
-      done = 1;
-      break;
-    }
   }
+  coop_end(a.st, c);
   if (blockIdx.x == 0 && threadIdx.x == 0) {
-    st->s.iter = it;
-    st->s.relres = relres;
-    st->s.converged = converged;
-    st->s.breakdown = breakdown;
-    st->s.done = done;
-    st->rho = rho;
-    st->beta = beta;
-    st->rr = rr;
+    a.st->rho = rho;
+    a.st->beta = beta;
   }
 }
+
+struct cg2_k {
+  template <typename T, int LANES, bool JAC, int BS> static const void *get() {
+    return (const void *)cg2_kernel<T, LANES, JAC, BS>;
+  }
+};
 
 /* Rows of more entries get more lanes: LANES, a power of two in [4, 32],
  * at least half the mean row length (a lane then sums about two entries,
@@ -227,48 +165,51 @@ int lanes_for(double row_mean) {
   return l;
 }
 
-template <typename T, bool JAC> const void *kernel_for(int lanes) {
-  switch (lanes) {
-  case 4:
-    return (const void *)cg_coop_kernel<T, 4, JAC>;
-  case 8:
-    return (const void *)cg_coop_kernel<T, 8, JAC>;
-  case 16:
-    return (const void *)cg_coop_kernel<T, 16, JAC>;
-  default:
-    return (const void *)cg_coop_kernel<T, 32, JAC>;
-  }
-}
-
 const void *coop_kernel(const solver &S) {
   const int l = lanes_for(S.dA->st.row_mean);
-  if (S.prec == SMV_F32)
-    return S.jac ? kernel_for<float, true>(l) : kernel_for<float, false>(l);
-  return S.jac ? kernel_for<double, true>(l) : kernel_for<double, false>(l);
+  const bool f32 = S.prec == SMV_F32;
+  if (S.coop_variant == 1)
+    return cg1_kernel_for(f32, S.jac, l, S.coop_block);
+  return coop_pick<cg2_k>(f32, S.jac, l, S.coop_block);
 }
 
 /* Work vectors (T each) and the matrix, in bytes: what must stay in the
- * L2 for the persistent kernel to beat the graph path's tuned SpMV. */
-double footprint(const solver &S) {
+ * L2 for the persistent kernel to beat the graph path's tuned SpMV.
+ * cg2: x r p0 p1 q b (+ z dinv); cg1: x r0 r1 w0 w1 s0 s1 p b (+ dinv). */
+double footprint(const solver &S, int variant) {
   const double es = S.prec == SMV_F32 ? 4.0 : 8.0;
-  const double vecs = S.jac ? 8.0 : 6.0; /* x r p0 p1 q b (+ z dinv) */
+  const double vecs =
+      variant == 1 ? 9.0 + (S.jac ? 1.0 : 0.0) : 6.0 + (S.jac ? 2.0 : 0.0);
   return (double)S.dA->st.nnz * (4.0 + es) + 4.0 * (double)(S.n + 1) +
          vecs * es * (double)S.n;
 }
 
 template <typename T> coop_args<T> args_of(solver &S, int it_end) {
   coop_args<T> a;
+  memset(&a, 0, sizeof a);
   a.n = S.n;
   a.rp = S.dA->row_ptr;
   a.ci = S.dA->col_idx;
   a.val = (const T *)S.dA->values;
   a.x = (T *)S.x;
-  a.r = S.V<T>(V_R);
-  a.z = S.jac ? S.V<T>(V_Z) : S.V<T>(V_R);
-  a.p0 = S.V<T>(V_P);
-  a.p1 = S.V<T>(V_P2);
-  a.q = S.V<T>(V_Q);
   a.dinv = S.V<T>(V_DINV);
+  if (S.coop_variant == 1) {
+    /* r0 is where the start left r; the others are written before they
+     * are read (s0 and w0 by the kernel's first pass). */
+    a.r0 = S.V<T>(V_R);
+    a.r1 = S.V<T>(V_Z);
+    a.w0 = S.V<T>(V_Q);
+    a.w1 = S.V<T>(V_P2);
+    a.s0 = S.V<T>(V_S);
+    a.s1 = S.V<T>(V_T);
+    a.p = S.V<T>(V_P);
+  } else {
+    a.r = S.V<T>(V_R);
+    a.z = S.jac ? S.V<T>(V_Z) : S.V<T>(V_R);
+    a.p0 = S.V<T>(V_P);
+    a.p1 = S.V<T>(V_P2);
+    a.q = S.V<T>(V_Q);
+  }
   a.st = S.st;
   a.part = S.part;
   a.hist = S.hist;
@@ -276,8 +217,18 @@ template <typename T> coop_args<T> args_of(solver &S, int it_end) {
   return a;
 }
 
+/* An environment knob's value as a positive integer, else 0. */
+int env_int(const char *name) {
+  const char *v = getenv(name);
+  return v && atoi(v) > 0 ? atoi(v) : 0;
+}
+
 } // namespace
 
+/* The variant: SMV_SOLVE_COOP_VARIANT=cg1 or cg2 (anything else: the
+ * default, cg2). The block size: SMV_SOLVE_COOP_BLOCK=256, 512 or 1024
+ * (else 512). Blocks per SM: SMV_SOLVE_COOP_PER_SM=N, at most what the
+ * device's occupancy allows for the kernel (the default). */
 bool cg_coop_plan(solver &S, const char **why) {
   const smv_context *ctx = S.ctx;
   const int want = S.o.persistent;
@@ -307,37 +258,44 @@ bool cg_coop_plan(solver &S, const char **why) {
     *why = "the device has no cooperative launch";
     return false;
   }
-  if (want == 0 && footprint(S) > (double)ctx->prop.l2CacheSize) {
+  const char *var = getenv("SMV_SOLVE_COOP_VARIANT");
+  const int variant = var && strcmp(var, "cg1") == 0 ? 1 : 2;
+  const int bs = env_int("SMV_SOLVE_COOP_BLOCK");
+  S.coop_variant = variant;
+  S.coop_block = bs == 256 || bs == 1024 ? bs : 512;
+  if (want == 0 && footprint(S, variant) > (double)ctx->prop.l2CacheSize) {
     *why = "the matrix and vectors outgrow the L2";
     return false;
   }
   int occ = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, coop_kernel(S), CB,
-                                                    0) != cudaSuccess ||
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &occ, coop_kernel(S), S.coop_block, 0) != cudaSuccess ||
       occ < 1) {
     cudaGetLastError();
     *why = "no block of the persistent kernel fits on an SM";
     return false;
   }
-  const int per_sm = occ < CB_PER_SM ? occ : CB_PER_SM;
+  const int ask = env_int("SMV_SOLVE_COOP_PER_SM");
+  const int per_sm = ask > 0 && ask < occ ? ask : occ;
   int64_t g = (int64_t)per_sm * ctx->prop.multiProcessorCount;
   /* No more blocks than rows need (but the grid stays co-resident). */
-  const int64_t need = (S.n * lanes_for(S.dA->st.row_mean) + CB - 1) / CB;
+  const int64_t need =
+      (S.n * lanes_for(S.dA->st.row_mean) + S.coop_block - 1) / S.coop_block;
   if (need < g)
     g = need > 0 ? need : 1;
   /* Test hook: a grid larger than co-residency allows makes the launch
    * fail (cudaErrorCooperativeLaunchTooLarge), which the driver must
    * survive by falling back to the graph path (tests/test_cuda_solve.c). */
-  const char *force = getenv("SMV_SOLVE_COOP_GRID");
-  if (force && atoi(force) > 0)
-    g = atoi(force);
+  const int force = env_int("SMV_SOLVE_COOP_GRID");
+  if (force > 0)
+    g = force;
   S.coop_grid = (unsigned)g;
   return true;
 }
 
 cudaError_t cg_coop_launch(solver &S, int it_end) {
   const void *k = coop_kernel(S);
-  const dim3 grid(S.coop_grid), block(CB);
+  const dim3 grid(S.coop_grid), block((unsigned)S.coop_block);
   if (S.prec == SMV_F32) {
     coop_args<float> a = args_of<float>(S, it_end);
     void *p[] = {&a};

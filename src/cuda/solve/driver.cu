@@ -31,15 +31,19 @@ namespace {
 
 /* The work vectors a method uses (bit k = vector k): CG r, p, q (+ z and
  * the inverse diagonal with Jacobi, + the second p of the persistent
- * kernel, + Chebyshev's d and w); BiCGStab r, p, v (in Q), rhat, s, t (+ phat,
+ * kernel, + z, s and t for the single-barrier one's second r and its s,
+ * + Chebyshev's d and w); BiCGStab r, p, v (in Q), rhat, s, t (+ phat,
  * shat, the inverse diagonal); PageRank y (in Q). The others stay NULL: no
  * kernel of that method reads them. */
-unsigned vectors_used(smv_method m, bool jac, bool cheb, bool coop) {
+unsigned vectors_used(smv_method m, bool jac, bool cheb, bool coop,
+                      int variant) {
   const unsigned J = jac ? 1u << V_DINV : 0u;
+  const bool one = coop && variant == 1;
   if (m == SMV_METHOD_CG)
     return 1u << V_R | 1u << V_P | 1u << V_Q |
            (jac || cheb ? 1u << V_Z | 1u << V_DINV : 0u) |
-           (cheb ? 1u << V_CD | 1u << V_CW : 0u) | (coop ? 1u << V_P2 : 0u);
+           (cheb ? 1u << V_CD | 1u << V_CW : 0u) | (coop ? 1u << V_P2 : 0u) |
+           (one ? 1u << V_Z | 1u << V_S | 1u << V_T : 0u);
   if (m == SMV_METHOD_BICGSTAB)
     return 1u << V_R | 1u << V_P | 1u << V_Q | 1u << V_RH | 1u << V_S |
            1u << V_T | (jac ? 1u << V_PH | 1u << V_SH : 0u) | J;
@@ -270,12 +274,15 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
   const int hist_n =
       S.o.history_len < S.o.maxit + 1 ? S.o.history_len : S.o.maxit + 1;
   const size_t state_bytes = 256;
-  /* Partials: 3 per block of the larger grid, then 2 doubles of output
-   * (the f32 true residual) and the pre-pass's 16 bytes fit inside. */
+  /* Partials: 3 per block of the larger grid (6 for the single-barrier
+   * persistent CG: two sets, by parity), then 2 doubles of output (the
+   * f32 true residual) and the pre-pass's 16 bytes fit inside. */
   const size_t pgrid = S.coop && S.coop_grid > S.grid ? S.coop_grid : S.grid;
+  const size_t per_block = S.coop && S.coop_variant == 1 ? 6 : 3;
   const size_t part_bytes =
-      (((size_t)pgrid * 3 + 4) * sizeof(double) + 255) / 256 * 256;
-  const unsigned used = vectors_used(method, S.jac, S.chebyshev, S.coop);
+      (((size_t)pgrid * per_block + 4) * sizeof(double) + 255) / 256 * 256;
+  const unsigned used =
+      vectors_used(method, S.jac, S.chebyshev, S.coop, S.coop_variant);
   int nvec = 0;
   for (int k = 0; k < V_COUNT; k++)
     nvec += (used >> k) & 1u;

@@ -8,7 +8,10 @@
  *                (and the choice of the persistent kernel for CG)
  *   setup.cu     the Jacobi diagonal, the pre-pass over A and b, the start
  *   cg.cu        CG's three fused kernels (graph path)
- *   cg_coop.cu   CG as one persistent cooperative kernel
+ *   cg_coop.cu   CG as one persistent cooperative kernel: the plan, the
+ *                launch, the two-barrier kernel (cg_coop.h: what the
+ *                variants share)
+ *   cg_coop1.cu  its single-barrier variant (Chronopoulos–Gear)
  *   chebyshev.cu the Chebyshev polynomial preconditioner (CG)
  *   bicgstab.cu  BiCGStab's four fused kernels
  *   pagerank.cu  PageRank's kernels and smv_pagerank_cuda
@@ -51,6 +54,9 @@ struct solve_status {
 struct solve_state {
   solve_status s;
   double rho, alpha, beta, omega, bnorm, rr, dang;
+  /* the single-barrier persistent CG (cg_coop1.cu): delta = (w, u) and
+   * the rho (gamma) of the iteration before */
+  double delta, rho_old;
   int half;         /* BiCGStab: converged at the half step (s)         */
   unsigned counter; /* blocks finished in the current reduction         */
   /* constants */
@@ -171,7 +177,9 @@ __global__ void alpha_kernel(int64_t n, const T *a, const T *b, solve_state *st,
 /* ---- the driver ---------------------------------------------------------- */
 
 /* Work vectors. P2 is the persistent CG kernel's second p buffer; CD and
- * CW the Chebyshev preconditioner's d and w. */
+ * CW the Chebyshev preconditioner's d and w. The single-barrier persistent
+ * CG keeps r in R and Z, w in Q and P2, s in S and T (cg_coop.cu,
+ * args_of). */
 enum {
   V_R,
   V_Z,
@@ -200,6 +208,8 @@ struct solver {
   smv_cheb cheb;      /* its coefficients                                 */
   bool coop;          /* CG runs as the persistent kernel (cg_coop.cu) */
   unsigned coop_grid; /* its co-resident grid (cg_coop_plan)            */
+  int coop_variant;   /* 2: two barriers an iteration; 1: one (cg_coop1) */
+  int coop_block;     /* its threads per block: 256, 512 or 1024        */
   int64_t n;
   unsigned grid;
   smv_solve_options o;
