@@ -738,8 +738,8 @@ typedef enum {
                                  transposed to a row-major workspace, Y
                                  transposed back (alpha, beta applied)       */
   SMV_SPMM_KSLICE = 10,       /* rung 7: row-major, rung 4 once per slice of
-                                 columns sized to the L2 (scattered columns,
-                                 X past the L2)                              */
+                                 columns sized to the L2; a measured loss,
+                                 never chosen by AUTO                        */
   SMV_SPMM_ALG_COUNT = 11
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
@@ -756,9 +756,10 @@ typedef struct {
   smv_layout layout;
   int f32; /* 1: float values and operands, 0: double          */
   int64_t ldx, ldy;
-  /* Optional (0: unknown, then rung 7 is never chosen): the mean distance
-   * of an entry's column from its row's, over the columns (the device
-   * matrix's statistic; > 0.05 is scattered) and the device's L2 bytes. */
+  /* Optional (0: unknown): the mean distance of an entry's column from its
+   * row's, over the columns (the device matrix's statistic; > 0.05 is
+   * scattered), and the device's L2 bytes: rung 7 (never chosen) sizes
+   * its slices from them. */
   double col_spread;
   int64_t l2_bytes;
 } smv_spmm_shape;

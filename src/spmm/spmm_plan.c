@@ -10,9 +10,10 @@
  *     the same bytes and can only match it.
  *   k < SMV_SPMM_COLTRANS_K (either layout): rung 5, the k columns in
  *     registers (a 16-byte vector along k would leave most lanes idle).
- *   row-major, scattered columns and X (cols x k x es) past the L2: rung
- *     7, rung 4 per slice of kw columns, the widest power of two whose X
- *     slice fits in half the L2 (at least one 32-byte sector).
+ *   (Rung 7, rung 4 per slice of columns sized to the L2, is never
+ *   chosen: it lost to rung 4 at every slice width on R-MAT and power-law
+ *   graphs, its A re-reads costing more than the gathers it kept in the
+ *   L2; bench/results/h200/spmm.md.)
  *   row-major: rung 4 (rung 3 when no row is longer than a chunk, which is
  *     the same launch without the split): each X row j is k contiguous
  *     elements, read as 16-byte vectors by 1..32 lanes, and every (col,
@@ -65,25 +66,6 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
       v /= 2;
     c->vec = v;
     c->alg = c->chunk ? SMV_SPMM_ROWSPLIT : SMV_SPMM_ROWVEC;
-    /* Rung 7 when the gathers would range over an X several slices wide
-     * that the L2 cannot hold, and the columns are scattered (local
-     * columns hit the L2 anyway). */
-    const double es = s->f32 ? 4.0 : 8.0;
-    const double xbytes = (double)(s->cols > 0 ? s->cols : 1) * s->k * es;
-    const int64_t kw =
-        s->l2_bytes > 0 ? spmm_kslice_width(s->l2_bytes, s->cols, s->k, s->f32)
-                        : s->k;
-    if (s->col_spread > 0.05 && s->l2_bytes > 0 &&
-        xbytes > (double)s->l2_bytes && kw < s->k) {
-      c->alg = SMV_SPMM_KSLICE;
-      snprintf(c->why, sizeof c->why,
-               "row-major k = %d, scattered columns (spread %.2f), X %.0f MB "
-               "past the L2 (%.0f MB): %lld slices of %lld columns, each "
-               "through rung 4; %s",
-               s->k, s->col_spread, xbytes / 1e6, (double)s->l2_bytes / 1e6,
-               (long long)((s->k + kw - 1) / kw), (long long)kw, split);
-      return SMV_OK;
-    }
     snprintf(c->why, sizeof c->why,
              "row-major k = %d: %d-element loads along k, (col, val) pairs "
              "shared by the warp; %s",

@@ -29,12 +29,10 @@
  *               transposed back with alpha, beta. Loses at small k (two
  *               transposes for little gathering saved).
  *   7 kslice    row-major: rung 4 once per slice of kw columns, kw chosen
- *               so a slice of X fits in half the L2: scattered gathers hit
- *               the L2 instead of DRAM. Loses: A read k / kw times.
+ *               so a slice of X fits in half the L2. Lost everywhere
+ *               measured (A read k / kw times): never chosen by the plan.
  * The plan (src/spmm/spmm_plan.c, smv_spmm_choose): k = 1 contiguous ->
- * 2; row-major k < 8 -> 5; row-major -> 7 when the columns are scattered
- * and X outgrows the L2, else 4 (3 without long rows); column-major -> 6
- * for k >= 8, else 5.
+ * 2; k < 8 -> 5; row-major -> 4 (3 without long rows); column-major -> 6.
  */
 #include "spmm_ladder.h"
 

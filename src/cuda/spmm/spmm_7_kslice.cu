@@ -17,10 +17,15 @@
  * one 32-byte sector (8 floats, 4 doubles) and never above k. The L2 size
  * is the device's (cudaDeviceProp::l2CacheSize), not a constant.
  *
- * Where it loses: A is read k / kw times, so a matrix whose A outweighs
- * its gathers (few entries per row, k near kw) gains nothing; local
- * columns (stencils, bands) already hit the L2 without slicing; with X
- * inside the L2 there is nothing to gain and the plan keeps rung 4.
+ * Where it loses: everywhere it was measured, so the plan never picks it
+ * (kept as the ladder's record of a lost idea). On R-MAT and power-law
+ * graphs past the L2 (row-major, k 32..128, f32 and f64) every width lost
+ * to rung 4 on the whole block, by up to 6x at one-sector slices: A is
+ * read k / kw times, and rung 4's gathers already hit the L2 more than
+ * the model of uniform misses assumed (hub columns, and the 16-byte loads
+ * of one X row share its lines). Narrow slices also multiply the
+ * launches (3 per slice), which fills the launch queue when products are
+ * queued back to back. Local columns hit the L2 without slicing.
  * Deterministic, as rung 4: each slice's columns are summed as rung 4
  * sums them.
  */
