@@ -51,8 +51,12 @@
  *
  * Knobs (environment, read at each solve's plan), for timing shapes on
  * the device:
- *   SMV_SOLVE_COOP_VARIANT=cg2|cg1  the kernel (default cg2);
- *   SMV_SOLVE_COOP_BLOCK=256|512|1024  threads per block (default 512;
+ *   SMV_SOLVE_COOP_VARIANT=cg2|cg1  the kernel (default cg1: one barrier
+ *                                   per iteration was the faster on the
+ *                                   device's L2-resident matrices,
+ *                                   bench/results/h200/solvers.md);
+ *   SMV_SOLVE_COOP_BLOCK=256|512|1024  threads per block (default 256,
+ *                                   no spills and the most blocks per SM;
  *                                   cg_coop.h, coop_min_blocks, gives
  *                                   each its register budget);
  *   SMV_SOLVE_COOP_PER_SM=N         blocks per SM, at most what the
@@ -226,8 +230,8 @@ int env_int(const char *name) {
 } // namespace
 
 /* The variant: SMV_SOLVE_COOP_VARIANT=cg1 or cg2 (anything else: the
- * default, cg2). The block size: SMV_SOLVE_COOP_BLOCK=256, 512 or 1024
- * (else 512). Blocks per SM: SMV_SOLVE_COOP_PER_SM=N, at most what the
+ * default, cg1). The block size: SMV_SOLVE_COOP_BLOCK=256, 512 or 1024
+ * (else 256). Blocks per SM: SMV_SOLVE_COOP_PER_SM=N, at most what the
  * device's occupancy allows for the kernel (the default). */
 bool cg_coop_plan(solver &S, const char **why) {
   const smv_context *ctx = S.ctx;
@@ -259,10 +263,10 @@ bool cg_coop_plan(solver &S, const char **why) {
     return false;
   }
   const char *var = getenv("SMV_SOLVE_COOP_VARIANT");
-  const int variant = var && strcmp(var, "cg1") == 0 ? 1 : 2;
+  const int variant = var && strcmp(var, "cg2") == 0 ? 2 : 1;
   const int bs = env_int("SMV_SOLVE_COOP_BLOCK");
   S.coop_variant = variant;
-  S.coop_block = bs == 256 || bs == 1024 ? bs : 512;
+  S.coop_block = bs == 512 || bs == 1024 ? bs : 256;
   if (want == 0 && footprint(S, variant) > (double)ctx->prop.l2CacheSize) {
     *why = "the matrix and vectors outgrow the L2";
     return false;
