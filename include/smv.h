@@ -740,7 +740,10 @@ typedef enum {
   SMV_SPMM_KSLICE = 10,       /* rung 7: row-major, rung 4 once per slice of
                                  columns sized to the L2; a measured loss,
                                  never chosen by AUTO                        */
-  SMV_SPMM_ALG_COUNT = 11
+  SMV_SPMM_ROWPIPE = 11,      /* rung 8: row-major, rung 4 with the row kernel
+                                 pipelined across rows (the next row's
+                                 offsets and pairs load during this row)     */
+  SMV_SPMM_ALG_COUNT = 12
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
 const char *smv_spmm_alg_name(smv_spmm_alg alg);

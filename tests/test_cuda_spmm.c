@@ -72,8 +72,9 @@ static const char *const shapes[] = {"hubs",
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
 static const smv_spmm_alg rung_algs[] = {
-    SMV_SPMM_AUTO,     SMV_SPMM_OURS,     SMV_SPMM_SPMV,     SMV_SPMM_ROWVEC,
-    SMV_SPMM_ROWSPLIT, SMV_SPMM_COLSPLIT, SMV_SPMM_COLTRANS, SMV_SPMM_KSLICE};
+    SMV_SPMM_AUTO,     SMV_SPMM_OURS,     SMV_SPMM_SPMV,
+    SMV_SPMM_ROWVEC,   SMV_SPMM_ROWSPLIT, SMV_SPMM_COLSPLIT,
+    SMV_SPMM_COLTRANS, SMV_SPMM_KSLICE,   SMV_SPMM_ROWPIPE};
 #define NALGS (sizeof rung_algs / sizeof rung_algs[0])
 
 /* 1 if the rung lacks this shape (SMV_ERR_UNSUPPORTED expected). */
@@ -84,6 +85,7 @@ static int lacks(smv_spmm_alg alg, int row, int k, int pad) {
   case SMV_SPMM_ROWVEC:
   case SMV_SPMM_ROWSPLIT:
   case SMV_SPMM_KSLICE:
+  case SMV_SPMM_ROWPIPE:
     return !row;
   case SMV_SPMM_COLTRANS:
     return row;

@@ -31,6 +31,11 @@
  *   7 kslice    row-major: rung 4 once per slice of kw columns, kw chosen
  *               so a slice of X fits in half the L2. Lost everywhere
  *               measured (A read k / kw times): never chosen by the plan.
+ *   8 rowpipe   rung 4 with its row kernel pipelined across rows: the next
+ *               row's offsets and (col, val) pairs in flight while this
+ *               row gathers (short rows cost one memory latency, not
+ *               three). Same bits as rung 4. Loses: registers; long rows
+ *               gain nothing.
  * The plan (src/spmm/spmm_plan.c, smv_spmm_choose): k = 1 contiguous ->
  * 2; k < 8 -> 5; row-major -> 4 (3 without long rows); column-major -> 6.
  */
@@ -44,7 +49,7 @@
 static const struct spmm_rung *const rungs[] = {
     &smv_spmm_rung_lanes,    &smv_spmm_rung_spmv,     &smv_spmm_rung_rowvec,
     &smv_spmm_rung_rowsplit, &smv_spmm_rung_colsplit, &smv_spmm_rung_coltrans,
-    &smv_spmm_rung_kslice};
+    &smv_spmm_rung_kslice,   &smv_spmm_rung_rowpipe};
 #define NRUNGS ((int)(sizeof rungs / sizeof rungs[0]))
 
 static const struct spmm_rung *rung_of(smv_spmm_alg alg) {
@@ -52,6 +57,22 @@ static const struct spmm_rung *rung_of(smv_spmm_alg alg) {
     if (rungs[i]->alg == alg)
       return rungs[i];
   return NULL;
+}
+
+unsigned smv_spmm_grid(const smv_context *ctx, const void *kernel, int block,
+                       int64_t warps, int waves) {
+  int64_t g = (warps * 32 + block - 1) / block;
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block,
+                                                    0) != cudaSuccess ||
+      per_sm < 1) {
+    cudaGetLastError(); /* the launch will say what is wrong */
+    per_sm = 1;
+  }
+  const int64_t cap = (int64_t)per_sm * ctx->prop.multiProcessorCount * waves;
+  if (g > cap)
+    g = cap;
+  return (unsigned)(g > 0 ? g : 1);
 }
 
 static smv_status check(smv_context *ctx, smv_spmm_alg alg,

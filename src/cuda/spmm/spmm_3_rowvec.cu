@@ -68,21 +68,7 @@ __global__ void __launch_bounds__(ROWVEC_BLOCK)
         if (c >= k)
           continue;
         if (c + V <= k) {
-          typedef typename spmm_vec<T, V>::t VT;
-          VT *p = reinterpret_cast<VT *>(yr + c);
-          T o[V];
-          if (beta == T(0)) {
-#pragma unroll
-            for (int i = 0; i < V; i++)
-              o[i] = alpha * acc[cv][i];
-          } else {
-            T q[V];
-            spmm_unpack(*p, q);
-#pragma unroll
-            for (int i = 0; i < V; i++)
-              o[i] = alpha * acc[cv][i] + beta * q[i];
-          }
-          *p = spmm_pack(o);
+          spmm_store_vec<T, V>(yr + c, acc[cv], alpha, beta);
         } else {
 #pragma unroll
           for (int i = 0; i < V; i++)

@@ -306,15 +306,8 @@ static int accepts(const struct spmm_args *a) {
   return a->layout == SMV_LAYOUT_ROW_MAJOR;
 }
 
-static smv_status run(const struct spmm_args *a) {
-  if (a->m->st.row_max <= SMV_SPMM_CHUNK)
-    return smv_spmm_rowvec_run(a, -1); /* no long rows: rung 3 alone */
-  struct smv_spmm_split *sp;
-  smv_status st = smv_spmm_split_get(a, &sp);
-  if (st != SMV_OK)
-    return st;
-  if ((st = smv_spmm_rowvec_run(a, sp->chunk)) != SMV_OK)
-    return st;
+smv_status smv_spmm_rowsplit_long(const struct spmm_args *a,
+                                  struct smv_spmm_split *sp) {
   /* The vector width: the workspace (ws_k = k per chunk, cudaMalloc'd so
    * 256-byte aligned) does not limit it; X's alignment does. */
   const int v = spmm_rowvec_width(a);
@@ -333,6 +326,18 @@ static smv_status run(const struct spmm_args *a) {
                        "launch of SpMM rung 4 (rowsplit, %lld chunks, k = %d)",
                        (long long)sp->nchunks, a->k);
   return SMV_OK;
+}
+
+static smv_status run(const struct spmm_args *a) {
+  if (a->m->st.row_max <= SMV_SPMM_CHUNK)
+    return smv_spmm_rowvec_run(a, -1); /* no long rows: rung 3 alone */
+  struct smv_spmm_split *sp;
+  smv_status st = smv_spmm_split_get(a, &sp);
+  if (st != SMV_OK)
+    return st;
+  if ((st = smv_spmm_rowvec_run(a, sp->chunk)) != SMV_OK)
+    return st;
+  return smv_spmm_rowsplit_long(a, sp);
 }
 
 const struct spmm_rung smv_spmm_rung_rowsplit = {SMV_SPMM_ROWSPLIT, 4, accepts,

@@ -43,6 +43,7 @@ extern const struct spmm_rung smv_spmm_rung_rowsplit; /* spmm_4_rowsplit.cu */
 extern const struct spmm_rung smv_spmm_rung_colsplit; /* spmm_5_colsplit.cu */
 extern const struct spmm_rung smv_spmm_rung_coltrans; /* spmm_6_coltrans.cu */
 extern const struct spmm_rung smv_spmm_rung_kslice;   /* spmm_7_kslice.cu   */
+extern const struct spmm_rung smv_spmm_rung_rowpipe;  /* spmm_8_rowpipe.cu  */
 
 #define SMV_SPMM_TUNED 8
 
@@ -90,6 +91,10 @@ cudaError_t smv_spmm_launch_fixup(const struct spmm_args *a,
 /* Rung 3's launch with a row-length cut (rung 4): rows longer than `thr`
  * entries are left to the chunks. thr < 0: none. */
 smv_status smv_spmm_rowvec_run(const struct spmm_args *a, int64_t thr);
+/* Rung 4's second and third launches: the long rows' chunks into the
+ * workspace, then the fix-up that sums them into Y (rungs 4 and 8). */
+smv_status smv_spmm_rowsplit_long(const struct spmm_args *a,
+                                  struct smv_spmm_split *sp);
 
 /* Blocks for `warps` warps of work at `block` threads, at most what the
  * device keeps resident (SM count x blocks per SM for `kernel`) times

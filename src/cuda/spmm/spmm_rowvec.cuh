@@ -32,13 +32,107 @@
  * (f32 k = 32: 4 x 16 bytes; with the warp's 32 lanes, 2 KB per warp). */
 #define SPMM_ROWVEC_U 4
 
+/* The (col, val) pair at entry e of a row ending at e1, or (0, 0) past
+ * it: column 0 is a valid X row to gather, its weight drops out. */
+template <typename T>
+__device__ __forceinline__ void spmm_pair(const int32_t *__restrict__ ci,
+                                          const T *__restrict__ val, unsigned e,
+                                          unsigned e1, int32_t &j, T &a) {
+  j = 0;
+  a = T(0);
+  if (e < e1) {
+    j = __ldg(ci + e);
+    a = __ldg(val + e);
+  }
+}
+
+/* The G sub-groups' partial sums of each column added with xor shuffles
+ * (offsets L, 2L, .., W/2): every lane of the group ends with the same
+ * total, in an order fixed by (L, G). */
+template <typename T, int V, int CV>
+__device__ __forceinline__ void spmm_group_sum(int L, int W, unsigned mask,
+                                               T (&acc)[CV][V]) {
+  for (int off = L; off < W; off *= 2)
+#pragma unroll
+    for (int cv = 0; cv < CV; cv++)
+#pragma unroll
+      for (int i = 0; i < V; i++)
+        acc[cv][i] += __shfl_xor_sync(mask, acc[cv][i], off, W);
+}
+
+/* One round of SPMM_ROWVEC_U steps of a full pass, split in two so a
+ * caller can issue other loads between them (rung 8): load() shuffles the
+ * steps' (col, val) pairs out of the batch (jc, ac) and issues all their
+ * X loads; fma() adds them to acc. Steps past the batch (src >= n) load a
+ * valid X row (src wraps within the group; dead lanes hold column 0) and
+ * are dropped by a select, not multiplied by 0 (0 x Inf would be NaN). */
+template <typename T, int V, int CV> struct spmm_round {
+  T xv[SPMM_ROWVEC_U][CV][V];
+  T w[SPMM_ROWVEC_U];
+  __device__ __forceinline__ void load(int32_t jc, T ac, int t, int G, int sub,
+                                       int W, int L, int ln, unsigned mask,
+                                       const T *__restrict__ X, int64_t ldx) {
+#pragma unroll
+    for (int u = 0; u < SPMM_ROWVEC_U; u++) {
+      const int src = (t + u) * G + sub;
+      const int32_t jj = __shfl_sync(mask, jc, src, W);
+      w[u] = __shfl_sync(mask, ac, src, W);
+      const T *xr = X + (int64_t)jj * ldx;
+#pragma unroll
+      for (int cv = 0; cv < CV; cv++)
+        spmm_vload<T, V>(xr + (cv * L + ln) * V, xv[u][cv]);
+    }
+  }
+  __device__ __forceinline__ void fma(int t, int G, int sub, int n,
+                                      T (&acc)[CV][V]) const {
+#pragma unroll
+    for (int u = 0; u < SPMM_ROWVEC_U; u++)
+#pragma unroll
+      for (int cv = 0; cv < CV; cv++)
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+          const T f = w[u] * xv[u][cv][i] + acc[cv][i];
+          acc[cv][i] = (t + u) * G + sub < n ? f : acc[cv][i];
+        }
+  }
+};
+
+/* V elements of Y at p = alpha * a + beta * p, one vector store; beta = 0
+ * never reads Y. */
+template <typename T, int V>
+__device__ __forceinline__ void spmm_store_vec(T *p, const T (&a)[V], T alpha,
+                                               T beta) {
+  typedef typename spmm_vec<T, V>::t VT;
+  VT *q = reinterpret_cast<VT *>(p);
+  T o[V];
+  if (beta == T(0)) {
+#pragma unroll
+    for (int i = 0; i < V; i++)
+      o[i] = alpha * a[i];
+  } else {
+    T y[V];
+    spmm_unpack(*q, y);
+#pragma unroll
+    for (int i = 0; i < V; i++)
+      o[i] = alpha * a[i] + beta * y[i];
+  }
+  *q = spmm_pack(o);
+}
+
+/* A full pass's sums into Y's row yr (every lane's V columns below k), by
+ * the lanes of sub-group 0, which hold them. */
+template <typename T, int V, int CV>
+__device__ __forceinline__ void spmm_store_full(T *yr, int L, int ln, T alpha,
+                                                T beta, const T (&acc)[CV][V]) {
+#pragma unroll
+  for (int cv = 0; cv < CV; cv++)
+    spmm_store_vec<T, V>(yr + (cv * L + ln) * V, acc[cv], alpha, beta);
+}
+
 /* The pass c0 .. c0 + L*V*CV - 1 when all of it lies below k (every GNN k
  * that is a multiple of the pass width): no tail, so the loop has no
- * branch between its loads. Entries past the batch (src >= n) load X row
- * jj of the batch's lane 0.. (a valid row: dead lanes hold column 0, or a
- * shuffled real column) and are dropped by a select, not multiplied by 0
- * (0 x Inf would be NaN). The next batch's (col, val) pairs are loaded
- * before this batch's steps, so A's stream overlaps the X gathers. */
+ * branch between its loads (spmm_round). The next batch's (col, val) pairs are
+ * loaded before this batch's steps, so A's stream overlaps the X gathers. */
 template <typename T, int V, int CV>
 __device__ __forceinline__ void
 spmm_rowvec_full(unsigned e0, unsigned e1, const int32_t *__restrict__ ci,
@@ -47,48 +141,20 @@ spmm_rowvec_full(unsigned e0, unsigned e1, const int32_t *__restrict__ ci,
                  T (&acc)[CV][V]) {
   const int W = L * G, sub = gl / L, ln = gl % L;
   unsigned e = e0 + (unsigned)gl;
-  int32_t j = 0;
-  T a = T(0);
-  if (e < e1) {
-    j = __ldg(ci + e);
-    a = __ldg(val + e);
-  }
+  int32_t j;
+  T a;
+  spmm_pair(ci, val, e, e1, j, a);
   for (unsigned base = e0; base < e1; base += (unsigned)W) {
     const int32_t jc = j;
     const T ac = a;
     e += (unsigned)W;
-    j = 0;
-    a = T(0);
-    if (e < e1) {
-      j = __ldg(ci + e);
-      a = __ldg(val + e);
-    }
+    spmm_pair(ci, val, e, e1, j, a);
     const int n = e1 - base < (unsigned)W ? (int)(e1 - base) : W;
     const int steps = (n + G - 1) / G;
     for (int t = 0; t < steps; t += SPMM_ROWVEC_U) {
-      T xv[SPMM_ROWVEC_U][CV][V];
-      T w[SPMM_ROWVEC_U];
-#pragma unroll
-      for (int u = 0; u < SPMM_ROWVEC_U; u++) {
-        const int src = (t + u) * G + sub;
-        /* src may pass W on the last round: the shuffle wraps it (width
-         * W), and live drops it. */
-        const int32_t jj = __shfl_sync(mask, jc, src, W);
-        w[u] = __shfl_sync(mask, ac, src, W);
-        const T *xr = X + (int64_t)jj * ldx + c0;
-#pragma unroll
-        for (int cv = 0; cv < CV; cv++)
-          spmm_vload<T, V>(xr + (cv * L + ln) * V, xv[u][cv]);
-      }
-#pragma unroll
-      for (int u = 0; u < SPMM_ROWVEC_U; u++)
-#pragma unroll
-        for (int cv = 0; cv < CV; cv++)
-#pragma unroll
-          for (int i = 0; i < V; i++) {
-            const T f = w[u] * xv[u][cv][i] + acc[cv][i];
-            acc[cv][i] = (t + u) * G + sub < n ? f : acc[cv][i];
-          }
+      spmm_round<T, V, CV> rd;
+      rd.load(jc, ac, t, G, sub, W, L, ln, mask, X + c0, ldx);
+      rd.fma(t, G, sub, n, acc);
     }
   }
 }
@@ -104,12 +170,9 @@ spmm_rowvec_tail(unsigned e0, unsigned e1, const int32_t *__restrict__ ci,
   const int W = L * G, sub = gl / L, ln = gl % L;
   for (unsigned base = e0; base < e1; base += (unsigned)W) {
     const unsigned e = base + (unsigned)gl;
-    int32_t j = 0;
-    T a = T(0);
-    if (e < e1) {
-      j = __ldg(ci + e);
-      a = __ldg(val + e);
-    }
+    int32_t j;
+    T a;
+    spmm_pair(ci, val, e, e1, j, a);
     const int n = e1 - base < (unsigned)W ? (int)(e1 - base) : W;
     /* n, so steps, is the same on every lane of the group: the shuffles
      * below run on all of them together. A counted loop (no break) lets
@@ -157,12 +220,7 @@ spmm_rowvec_range(unsigned e0, unsigned e1, const int32_t *__restrict__ ci,
     spmm_rowvec_tail<T, V, CV>(e0, e1, ci, val, X, ldx, k, c0, L, G, gl, mask,
                                acc);
   }
-  for (int off = L; off < W; off *= 2)
-#pragma unroll
-    for (int cv = 0; cv < CV; cv++)
-#pragma unroll
-      for (int i = 0; i < V; i++)
-        acc[cv][i] += __shfl_xor_sync(mask, acc[cv][i], off, W);
+  spmm_group_sum<T, V, CV>(L, W, mask, acc);
 }
 
 /* The lanes of group `grp` (W lanes) of a warp, as a shuffle mask. */
