@@ -40,6 +40,8 @@ static const struct {
                 "(seed 000)"},
     {"baseline", "ceilings: copy and read bandwidth, L2 vs DRAM, launch "
                  "latency"},
+    {"gridsync", "grid barrier (cooperative groups) and the all-blocks sum "
+                 "behind it: the floor of a persistent iteration"},
 };
 #define NMICRO ((int)(sizeof k_micro / sizeof k_micro[0]))
 
