@@ -476,7 +476,9 @@ typedef enum {
                                 (rows + entries cut evenly per thread)    */
   SMV_ALG_HOT = 12,          /* rung 10 with the most used entries of x in
                                 shared memory (power-law columns)         */
-  SMV_ALG_COUNT = 13
+  SMV_ALG_PACKED = 13,       /* rung 10 on column indices packed per tile
+                                in 16 bits (fewer bytes per entry)        */
+  SMV_ALG_COUNT = 14
 } smv_alg;
 
 /* Deprecated: rung 10's former name (it was called "stream", a word smv now

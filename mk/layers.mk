@@ -9,7 +9,7 @@
 # the engine, the engine never sees the rungs (it reaches them through the
 # registry, src/core/rungs.def).
 
-LIB_DIRS := core io gen cpu spmm solve occupancy order
+LIB_DIRS := core io gen cpu spmm solve occupancy order pack
 CU_DIRS := cuda/engine cuda/rungs cuda/solve cuda/spmm
 
 USES_core :=
@@ -20,10 +20,11 @@ USES_spmm := core
 USES_solve := core
 USES_occupancy := core
 USES_order := core
+USES_pack := core
 USES_dist := core
 USES_nocuda := core
 USES_cuda/engine := core
-USES_cuda/rungs := core cuda/engine
+USES_cuda/rungs := core cuda/engine pack
 USES_cuda/solve := core solve cuda/engine
 USES_cuda/spmm := core cuda/engine
 USES_cuda/dist := dist

@@ -255,4 +255,51 @@ out:
   return bad;
 }
 
+/* The alpha/beta cases of the rung tests: (1, 0) with y poisoned by NaN;
+ * (-1.75, 0.5); (0, -2) with x all NaN (must not be read); (0, 0) with y
+ * NaN (must become 0); (2.5, 1). */
+static const struct tc_ab_case {
+  double alpha, beta;
+} tc_ab[] = {{1.0, 0.0}, {-1.75, 0.5}, {0.0, -2.0}, {0.0, 0.0}, {2.5, 1.0}};
+#define TC_NAB ((int)(sizeof tc_ab / sizeof tc_ab[0]))
+
+/* Rung alg on dA against the reference for the first ncases of tc_ab: odd
+ * ones through smv_spmv_host_vectors, even ones through device pointers
+ * with x and y three elements into their buffers (rung 3's offset
+ * binding). */
+static inline void tc_ab_run(smv_context *ctx, smv_matrix *dA, const smv_csr *A,
+                             smv_alg alg, int ncases, const char *label) {
+  const char *prec = smv_matrix_precision(dA) == SMV_F32 ? "f32" : "f64";
+  for (int k = 0; k < ncases; k++) {
+    const int64_t bad = tc_case(ctx, dA, A, alg, tc_ab[k].alpha, tc_ab[k].beta,
+                                k % 2, (k % 2) ? 0 : 3, label);
+    CHECKF(bad == 0, "%s alg %s %s case %d: %lld bad rows", label,
+           smv_alg_name(alg), prec, k, (long long)bad);
+  }
+}
+
+/* A on the device in f64, then in f32 (A's values float-rounded in place
+ * first, so A is consumed), each matrix handed to fn; a failed creation
+ * is recorded. */
+typedef void (*tc_matrix_fn)(smv_context *ctx, smv_matrix *dA, const smv_csr *A,
+                             int ncases, const char *label);
+static inline void tc_both_precisions(smv_csr *A, const char *label, int ncases,
+                                      tc_matrix_fn fn) {
+  smv_context *ctx = tc_context();
+  for (int p = 0; p < 2; p++) {
+    const smv_precision prec = p ? SMV_F32 : SMV_F64;
+    if (prec == SMV_F32)
+      tc_round_values(A);
+    smv_matrix *dA = NULL;
+    const smv_status st = smv_matrix_create(ctx, A, prec, &dA);
+    CHECKF(st == SMV_OK, "%s: smv_matrix_create: %s: %s", label,
+           smv_status_string(st), smv_context_error(ctx));
+    if (st != SMV_OK)
+      continue;
+    CHECK_INT(smv_matrix_precision(dA), prec);
+    fn(ctx, dA, A, ncases, label);
+    smv_matrix_free(dA);
+  }
+}
+
 #endif

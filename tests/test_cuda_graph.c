@@ -189,7 +189,7 @@ static void test_graph_lazy(void) {
     goto out;
   /* Rung 12 last: it sets up rung 10's tile list, which it runs on. */
   const smv_alg algs[] = {SMV_ALG_CUSPARSE_ALG1, SMV_ALG_CUSPARSE_ALG2,
-                          SMV_ALG_MERGE, SMV_ALG_HOT};
+                          SMV_ALG_MERGE, SMV_ALG_PACKED, SMV_ALG_HOT};
   for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++) {
     const smv_alg alg = algs[i];
     if (alg == p.alg)

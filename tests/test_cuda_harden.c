@@ -78,7 +78,7 @@ static void test_aliasing(void) {
   smv_csr_free(A);
 }
 
-/* Rungs 1-5, 8 (cuSPARSE ALG2), 9, 10, 11 and 12: three calls on the same x
+/* Rungs 1-5, 8 (cuSPARSE ALG2), 9-13: three calls on the same x
  * and y0, identical bits. Rung 6 (atomics) and 7 (ALG1) promise no such
  * thing. The matrices are made with SMV_MATRIX_HOT (rung 12's hot columns
  * where they qualify; test_cuda_hot.c has matrices where they do). */
@@ -86,11 +86,11 @@ static void test_deterministic_rungs(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
   const char *specs[] = {"plaw:20000:8", "denserow:2000:4,cols=100000"};
-  const smv_alg algs[] = {SMV_ALG_SCALAR,      SMV_ALG_VECTOR,
-                          SMV_ALG_VECTOR_TEX,  SMV_ALG_VECTOR_LDG,
-                          SMV_ALG_VECTOR_SHFL, SMV_ALG_CUSPARSE_ALG2,
-                          SMV_ALG_ADAPTIVE,    SMV_ALG_TILED,
-                          SMV_ALG_MERGE,       SMV_ALG_HOT};
+  const smv_alg algs[] = {
+      SMV_ALG_SCALAR,     SMV_ALG_VECTOR,      SMV_ALG_VECTOR_TEX,
+      SMV_ALG_VECTOR_LDG, SMV_ALG_VECTOR_SHFL, SMV_ALG_CUSPARSE_ALG2,
+      SMV_ALG_ADAPTIVE,   SMV_ALG_TILED,       SMV_ALG_MERGE,
+      SMV_ALG_HOT,        SMV_ALG_PACKED};
   for (int s = 0; s < 2; s++) {
     smv_csr *A = tst_generate(specs[s]);
     if (!A)

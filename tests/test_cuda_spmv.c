@@ -3,7 +3,7 @@
  * on generated matrices of every awkward kind, against the serial
  * reference (bound in test_cuda_common.h). SKIPs without a device.
  *
- * Rungs 9, 10 and 11 are also checked for bit-identical results across
+ * Rungs 9, 10, 11 and 13 are also checked for bit-identical results across
  * repeated calls (test_adaptive_reproducible).
  *
  * Alpha/beta cases: (1, 0) with y poisoned by NaN; (-1.75, 0.5); (0, -2)
@@ -14,43 +14,24 @@
  */
 #include "test_cuda_common.h"
 
-typedef struct {
-  double alpha, beta;
-} ab_case;
-static const ab_case cases[] = {
-    {1.0, 0.0}, {-1.75, 0.5}, {0.0, -2.0}, {0.0, 0.0}, {2.5, 1.0}};
-#define NCASES ((int)(sizeof cases / sizeof cases[0]))
+#define NCASES TC_NAB
+
+/* Every alg x case on one matrix (tc_both_precisions' fn). */
+static void every_rung(smv_context *ctx, smv_matrix *dA, const smv_csr *A,
+                       int ncases, const char *label) {
+  int64_t r, c, z;
+  smv_matrix_dims(dA, &r, &c, &z);
+  CHECK_INT(r, A->rows);
+  CHECK_INT(c, A->cols);
+  CHECK_INT(z, A->nnz);
+  for (int a = 0; a < SMV_ALG_COUNT; a++)
+    tc_ab_run(ctx, dA, A, (smv_alg)a, ncases, label);
+}
 
 /* Run every alg x precision x case on A (A's values get float-rounded in
  * place for the f32 half, so A is consumed). */
 static void ladder(smv_csr *A, const char *label, int ncases) {
-  smv_context *ctx = tc_context();
-  for (int p = 0; p < 2; p++) {
-    smv_precision prec = p ? SMV_F32 : SMV_F64;
-    if (prec == SMV_F32)
-      tc_round_values(A);
-    smv_matrix *dA = NULL;
-    smv_status st = smv_matrix_create(ctx, A, prec, &dA);
-    CHECKF(st == SMV_OK, "%s: smv_matrix_create: %s: %s", label,
-           smv_status_string(st), smv_context_error(ctx));
-    if (st != SMV_OK)
-      continue;
-    int64_t r, c, z;
-    smv_matrix_dims(dA, &r, &c, &z);
-    CHECK_INT(r, A->rows);
-    CHECK_INT(c, A->cols);
-    CHECK_INT(z, A->nnz);
-    CHECK_INT(smv_matrix_precision(dA), prec);
-    for (int a = 0; a < SMV_ALG_COUNT; a++) {
-      for (int k = 0; k < ncases; k++) {
-        int64_t bad = tc_case(ctx, dA, A, (smv_alg)a, cases[k].alpha,
-                              cases[k].beta, k % 2, (k % 2) ? 0 : 3, label);
-        CHECKF(bad == 0, "%s alg %s %s case %d: %lld bad rows", label,
-               smv_alg_name((smv_alg)a), p ? "f32" : "f64", k, (long long)bad);
-      }
-    }
-    smv_matrix_free(dA);
-  }
+  tc_both_precisions(A, label, ncases, every_rung);
 }
 
 static void gen_ladder(const char *spec, int ncases) {
@@ -361,10 +342,11 @@ static void reproducible_on(const char *spec, smv_alg alg) {
 
 static void test_adaptive_reproducible(void) {
   TC_NEED_DEVICE();
-  /* Rung 9 (chunks of 128), rungs 10 and 11 (pieces of one tile,
+  /* Rung 9 (chunks of 128), rungs 10, 11 and 13 (pieces of one tile,
    * 256-4096). */
-  const smv_alg algs[] = {SMV_ALG_ADAPTIVE, SMV_ALG_TILED, SMV_ALG_MERGE};
-  for (int a = 0; a < 3; a++) {
+  const smv_alg algs[] = {SMV_ALG_ADAPTIVE, SMV_ALG_TILED, SMV_ALG_MERGE,
+                          SMV_ALG_PACKED};
+  for (int a = 0; a < 4; a++) {
     reproducible_on("denserow:300:3,cols=2500", algs[a]);    /* 20 chunks */
     reproducible_on("denserow:1000:4,cols=150000", algs[a]); /* 1172 */
     reproducible_on("plaw:20000:8", algs[a]);   /* many multi-chunk rows */

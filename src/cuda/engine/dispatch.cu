@@ -11,7 +11,8 @@
  * dispatch.cu)" and "Rung notes (moved from the rung files)". The tuner
  * times every rung but 2, 3, 4 and 6 (rungs.def's `tuned`): 2 and 4 are
  * superseded by 5 (the same loads, a slower reduction), 3 and 6 are
- * losses; 11, a loss AUTO never picks, is still timed.
+ * losses; 11, a loss AUTO never picks, is still timed, and so is 13, not
+ * measured yet.
  * ==========================================================================
  * 1 scalar: thread per row / no setup, short rows busy / waits on longest row
  * 2 vector: warp per row, smem reduction / coalesced rows / idle lanes <32
@@ -41,6 +42,12 @@
  *   whose tag lookups limit graphs / f64 (0.82-0.97x ALG1 on R-MAT),
  *   4 bytes more per entry; AUTO's pick for f32 graphs (rmat:22:16 1.05x,
  *   perm=rand 1.11x ALG1)
+ * 13 packed: rung 10's tiles and sums on column indices packed per tile
+ *   (16-bit offsets from the tile's smallest column, 32-bit where its
+ *   columns span more than 65535) and 16-bit row ends / 10 bytes per entry
+ *   in f64, 6 in f32 on local columns (CSR 12, 8): past CSR's copy limit /
+ *   scattered columns (all tiles 32-bit: CSR's bytes), set-up reads the
+ *   columns on the host; not measured yet, AUTO never picks it
  * 0 auto: smv_auto_choose below (src/core/auto.def), once per matrix at
  *   analysis
  *

@@ -205,8 +205,9 @@ double smv_now_ms(void);
  * reads a rung's state itself. Hooks a rung does not need are NULL.
  *
  * Per-matrix state: setup makes it (from the matrix and, for a rung with
- * host_rows, the host row offsets A->row_ptr; A->col_idx and A->values
- * may be NULL) into *state, release frees it (NULL-safe), device_bytes
+ * host_rows, the host row offsets A->row_ptr, with host_cols also the
+ * column indices A->col_idx; otherwise A->col_idx may be NULL, and
+ * A->values always may) into *state, release frees it (NULL-safe), device_bytes
  * counts what it holds on the device. It is set up only when the rung
  * will run or is timed: AUTO's rung at analysis, a rung named by
  * smv_matrix_prepare, a creation flag, the tuner, or the first call
@@ -228,6 +229,7 @@ struct smv_rung {
   unsigned precisions; /* bit p set: runs smv_precision p */
   smv_alg needs;       /* SMV_ALG_AUTO: nothing */
   int host_rows;       /* setup reads A->row_ptr */
+  int host_cols;       /* setup reads A->row_ptr and A->col_idx */
 
   const void *(*kernel)(smv_precision prec);
   size_t (*smem)(smv_precision prec, int block);

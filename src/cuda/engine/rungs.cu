@@ -45,36 +45,52 @@ static int ready(const smv_matrix *m, const struct smv_rung *r) {
   return !r->setup || m->ready[r->alg];
 }
 
-/* A view of the matrix for set-up when the host CSR is gone: its sizes
- * and, for a rung that reads them, the row offsets copied back from the
- * device ((rows + 1) * 4 bytes, freed by the caller: *rows). */
-static smv_status host_view(smv_context *ctx, const smv_matrix *m,
-                            int need_rows, smv_csr *v, int32_t **rows) {
-  memset(v, 0, sizeof *v);
-  *rows = NULL;
-  v->rows = (smv_index)m->st.rows;
-  v->cols = (smv_index)m->st.cols;
-  v->nnz = m->st.nnz;
-  if (!need_rows)
-    return SMV_OK;
-  const size_t bytes = ((size_t)m->st.rows + 1) * sizeof(int32_t);
-  int32_t *h = (int32_t *)malloc(bytes);
+/* bytes of device memory at d copied into a new host buffer *out (freed
+ * by the caller); `what` names them in errors. */
+static smv_status copy_back(smv_context *ctx, const void *d, size_t bytes,
+                            const char *what, void **out) {
+  *out = NULL;
+  void *h = malloc(bytes ? bytes : 1);
   if (!h)
     return smv_ctx_set(ctx, SMV_ERR_NOMEM,
-                       "malloc of %zu bytes (row offsets for a rung's "
-                       "set-up): out of memory",
-                       bytes);
-  cudaError_t e = cudaMemcpyAsync(h, m->row_ptr, bytes, cudaMemcpyDeviceToHost,
-                                  ctx->stream);
+                       "malloc of %zu bytes (%s for a rung's set-up): out of "
+                       "memory",
+                       bytes, what);
+  cudaError_t e =
+      cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, ctx->stream);
   if (e == cudaSuccess)
     e = cudaStreamSynchronize(ctx->stream);
   if (e != cudaSuccess) {
     free(h);
-    return smv_cu_fail(ctx, e, "cudaMemcpy of %zu bytes (row offsets)", bytes);
+    return smv_cu_fail(ctx, e, "cudaMemcpy of %zu bytes (%s)", bytes, what);
   }
-  *rows = h;
-  v->row_ptr = h;
+  *out = h;
   return SMV_OK;
+}
+
+/* A view of the matrix for set-up when the host CSR is gone: its sizes
+ * and, for a rung that reads them, the row offsets ((rows + 1) * 4 bytes)
+ * and the column indices (nnz * 4 bytes: rung 13 packs them) copied back
+ * from the device, freed by the caller (*rows, *cols). */
+static smv_status host_view(smv_context *ctx, const smv_matrix *m,
+                            const struct smv_rung *r, smv_csr *v,
+                            int32_t **rows, int32_t **cols) {
+  memset(v, 0, sizeof *v);
+  *rows = NULL;
+  *cols = NULL;
+  v->rows = (smv_index)m->st.rows;
+  v->cols = (smv_index)m->st.cols;
+  v->nnz = m->st.nnz;
+  smv_status st = SMV_OK;
+  if (r->host_rows || r->host_cols)
+    st = copy_back(ctx, m->row_ptr, ((size_t)m->st.rows + 1) * sizeof(int32_t),
+                   "row offsets", (void **)rows);
+  if (st == SMV_OK && r->host_cols && m->st.nnz > 0)
+    st = copy_back(ctx, m->col_idx, (size_t)m->st.nnz * sizeof(int32_t),
+                   "column indices", (void **)cols);
+  v->row_ptr = *rows;
+  v->col_idx = *cols;
+  return st;
 }
 
 static void release_one(smv_matrix *m, smv_alg a) {
@@ -108,10 +124,10 @@ smv_status smv_rung_prepare(smv_context *ctx, smv_matrix *m, smv_alg alg,
     return SMV_OK;
   }
   smv_csr view;
-  int32_t *rows = NULL;
+  int32_t *rows = NULL, *cols = NULL;
   smv_status st = SMV_OK;
   if (!A) {
-    st = host_view(ctx, m, r->host_rows, &view, &rows);
+    st = host_view(ctx, m, r, &view, &rows, &cols);
     A = &view;
   }
   const double t0 = smv_now_ms();
@@ -119,6 +135,7 @@ smv_status smv_rung_prepare(smv_context *ctx, smv_matrix *m, smv_alg alg,
   if (st == SMV_OK)
     st = r->setup(ctx, m, A, &state);
   free(rows);
+  free(cols);
   if (st != SMV_OK) {
     if (r->release)
       r->release(state); /* setups leave NULL on error; NULL-safe */

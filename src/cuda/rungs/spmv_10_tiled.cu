@@ -134,8 +134,9 @@ static cudaError_t launch(const struct smv_launch *P) {
  * row, gets a tile of its own (summed by the whole block). Returns the row
  * after the tile's last. The floor of tile / 8: splitting at twice the
  * load alone gave a third of plaw's rows (mostly of 33-200 entries) tiles
- * of their own and ran 2-5x slower than no split. */
-static int64_t tile_end(const smv_csr *A, int64_t start, int64_t tile) {
+ * of their own and ran 2-5x slower than no split. Rung 13 packs the same
+ * tiles. */
+int64_t smv_tiled_end(const smv_csr *A, int64_t start, int64_t tile) {
   const int64_t k0 = A->row_ptr[start];
   int64_t i = start;
   while (i < A->rows && i - start < tile &&
@@ -161,8 +162,8 @@ static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
                         void **state) {
   const int tile = smv_tile_size(
       ctx, m->st.nnz, m->prec == SMV_F64 ? 2048 : SMV_TILED_TILE_MAX);
-  return smv_tiles_setup(ctx, A, tile, smv_tile_load(ctx, m), tile_end, "tiled",
-                         state);
+  return smv_tiles_setup(ctx, A, tile, smv_tile_load(ctx, m), smv_tiled_end,
+                         "tiled", state);
 }
 
 const struct smv_rung smv_rung_tiled =

@@ -167,6 +167,26 @@ stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
   }
 }
 
+/* The entries of [k0, k1) outside the whole groups [ga, gb) of W entries
+ * the block staged (W = 4 for rungs 10-12's quads, 8 for rung 13's
+ * octets): the head [k0, min(W ga, k1)) and the tail [W max(ga, gb), k1),
+ * fewer than W entries each, one per thread of threads 0..2W-1
+ * (blockDim >= 32 >= 2W); sm[k - k0] = product(k). */
+template <unsigned W, typename T, typename F>
+__device__ __forceinline__ void stage_ends(unsigned k0, unsigned k1,
+                                           unsigned ga, unsigned gb, T *sm,
+                                           const F &product) {
+  const unsigned t = threadIdx.x;
+  if (t < 2 * W) {
+    const unsigned head_end = W * ga < k1 ? W * ga : k1;
+    const unsigned tail = W * (ga > gb ? ga : gb);
+    const unsigned k = t < W ? k0 + t : tail + (t - W);
+    const bool ok = t < W ? k < head_end : k < k1;
+    if (ok)
+      sm[k - k0] = product(k);
+  }
+}
+
 /* Stage the products of entries [k0, k1) (k1 - k0 <= the tile) into sm;
  * x: where x[c] comes from (x_plain, x_hot). */
 template <typename T, int LD, typename XS>
@@ -174,11 +194,11 @@ __device__ __forceinline__ void
 stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
       const T *__restrict__ val, const XS &x, T *sm) {
   constexpr bool EF = LD != SMV_TILE_RO;
-  const unsigned t = threadIdx.x, B = blockDim.x;
   const unsigned qa = (k0 + 3) >> 2, qb = k1 >> 2; /* full quads [qa, qb) */
   if constexpr (LD == SMV_TILE_EF_TG || XS::entry_order) {
     stage_tg<T, EF>(qa, qb, k0, col, val, x, sm);
   } else {
+    const unsigned t = threadIdx.x, B = blockDim.x;
     /* Rounds of two quads per thread, both loaded before either's
      * gathers (up to 8 gathers in flight per thread). */
     for (unsigned q = qa + t; q < qb; q += 2 * B) {
@@ -205,15 +225,8 @@ stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
       }
     }
   }
-  /* Head [k0, min(4 qa, k1)) and tail [4 max(qa, qb), k1): < 4 each. */
-  if (t < 8) {
-    const unsigned head_end = 4 * qa < k1 ? 4 * qa : k1;
-    const unsigned tail = 4 * (qa > qb ? qa : qb);
-    const unsigned k = t < 4 ? k0 + t : tail + (t - 4);
-    const bool ok = t < 4 ? k < head_end : k < k1;
-    if (ok)
-      sm[k - k0] = __ldg(&val[k]) * x(__ldg(&col[k]));
-  }
+  stage_ends<4>(k0, k1, qa, qb, sm,
+                [&](unsigned k) { return __ldg(&val[k]) * x(__ldg(&col[k])); });
 }
 
 /* Sum of every thread's s over the block, in a fixed order (a function
@@ -256,21 +269,19 @@ template <typename T> struct tile_args {
   unsigned *count; /* one per tile, 0 between calls, only with pieces */
 };
 
-/* Tile b = {row r0, first entry k0}: a piece of TILE entries of a row too
- * long for one tile. The block stages and sums it and stores the sum in
- * partial[b]; the row's pieces count themselves in on the counter of its
- * first piece b0, and the block that arrives last adds the partials in
- * piece order and writes y. Ends on a barrier (shared memory is free). */
-template <typename T, int TILE, int LD, typename XS>
-__device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
-                                           const tile_args<T> &a, const XS &x,
-                                           T *sm, T *red, unsigned *last_s) {
+/* A piece of a row too long for one tile (tile b: entries [k0, k1) of
+ * row r0, whose entries are [rb, re), pieces of TILE entries), its
+ * products already staged in sm: the block sums them and stores the sum
+ * in partial[b]; the row's pieces count themselves in on the counter of
+ * its first piece b0, and the block that arrives last adds the partials
+ * in piece order and writes y. Ends on a barrier (shared memory is
+ * free). Rung 13 runs it on its own staging. */
+template <typename T, int TILE>
+__device__ __forceinline__ void
+piece_finish(int64_t b, int64_t r0, unsigned rb, unsigned re, unsigned k0,
+             unsigned k1, const tile_args<T> &a, const T *sm, T *red,
+             unsigned *last_s) {
   const unsigned t = threadIdx.x, B = blockDim.x;
-  const unsigned rb = (unsigned)__ldg(&a.row_ptr[r0]);
-  const unsigned re = (unsigned)__ldg(&a.row_ptr[r0 + 1]);
-  const unsigned k1 = re - k0 < (unsigned)TILE ? re : k0 + TILE;
-  stage<T, LD>(k0, k1, a.col, a.val, x, sm);
-  __syncthreads();
   const T s = block_sum(sm, k1 - k0, red);
   const unsigned n = (re - rb + TILE - 1) / TILE;
   const int64_t b0 = b - (int64_t)((k0 - rb) / TILE);
@@ -294,21 +305,68 @@ __device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
   __syncthreads(); /* sm, red and last_s are reused by the next tile */
 }
 
+/* Tile b = {row r0, first entry k0}: a piece of TILE entries of a row too
+ * long for one tile: staged here, then piece_finish. */
+template <typename T, int TILE, int LD, typename XS>
+__device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
+                                           const tile_args<T> &a, const XS &x,
+                                           T *sm, T *red, unsigned *last_s) {
+  const unsigned rb = (unsigned)__ldg(&a.row_ptr[r0]);
+  const unsigned re = (unsigned)__ldg(&a.row_ptr[r0 + 1]);
+  const unsigned k1 = re - k0 < (unsigned)TILE ? re : k0 + TILE;
+  stage<T, LD>(k0, k1, a.col, a.val, x, sm);
+  __syncthreads();
+  piece_finish<T, TILE>(b, r0, rb, re, k0, k1, a, sm, red, last_s);
+}
+
+/* The rows [r0, r0 + R) of a tile of whole rows, their products staged in
+ * sm (n of them): row r0 + i's are sm[bounds(i).x .. bounds(i).y). A tile
+ * of one row is summed by the whole block; with R rows, P threads per row
+ * (the largest power of two <= blockDim / R, 1..32) sum it strided by P,
+ * then log2 P shuffles: a fixed order, so the bits depend only on
+ * blockDim. Rung 10 gives the bounds from the CSR offsets, rung 13 from
+ * its 16-bit row ends. */
+template <typename T, typename BOUNDS>
+__device__ __forceinline__ void
+rows_sum(int64_t r0, unsigned R, unsigned n, const BOUNDS &bounds,
+         const tile_args<T> &a, const T *sm, T *red) {
+  const unsigned t = threadIdx.x, B = blockDim.x;
+  T *__restrict__ y = a.y;
+  const T alpha = a.alpha, beta = a.beta;
+  if (R == 1) {
+    const T s = block_sum(sm, n, red);
+    if (t == 0)
+      y[r0] = smv_combine(alpha, s, beta, &y[r0]);
+    return;
+  }
+  unsigned P = 1;
+  while (P < 32 && 2 * P * R <= B)
+    P *= 2;
+  const unsigned lane = t & (P - 1);
+  const unsigned mask =
+      P == 32 ? SMV_FULL_MASK : ((1u << P) - 1u) << ((t & 31u) & ~(P - 1));
+  for (unsigned i = t / P; i < R; i += B / P) {
+    const uint2 be = bounds(i);
+    T s = T(0);
+    for (unsigned k = be.x + lane; k < be.y; k += P)
+      s += sm[k];
+    for (unsigned off = P / 2; off > 0; off >>= 1)
+      s += __shfl_xor_sync(mask, s, off);
+    if (lane == 0)
+      y[r0 + i] = smv_combine(alpha, s, beta, &y[r0 + i]);
+  }
+}
+
 /* Rung 10's work on tile b of a tile list (rung 12 does the same with
  * some of x in shared memory; x says where x[c] comes from): stage the
- * tile's products in sm, then sum each row. A tile of one row is summed by
- * the whole block; with R rows, P threads per row (the largest power of
- * two <= blockDim / R, 1..32) sum it strided by P, then log2 P shuffles.
- * A piece of a long row goes to tile_piece. Ends on a barrier (sm, red
- * and last_s are free for the next tile). */
+ * tile's products in sm, then sum each row (rows_sum). A piece of a long
+ * row goes to tile_piece. Ends on a barrier (sm, red and last_s are free
+ * for the next tile). */
 template <typename T, int TILE, int LD, typename XS>
 __device__ __forceinline__ void
 tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T> &a,
            const XS &x, T *sm, T *red, unsigned *last_s) {
-  const unsigned t = threadIdx.x, B = blockDim.x;
   const int32_t *__restrict__ row_ptr = a.row_ptr;
-  T *__restrict__ y = a.y;
-  const T alpha = a.alpha, beta = a.beta;
   const int2 d = __ldg(&tiles[b]);
   const int2 dn = __ldg(&tiles[b + 1]);
   const int64_t r0 = d.x;
@@ -321,30 +379,13 @@ tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T> &a,
   const unsigned k1 = (unsigned)__ldg(&row_ptr[r1]);
   stage<T, LD>(k0, k1, a.col, a.val, x, sm);
   __syncthreads();
-  const unsigned R = (unsigned)(r1 - r0);
-  if (R == 1) {
-    const T s = block_sum(sm, k1 - k0, red);
-    if (t == 0)
-      y[r0] = smv_combine(alpha, s, beta, &y[r0]);
-  } else {
-    unsigned P = 1;
-    while (P < 32 && 2 * P * R <= B)
-      P *= 2;
-    const unsigned lane = t & (P - 1);
-    const unsigned mask =
-        P == 32 ? SMV_FULL_MASK : ((1u << P) - 1u) << ((t & 31u) & ~(P - 1));
-    for (unsigned i = t / P; i < R; i += B / P) {
-      const unsigned b_ = (unsigned)__ldg(&row_ptr[r0 + i]) - k0;
-      const unsigned e_ = (unsigned)__ldg(&row_ptr[r0 + i + 1]) - k0;
-      T s = T(0);
-      for (unsigned k = b_ + lane; k < e_; k += P)
-        s += sm[k];
-      for (unsigned off = P / 2; off > 0; off >>= 1)
-        s += __shfl_xor_sync(mask, s, off);
-      if (lane == 0)
-        y[r0 + i] = smv_combine(alpha, s, beta, &y[r0 + i]);
-    }
-  }
+  rows_sum<T>(
+      r0, (unsigned)(r1 - r0), k1 - k0,
+      [&](unsigned i) {
+        return make_uint2((unsigned)__ldg(&row_ptr[r0 + i]) - k0,
+                          (unsigned)__ldg(&row_ptr[r0 + i + 1]) - k0);
+      },
+      a, sm, red);
   __syncthreads(); /* sm and red are reused by the next tile */
 }
 

@@ -49,6 +49,9 @@ typedef int64_t (*smv_tile_end_fn)(const smv_csr *A, int64_t start,
 smv_status smv_tiles_build(smv_context *ctx, const smv_csr *A, int64_t tile,
                            smv_tile_end_fn end, const char *who,
                            struct smv_tiles *out);
+/* Rung 10's rule (spmv_10_tiled.cu), which rung 13's packed tiles follow
+ * too, so both cut a matrix the same way. */
+int64_t smv_tiled_end(const smv_csr *A, int64_t start, int64_t tile);
 /* A rung's tile list as its state: a zeroed struct smv_tiles with tile
  * and load set, built by smv_tiles_build into *state (NULL and nothing
  * allocated on error). */

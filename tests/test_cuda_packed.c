@@ -1,0 +1,135 @@
+/*
+ * test_cuda_packed.c — rung 13 (packed) on the device, f64 and f32, on the
+ * corner cases of its format (test_pack_cases.h: every tile wide, narrow
+ * and wide tiles mixed, spans of exactly 65535 and 65536, runs of empty
+ * rows, rows longer than a tile, 10 x 300000, 100000 x 3, local columns
+ * past 65536, nnz = 0, 1 x 1, generated matrices) and past the L2:
+ *   - against the serial reference (test_cuda_common.h's bound) for five
+ *     alpha/beta cases, y poisoned with NaN where beta = 0 and x NaN where
+ *     alpha = 0, through device pointers (x and y 3 elements into their
+ *     buffers) and smv_spmv_host_vectors;
+ *   - bit for bit against rung 10 at the same block size (the same tiles,
+ *     products and order of the sums), at blocks of 64, 256 and 1024;
+ *   - its device bytes (less than CSR's index bytes on local columns) and
+ *     its place among the tuner's candidates.
+ * SKIPs without a device. Its set-up is lazy here (the host CSR is not
+ * passed), so the columns are copied back from the device and packed.
+ */
+#include "test_cuda_common.h"
+#include "test_pack_cases.h"
+
+/* Rung 13 and rung 10 give the same bits at blocks of 64, 256 and 1024
+ * (x random, y0 random, alpha 1.5, beta -0.25). */
+static void same_bits_as_tiled(smv_matrix *dA, const smv_csr *A,
+                               const char *label) {
+  smv_context *ctx = tc_context();
+  const int64_t m = A->rows, n = A->cols;
+  double *x = (double *)malloc(((size_t)n + 1) * sizeof(double));
+  double *y0 = (double *)malloc(((size_t)m + 1) * sizeof(double));
+  double *y10 = (double *)malloc(((size_t)m + 1) * sizeof(double));
+  double *y13 = (double *)malloc(((size_t)m + 1) * sizeof(double));
+  CHECK(x && y0 && y10 && y13);
+  static const int blocks[] = {64, 256, 1024};
+  for (int b = 0; x && y0 && y10 && y13 && b < 3; b++) {
+    tc_fill(x, n);
+    tc_fill(y0, m);
+    CHECK_OK(smv_context_set_block_size(ctx, blocks[b]));
+    memcpy(y10, y0, (size_t)m * sizeof(double));
+    memcpy(y13, y0, (size_t)m * sizeof(double));
+    CHECK_OK(smv_spmv_host_vectors(ctx, SMV_ALG_TILED, 1.5, dA, x, -0.25, y10));
+    CHECK_OK(
+        smv_spmv_host_vectors(ctx, SMV_ALG_PACKED, 1.5, dA, x, -0.25, y13));
+    int64_t differ = 0, first = -1;
+    for (int64_t i = 0; i < m; i++)
+      if (memcmp(&y10[i], &y13[i], sizeof(double)) != 0 && differ++ == 0)
+        first = i;
+    CHECKF(differ == 0,
+           "%s %s block %d: %lld rows differ from rung 10, first %lld: %.17g "
+           "vs %.17g",
+           label, smv_matrix_precision(dA) == SMV_F32 ? "f32" : "f64",
+           blocks[b], (long long)differ, (long long)first,
+           first >= 0 ? y13[first] : 0.0, first >= 0 ? y10[first] : 0.0);
+  }
+  CHECK_OK(smv_context_set_block_size(ctx, 0));
+  free(x), free(y0), free(y10), free(y13);
+}
+
+/* Both checks on one matrix (tc_both_precisions' fn). */
+static void check_packed(smv_context *ctx, smv_matrix *dA, const smv_csr *A,
+                         int ncases, const char *label) {
+  tc_ab_run(ctx, dA, A, SMV_ALG_PACKED, ncases, label);
+  same_bits_as_tiled(dA, A, label);
+}
+
+static void test_cases(void) {
+  TC_NEED_DEVICE();
+  for (int c = 0; c < TPC_NCASES; c++) {
+    const char *label = "";
+    smv_csr *A = tpc_case(c, &label);
+    if (!A)
+      continue;
+    tc_both_precisions(A, label, TC_NAB, check_packed);
+    smv_csr_free(A);
+  }
+}
+
+/* Past the L2 (the evict-first loads, tiles of 2048 / 4096 entries):
+ * local columns far past 65536 (every tile narrow), a row of 300000
+ * entries among them (pieces), and scattered columns (every tile wide). */
+static void test_past_l2(void) {
+  TC_NEED_DEVICE();
+  const char *specs[] = {"band:1500000:4", "denserow:1500000:8,cols=300000",
+                         "rand:1000000:16,cols=2000000"};
+  for (int s = 0; s < 3; s++) {
+    smv_csr *A = tst_generate(specs[s]);
+    if (!A)
+      continue;
+    tc_both_precisions(A, specs[s], 2, check_packed);
+    smv_csr_free(A);
+  }
+}
+
+/* Device bytes: on local columns rung 13 holds 2 bytes per entry and per
+ * row (+ 16 per tile, 16-byte aligned sections): less than CSR's int32
+ * columns and offsets; released with the matrix, a tuner candidate. */
+static void test_bytes_and_tuner(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  smv_csr *A = tst_generate("lap3d:40");
+  if (!A)
+    return;
+  smv_matrix *dA = NULL;
+  CHECK_OK(smv_matrix_create(ctx, A, SMV_F64, &dA));
+  if (dA) {
+    const size_t before = smv_matrix_device_bytes(dA);
+    CHECK_OK(smv_matrix_prepare(ctx, dA, SMV_ALG_PACKED));
+    const size_t held = smv_matrix_device_bytes(dA) - before;
+    const size_t lo = (size_t)A->nnz * 2 + (size_t)A->rows * 2;
+    const size_t csr_idx = (size_t)A->nnz * 4 + (size_t)A->rows * 4;
+    /* tiles of 512 entries here: 16 bytes per tile is nnz / 32 */
+    CHECKF(held >= lo && held < lo + (size_t)A->nnz / 8 && held < csr_idx,
+           "rung 13 holds %zu bytes (2 per entry and row: %zu)", held, lo);
+    CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_PACKED, 1.0, 0.0, 0, 3, "lap3d:40"),
+              0);
+    CHECK_OK(smv_matrix_tune(ctx, dA, 3));
+    smv_matrix_plan_info p;
+    CHECK_OK(smv_matrix_plan(dA, &p));
+    int found = 0;
+    for (int i = 0; i < p.ncandidates; i++)
+      if (p.candidates[i].alg == SMV_ALG_PACKED) {
+        found = 1;
+        CHECKF(p.candidates[i].ms > 0, "rung 13 timed %g ms",
+               p.candidates[i].ms);
+      }
+    CHECK(found);
+    smv_matrix_free(dA);
+  }
+  smv_csr_free(A);
+}
+
+int main(void) {
+  RUN(test_cases);
+  RUN(test_bytes_and_tuner);
+  RUN(test_past_l2);
+  return TEST_END();
+}
