@@ -37,6 +37,9 @@
 #               (gpu/tune.sh; suite.md)
 #   python      pytest of tests/python and scripts/python/bench_python.py
 #               where they exist                            (gpu/python.sh)
+#   exp         experiment scripts by name: exp:rowpipe/r1,packed/p1 runs
+#               scripts/experiments/rowpipe/r1.sh and packed/p1.sh
+#                                                              (gpu/exp.sh)
 #
 # The device copy has no .git: pass the commit from here as SMV_COMMIT=<hash>
 # so every binary and results file names it. The real matrices are read from
@@ -82,7 +85,7 @@ for p in $parts; do
   args=
   case $p in *:*) args=$(echo "${p#*:}" | tr ',' ' ') ;; esac
   case $part in micro-*) args=${part#micro-} part=micro ;; esac
-  name=$(echo "$p" | tr ':,' '--')
+  name=$(echo "$p" | tr ':,/' '---')
   script=scripts/gpu/$part.sh
   if [ ! -f "$script" ] || [ "$part" = common ]; then
     note "unknown part $p (parts: $(ls scripts/gpu | sed -n 's/\.sh$//p' | grep -v '^common$' | tr '\n' ' '))"
