@@ -11,8 +11,9 @@ mkdir -p "$OUT"
 build/tests/test_cuda_spmm >"$OUT/test_cuda_spmm.log" 2>&1
 echo "test_cuda_spmm: exit $?: $(tail -1 "$OUT/test_cuda_spmm.log")"
 timeout 300 build/smv bench-spmm plaw:1000000:16 rmat:20:16 plaw:2000000:16 \
-  stencil27:80 --k 32,64,128 --prec both --layout row \
-  --algs rowsplit,rowpipe,cusparse-alg2,cusparse-alg3 --runs 20 \
+  stencil27:80 --k 4,8,32,64,128 --prec both --layout row \
+  --algs rowsplit,rowpipe,colsplit,cusparse-alg1,cusparse-alg2,cusparse-alg3 \
+  --runs 20 \
   --csv "$OUT/rowpipe.csv" >"$OUT/rowpipe.log" 2>&1
 echo "bench-spmm: exit $?"
 cut -d, -f4-11 "$OUT/rowpipe.csv"
