@@ -14,10 +14,11 @@
  * blocks per SM (SMV_SOLVE_COOP_BLOCK, SMV_SOLVE_COOP_PER_SM).
  * The persistent BiCGStab (bicgstab_coop.cu), off unless
  * SMV_SOLVE_COOP_BICGSTAB=1: off by default, then with the knob the
- * graph path's and the CPU's iteration counts within 1% (lap2d, lap3d,
- * a nonsymmetric convection-diffusion matrix; f64 and f32, Jacobi and
- * none), the true residual, the same bits run to run and across progress
- * chunks, breakdown on a skew-symmetric matrix, and the fallbacks.
+ * graph path's and the CPU's iteration counts within BiCGStab's slack,
+ * 2 + 5% (lap2d, lap3d, a nonsymmetric convection-diffusion matrix; f64
+ * and f32, Jacobi and none), the true residual, the same bits run to run
+ * and across progress chunks, breakdown on a skew-symmetric matrix, and
+ * the fallbacks.
  * SKIPs without a device.
  */
 #include "test_cuda_common.h"
@@ -471,8 +472,11 @@ static void check_bicgstab_coop(const char *name, const smv_csr *A, int f32,
   CHECKF(r.persistent && !r.graph_used && r.converged && !r.breakdown,
          "%s: persistent %d graph %d converged %d after %d (%g)", what,
          r.persistent, r.graph_used, r.converged, r.iterations, r.relres);
-  CHECKF(within_1pct(r.iterations, rg.iterations) &&
-             within_1pct(r.iterations, rc.iterations),
+  /* BiCGStab's documented slack (tests/test_cuda_solve.c, compare): its
+   * non-monotone residual amplifies different summation orders, so the
+   * graph path and the CPU already differ by a few percent. */
+  CHECKF(abs(r.iterations - rg.iterations) <= 2 + rg.iterations / 20 &&
+             abs(r.iterations - rc.iterations) <= 2 + rc.iterations / 20,
          "%s: %d iterations persistent, %d graph, %d CPU", what, r.iterations,
          rg.iterations, rc.iterations);
   CHECK_INT(r.history_count, r.iterations + 1);
