@@ -12,6 +12,13 @@
  * variants (SMV_SOLVE_COOP_VARIANT=cg2, two barriers an iteration, and
  * cg1, one: cg_coop1.cu), and test_shapes for each block size and fewer
  * blocks per SM (SMV_SOLVE_COOP_BLOCK, SMV_SOLVE_COOP_PER_SM).
+ * The persistent BiCGStab (bicgstab_coop.cu), off unless
+ * SMV_SOLVE_COOP_BICGSTAB=1: off by default, then with the knob the
+ * graph path's and the CPU's iteration counts within BiCGStab's slack,
+ * 2 + 5% (lap2d, lap3d, a nonsymmetric convection-diffusion matrix; f64
+ * and f32, Jacobi and none), the true residual, the same bits run to run
+ * and across progress chunks, breakdown on a skew-symmetric matrix, and
+ * the fallbacks.
  * SKIPs without a device.
  */
 #include "test_cuda_common.h"
@@ -410,6 +417,186 @@ static void test_shapes(void) {
   }
 }
 
+/* BiCGStab on the device through smv_solve_cuda_host. */
+static smv_status gpu_bi(smv_matrix *dA, const double *b, double *x,
+                         const smv_solve_options *o, smv_solve_result *r) {
+  return smv_solve_cuda_host(tc_context(), dA, SMV_METHOD_BICGSTAB, b, x, o, r);
+}
+
+/* One matrix, precision and preconditioner: the knob unset (the graph
+ * path, even with persistent = 1), then set: the persistent kernel, the
+ * graph path's and the CPU's counts within 1%, the true residual, the
+ * history, the same bits again and across progress chunks. */
+static void check_bicgstab_coop(const char *name, const smv_csr *A, int f32,
+                                smv_precond pc) {
+  smv_context *ctx = tc_context();
+  const int64_t n = A->rows;
+  const double tol = f32 ? 1e-4 : 1e-10;
+  double *b = rhs_ones(A), *x = malloc(n * sizeof *x);
+  double *x2 = malloc(n * sizeof *x2), *xc = malloc(n * sizeof *xc);
+  float *bf = malloc(n * sizeof *bf), *xf = malloc(n * sizeof *xf);
+  double *hist = malloc(5001 * sizeof *hist);
+  smv_matrix *dA = NULL;
+  char what[160];
+  snprintf(what, sizeof what, "bicgstab %s %s %s", name, f32 ? "f32" : "f64",
+           pc ? "jacobi" : "none");
+  CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
+  if (!dA || !x || !x2 || !xc || !bf || !xf || !hist)
+    goto out;
+  smv_solve_options o;
+  smv_solve_options_init(&o);
+  o.tol = tol;
+  o.maxit = 5000;
+  o.precond = pc;
+  o.persistent = 1;
+  smv_solve_result rg, r, r2, rc;
+  unsetenv("SMV_SOLVE_COOP_BICGSTAB");
+  CHECK_OK(gpu_bi(dA, b, x, &o, &rg));
+  CHECKF(!rg.persistent && rg.graph_used && rg.converged,
+         "%s, knob unset: persistent %d graph %d converged %d", what,
+         rg.persistent, rg.graph_used, rg.converged);
+  smv_error err;
+  if (f32) {
+    for (int64_t i = 0; i < n; i++)
+      bf[i] = (float)b[i];
+    CHECK_OK(smv_bicgstab_f32(A, bf, xf, &o, &rc, &err));
+  } else {
+    CHECK_OK(smv_bicgstab(A, b, xc, &o, &rc, &err));
+  }
+  setenv("SMV_SOLVE_COOP_BICGSTAB", "1", 1);
+  o.history = hist;
+  o.history_len = 5001;
+  tc_fill_nan(x, n);
+  smv_status st = gpu_bi(dA, b, x, &o, &r);
+  CHECKF(st == SMV_OK, "%s: %s", what, smv_context_error(ctx));
+  CHECKF(r.persistent && !r.graph_used && r.converged && !r.breakdown,
+         "%s: persistent %d graph %d converged %d after %d (%g)", what,
+         r.persistent, r.graph_used, r.converged, r.iterations, r.relres);
+  /* BiCGStab's documented slack (tests/test_cuda_solve.c, compare): its
+   * non-monotone residual amplifies different summation orders, so the
+   * graph path and the CPU already differ by a few percent. */
+  CHECKF(abs(r.iterations - rg.iterations) <= 2 + rg.iterations / 20 &&
+             abs(r.iterations - rc.iterations) <= 2 + rc.iterations / 20,
+         "%s: %d iterations persistent, %d graph, %d CPU", what, r.iterations,
+         rg.iterations, rc.iterations);
+  CHECK_INT(r.history_count, r.iterations + 1);
+  CHECK_NEAR(hist[r.iterations], r.relres, 0.0);
+  const double tr = true_relres(A, b, x);
+  CHECKF(tr <= (f32 ? 1e-3 : 10 * tol), "%s: true residual %g", what, tr);
+  o.history = NULL;
+  o.history_len = 0;
+  tc_fill_nan(x2, n);
+  CHECK_OK(gpu_bi(dA, b, x2, &o, &r2));
+  CHECK_INT(r2.iterations, r.iterations);
+  CHECKF(memcmp(x, x2, n * sizeof *x) == 0, "%s: run-to-run bits", what);
+  CHECK(memcmp(&r.relres, &r2.relres, sizeof r.relres) == 0);
+  /* Paused every 7 iterations and relaunched: the same bits. */
+  o.progress = on_progress;
+  o.progress_every = 7;
+  progress_calls = 0;
+  tc_fill_nan(x2, n);
+  CHECK_OK(gpu_bi(dA, b, x2, &o, &r2));
+  CHECK(r2.persistent);
+  CHECK_INT(r2.iterations, r.iterations);
+  CHECKF(progress_calls == r.iterations / 7, "%s: %d calls for %d", what,
+         progress_calls, r.iterations);
+  CHECKF(memcmp(x, x2, n * sizeof *x) == 0, "%s: progress chunks' bits", what);
+out:
+  unsetenv("SMV_SOLVE_COOP_BICGSTAB");
+  smv_matrix_free(dA);
+  free(b), free(x), free(x2), free(xc), free(bf), free(xf), free(hist);
+}
+
+static void test_bicgstab_coop_matches(void) {
+  TC_NEED_DEVICE();
+  const char *specs[] = {"lap2d:60", "lap3d:16", "convdiff"};
+  for (int s = 0; s < 3; s++) {
+    smv_csr *A = s == 2 ? convdiff(70, 0.4) : tst_generate(specs[s]);
+    if (!A)
+      continue;
+    for (int pc = 0; pc < 2; pc++)
+      check_bicgstab_coop(specs[s], A, 0,
+                          pc ? SMV_PRECOND_JACOBI : SMV_PRECOND_NONE);
+    check_bicgstab_coop(specs[s], A, 1, SMV_PRECOND_JACOBI);
+    smv_csr_free(A);
+  }
+}
+
+/* n / 2 blocks [0 1; -1 0]: skew-symmetric, so rhat.v = r0' A r0 = 0 at
+ * the first step: breakdown on both paths, never a hang or maxit. Then
+ * the fallbacks with the knob set: persistent = -1, SMV_SOLVE_COOP=0 and
+ * a refused launch (SMV_SOLVE_COOP_GRID) give the graph path's bits. */
+static void test_bicgstab_coop_breakdown_fallbacks(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  const int n = 200;
+  smv_csr *K = NULL;
+  if (smv_csr_create(n, n, n, &K) != SMV_OK)
+    return;
+  for (int i = 0; i < n; i++) {
+    K->row_ptr[i + 1] = i + 1;
+    K->col_idx[i] = i ^ 1;
+    K->values[i] = i & 1 ? -1.0 : 1.0;
+  }
+  K->sorted = 1;
+  smv_matrix *dK = NULL;
+  CHECK_OK(smv_matrix_create(ctx, K, SMV_F64, &dK));
+  double *b = rhs_ones(K), *x = malloc(n * sizeof *x);
+  setenv("SMV_SOLVE_COOP_BICGSTAB", "1", 1);
+  for (int path = 0; dK && path < 2; path++) {
+    smv_solve_options o;
+    smv_solve_options_init(&o);
+    o.persistent = path ? 1 : -1;
+    o.maxit = 100000;
+    smv_solve_result r;
+    CHECK_OK(gpu_bi(dK, b, x, &o, &r));
+    CHECKF(r.breakdown && !r.converged && r.iterations < 5,
+           "skew, %s: breakdown %d converged %d after %d",
+           path ? "persistent" : "graph", r.breakdown, r.converged,
+           r.iterations);
+    CHECK(r.persistent == path);
+  }
+  unsetenv("SMV_SOLVE_COOP_BICGSTAB");
+  free(b), free(x);
+  smv_matrix_free(dK);
+  smv_csr_free(K);
+
+  fixture F;
+  if (!fixture_open(&F, "lap2d:50"))
+    return;
+  const size_t bytes = F.n * sizeof *F.x;
+  smv_solve_options o;
+  smv_solve_options_init(&o);
+  smv_solve_result rg, r;
+  o.persistent = -1;
+  CHECK_OK(gpu_bi(F.dA, F.b, F.x2, &o, &rg));
+  CHECK(!rg.persistent && rg.graph_used && rg.converged);
+  setenv("SMV_SOLVE_COOP_BICGSTAB", "1", 1);
+  CHECK_OK(gpu_bi(F.dA, F.b, F.x, &o, &r));
+  CHECK(!r.persistent && r.graph_used);
+  o.persistent = 1;
+  setenv("SMV_SOLVE_COOP", "0", 1);
+  CHECK_OK(gpu_bi(F.dA, F.b, F.x, &o, &r));
+  unsetenv("SMV_SOLVE_COOP");
+  CHECK(!r.persistent && r.graph_used && r.converged);
+  CHECK_INT(r.iterations, rg.iterations);
+  CHECK(memcmp(F.x, F.x2, bytes) == 0);
+  setenv("SMV_SOLVE_COOP_GRID", "1000000", 1);
+  smv_status st = gpu_bi(F.dA, F.b, F.x, &o, &r);
+  unsetenv("SMV_SOLVE_COOP_GRID");
+  CHECKF(st == SMV_OK, "refused launch: %s", smv_context_error(ctx));
+  CHECKF(!r.persistent && r.graph_used && r.converged,
+         "refused launch: persistent %d graph %d converged %d", r.persistent,
+         r.graph_used, r.converged);
+  CHECK_INT(r.iterations, rg.iterations);
+  CHECK(memcmp(F.x, F.x2, bytes) == 0);
+  /* The context still works after the refused launch. */
+  CHECK_OK(gpu_bi(F.dA, F.b, F.x, &o, &r));
+  CHECK(r.persistent && r.converged);
+  unsetenv("SMV_SOLVE_COOP_BICGSTAB");
+  fixture_close(&F);
+}
+
 /* Every test of the persistent kernel, once per variant. */
 static void run_variant(const char *v) {
   static char names[2][8][64];
@@ -439,6 +626,8 @@ static void run_variant(const char *v) {
 int main(void) {
   run_variant("cg2");
   run_variant("cg1");
+  RUN(test_bicgstab_coop_matches);
+  RUN(test_bicgstab_coop_breakdown_fallbacks);
   smv_context_free(tc_ctx);
   return TEST_END();
 }

@@ -64,7 +64,9 @@
  *                                   allows (the default);
  *   SMV_SOLVE_COOP_GRID=G           test hook: the grid, co-resident or
  *                                   not (a refused launch);
- *   SMV_SOLVE_COOP=0                never the persistent kernel.
+ *   SMV_SOLVE_COOP=0                never the persistent kernel;
+ *   SMV_SOLVE_COOP_BICGSTAB=1       BiCGStab too (bicgstab_coop.cu; off
+ *                                   by default: not yet run on a device).
  * The grid never exceeds the blocks the rows need.
  */
 #include "cg_coop.h"
@@ -172,6 +174,8 @@ int lanes_for(double row_mean) {
 const void *coop_kernel(const solver &S) {
   const int l = lanes_for(S.dA->st.row_mean);
   const bool f32 = S.prec == SMV_F32;
+  if (S.method == SMV_METHOD_BICGSTAB)
+    return bicgstab_coop_kernel_for(f32, S.jac, l, S.coop_block);
   if (S.coop_variant == 1)
     return cg1_kernel_for(f32, S.jac, l, S.coop_block);
   return coop_pick<cg2_k>(f32, S.jac, l, S.coop_block);
@@ -179,11 +183,14 @@ const void *coop_kernel(const solver &S) {
 
 /* Work vectors (T each) and the matrix, in bytes: what must stay in the
  * L2 for the persistent kernel to beat the graph path's tuned SpMV.
- * cg2: x r p0 p1 q b (+ z dinv); cg1: x r0 r1 w0 w1 s0 s1 p b (+ dinv). */
+ * cg2: x r p0 p1 q b (+ z dinv); cg1: x r0 r1 w0 w1 s0 s1 p b (+ dinv);
+ * BiCGStab: x r rhat p0 p1 v0 v1 s t b (+ dinv). */
 double footprint(const solver &S, int variant) {
   const double es = S.prec == SMV_F32 ? 4.0 : 8.0;
-  const double vecs =
-      variant == 1 ? 9.0 + (S.jac ? 1.0 : 0.0) : 6.0 + (S.jac ? 2.0 : 0.0);
+  const double jac = S.jac ? 1.0 : 0.0;
+  const double vecs = S.method == SMV_METHOD_BICGSTAB ? 10.0 + jac
+                      : variant == 1                  ? 9.0 + jac
+                                                      : 6.0 + 2.0 * jac;
   return (double)S.dA->st.nnz * (4.0 + es) + 4.0 * (double)(S.n + 1) +
          vecs * es * (double)S.n;
 }
@@ -197,7 +204,18 @@ template <typename T> coop_args<T> args_of(solver &S, int it_end) {
   a.val = (const T *)S.dA->values;
   a.x = (T *)S.x;
   a.dinv = S.V<T>(V_DINV);
-  if (S.coop_variant == 1) {
+  if (S.method == SMV_METHOD_BICGSTAB) {
+    /* Where the start left r, rhat, p = 0 and v = 0 (p0, v0: iteration
+     * 0's old p and v); s and t are written before they are read. */
+    a.r = S.V<T>(V_R);
+    a.rh = S.V<T>(V_RH);
+    a.p0 = S.V<T>(V_P);
+    a.p1 = S.V<T>(V_P2);
+    a.v0 = S.V<T>(V_Q);
+    a.v1 = S.V<T>(V_Z);
+    a.sv = S.V<T>(V_S);
+    a.t = S.V<T>(V_T);
+  } else if (S.coop_variant == 1) {
     /* r0 is where the start left r; the others are written before they
      * are read (s0 and w0 by the kernel's first pass). */
     a.r0 = S.V<T>(V_R);
@@ -237,6 +255,13 @@ bool cg_coop_plan(solver &S, const char **why) {
   const smv_context *ctx = S.ctx;
   const int want = S.o.persistent;
   *why = nullptr;
+  if (S.method == SMV_METHOD_BICGSTAB) {
+    const char *bi = getenv("SMV_SOLVE_COOP_BICGSTAB");
+    if (!bi || strcmp(bi, "1") != 0) {
+      *why = "the persistent BiCGStab is off (SMV_SOLVE_COOP_BICGSTAB=1)";
+      return false;
+    }
+  }
   if (want < 0) {
     *why = "persistent = -1";
     return false;
@@ -263,7 +288,10 @@ bool cg_coop_plan(solver &S, const char **why) {
     return false;
   }
   const char *var = getenv("SMV_SOLVE_COOP_VARIANT");
-  const int variant = var && strcmp(var, "cg2") == 0 ? 2 : 1;
+  /* BiCGStab has one kernel; its variant (3) names it to the driver. */
+  const int variant = S.method == SMV_METHOD_BICGSTAB  ? 3
+                      : var && strcmp(var, "cg2") == 0 ? 2
+                                                       : 1;
   const int bs = env_int("SMV_SOLVE_COOP_BLOCK");
   S.coop_variant = variant;
   S.coop_block = bs == 512 || bs == 1024 ? bs : 256;

@@ -8,6 +8,8 @@
  *
  *   cg_coop.cu   the plan, the launch and the two-barrier kernel (cg2)
  *   cg_coop1.cu  the single-barrier kernel (cg1, Chronopoulos–Gear)
+ *   bicgstab_coop.cu  BiCGStab's three-barrier kernel (off by default:
+ *                SMV_SOLVE_COOP_BICGSTAB=1)
  */
 #ifndef SMV_CUDA_CG_COOP_H
 #define SMV_CUDA_CG_COOP_H
@@ -26,10 +28,12 @@ constexpr int coop_min_blocks(int bs) {
   return bs >= 1024 ? 1 : bs >= 512 ? 3 : 4;
 }
 
-/* The vectors of both variants; a variant leaves the others NULL.
+/* The vectors of every variant; a variant leaves the others NULL.
  *   cg2: r, z (= r without Jacobi), p0 / p1 (p by parity), q = A p;
  *   cg1: r0 / r1, w0 / w1 (w = A u), s0 / s1 (s = A p), each by parity,
- *        and p (read and written by its row's owner only). */
+ *        and p (read and written by its row's owner only);
+ *   bicgstab: r, rh (rhat), p0 / p1 and v0 / v1 (v = A phat) by parity,
+ *        sv (s) and t (= A shat). */
 template <typename T> struct coop_args {
   int64_t n;
   const int32_t *rp, *ci;
@@ -38,8 +42,9 @@ template <typename T> struct coop_args {
   const T *dinv;
   T *r, *z, *p0, *p1, *q;
   T *r0, *r1, *w0, *w1, *s0, *s1, *p;
+  T *rh, *v0, *v1, *sv, *t;
   solve_state *st;
-  double *part; /* cg2: 3 G doubles; cg1: 2 x 3 G (by parity)      */
+  double *part; /* cg2: 3 G; cg1: 2 x 3 G (by parity); bicgstab: 6 G */
   double *hist;
   int it_end; /* pause (not done) after this iteration            */
 };
@@ -250,6 +255,8 @@ const void *coop_pick(bool f32, bool jac, int lanes, int bs) {
 
 /* cg_coop1.cu: the single-barrier kernel for a shape. */
 const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs);
+/* bicgstab_coop.cu: the persistent BiCGStab kernel for a shape. */
+const void *bicgstab_coop_kernel_for(bool f32, bool jac, int lanes, int bs);
 
 } // namespace smv_solve
 

@@ -5,7 +5,8 @@
  *
  * Two ways to run the iterations:
  *   - CG on a matrix that fits the L2 (or persistent = 1), where the
- *     device can launch cooperatively: the persistent kernel (cg_coop.cu),
+ *     device can launch cooperatively: the persistent kernel (cg_coop.cu;
+ *     BiCGStab too with SMV_SOLVE_COOP_BICGSTAB=1, bicgstab_coop.cu),
  *     one launch for the whole solve (one per progress report), stopping
  *     decided on the device after every iteration;
  *   - otherwise (BiCGStab, PageRank, larger matrices, persistent = -1, a
@@ -33,8 +34,9 @@ namespace {
  * the inverse diagonal with Jacobi, + the second p of the persistent
  * kernel, + z, s and t for the single-barrier one's second r and its s,
  * + Chebyshev's d and w); BiCGStab r, p, v (in Q), rhat, s, t (+ phat,
- * shat, the inverse diagonal); PageRank y (in Q). The others stay NULL: no
- * kernel of that method reads them. */
+ * shat, the inverse diagonal; + the persistent kernel's second p and v in
+ * P2 and Z); PageRank y (in Q). The others stay NULL: no kernel of that
+ * method reads them. */
 unsigned vectors_used(smv_method m, bool jac, bool cheb, bool coop,
                       int variant) {
   const unsigned J = jac ? 1u << V_DINV : 0u;
@@ -46,7 +48,8 @@ unsigned vectors_used(smv_method m, bool jac, bool cheb, bool coop,
            (one ? 1u << V_Z | 1u << V_S | 1u << V_T : 0u);
   if (m == SMV_METHOD_BICGSTAB)
     return 1u << V_R | 1u << V_P | 1u << V_Q | 1u << V_RH | 1u << V_S |
-           1u << V_T | (jac ? 1u << V_PH | 1u << V_SH : 0u) | J;
+           1u << V_T | (jac ? 1u << V_PH | 1u << V_SH : 0u) | J |
+           (coop ? 1u << V_P2 | 1u << V_Z : 0u);
   return 1u << V_Q;
 }
 
@@ -116,7 +119,10 @@ smv_status solver::run(smv_solve_result *res) {
         continue;
       }
       if (e != cudaSuccess)
-        return fail(e, "cudaLaunchCooperativeKernel (persistent CG)");
+        return fail(e, method == SMV_METHOD_CG
+                           ? "cudaLaunchCooperativeKernel (persistent CG)"
+                           : "cudaLaunchCooperativeKernel (persistent "
+                             "BiCGStab)");
       res->persistent = 1;
       first = false;
       continue;
@@ -265,7 +271,8 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
   }
   {
     const char *no;
-    S.coop = method == SMV_METHOD_CG && cg_coop_plan(S, &no);
+    S.coop = (method == SMV_METHOD_CG || method == SMV_METHOD_BICGSTAB) &&
+             cg_coop_plan(S, &no);
     cudaGetLastError(); /* the plan's queries leave nothing behind */
   }
   /* PDL where the kernels carry their waits (kernel_common.h). */
@@ -275,10 +282,11 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
       S.o.history_len < S.o.maxit + 1 ? S.o.history_len : S.o.maxit + 1;
   const size_t state_bytes = 256;
   /* Partials: 3 per block of the larger grid (6 for the single-barrier
-   * persistent CG: two sets, by parity), then 2 doubles of output (the
-   * f32 true residual) and the pre-pass's 16 bytes fit inside. */
+   * persistent CG: two sets, by parity; 6 for the persistent BiCGStab:
+   * one set per phase), then 2 doubles of output (the f32 true residual)
+   * and the pre-pass's 16 bytes fit inside. */
   const size_t pgrid = S.coop && S.coop_grid > S.grid ? S.coop_grid : S.grid;
-  const size_t per_block = S.coop && S.coop_variant == 1 ? 6 : 3;
+  const size_t per_block = S.coop && S.coop_variant != 2 ? 6 : 3;
   const size_t part_bytes =
       (((size_t)pgrid * per_block + 4) * sizeof(double) + 255) / 256 * 256;
   const unsigned used =

@@ -12,6 +12,8 @@
  *                launch, the two-barrier kernel (cg_coop.h: what the
  *                variants share)
  *   cg_coop1.cu  its single-barrier variant (Chronopoulos–Gear)
+ *   bicgstab_coop.cu  BiCGStab as a persistent kernel (off by default:
+ *                SMV_SOLVE_COOP_BICGSTAB=1)
  *   chebyshev.cu the Chebyshev polynomial preconditioner (CG)
  *   bicgstab.cu  BiCGStab's four fused kernels
  *   pagerank.cu  PageRank's kernels and smv_pagerank_cuda
@@ -178,8 +180,8 @@ __global__ void alpha_kernel(int64_t n, const T *a, const T *b, solve_state *st,
 
 /* Work vectors. P2 is the persistent CG kernel's second p buffer; CD and
  * CW the Chebyshev preconditioner's d and w. The single-barrier persistent
- * CG keeps r in R and Z, w in Q and P2, s in S and T (cg_coop.cu,
- * args_of). */
+ * CG keeps r in R and Z, w in Q and P2, s in S and T; the persistent
+ * BiCGStab p in P and P2, v in Q and Z (cg_coop.cu, args_of). */
 enum {
   V_R,
   V_Z,
@@ -208,7 +210,8 @@ struct solver {
   smv_cheb cheb;      /* its coefficients                                 */
   bool coop;          /* CG runs as the persistent kernel (cg_coop.cu) */
   unsigned coop_grid; /* its co-resident grid (cg_coop_plan)            */
-  int coop_variant;   /* 2: two barriers an iteration; 1: one (cg_coop1) */
+  int coop_variant;   /* 2: two barriers an iteration; 1: one (cg_coop1);
+                         3: BiCGStab (bicgstab_coop.cu)                 */
   int coop_block;     /* its threads per block: 256, 512 or 1024        */
   int64_t n;
   unsigned grid;
@@ -282,7 +285,8 @@ template <typename T> smv_status pagerank_start(solver &S);
 template <typename T> smv_status cheb_setup(solver &S);
 template <typename T> smv_status cheb_apply(solver &S, bool start);
 
-/* The persistent cooperative CG (cg_coop.cu). cg_coop_plan: whether it
+/* The persistent cooperative CG (cg_coop.cu), and BiCGStab where
+ * SMV_SOLVE_COOP_BICGSTAB=1 (bicgstab_coop.cu). cg_coop_plan: whether it
  * can run this solve (cooperative launch, co-resident grid, the size rule
  * of o.persistent), setting S.grid to its co-resident grid; *why says why
  * not. cg_coop_launch: iterations from the started state until done or
