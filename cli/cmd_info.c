@@ -262,7 +262,7 @@ static int print_spmm_plan(const char *matrix, const smv_csr *A,
       sh.rows = s->rows, sh.cols = s->cols, sh.nnz = s->nnz;
       sh.row_max = s->row_max, sh.row_mean = s->row_mean;
       sh.k = k, sh.layout = lay, sh.f32 = prec == SMV_F32;
-      sh.ldx = ldx, sh.ldy = ldy; /* no device: no L2, so no rung 7 */
+      sh.ldx = ldx, sh.ldy = ldy;
       st = smv_spmm_choose(&sh, &c);
     }
     if (st != SMV_OK) {

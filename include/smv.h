@@ -761,12 +761,6 @@ typedef struct {
   smv_layout layout;
   int f32; /* 1: float values and operands, 0: double          */
   int64_t ldx, ldy;
-  /* Optional (0: unknown): the mean distance of an entry's column from its
-   * row's, over the columns (the device matrix's statistic; > 0.05 is
-   * scattered), and the device's L2 bytes: rung 7 (never chosen) sizes
-   * its slices from them. */
-  double col_spread;
-  int64_t l2_bytes;
 } smv_spmm_shape;
 typedef struct {
   smv_spmm_alg alg; /* never AUTO                                     */

@@ -425,7 +425,9 @@ static smv_status gpu_bi(smv_matrix *dA, const double *b, double *x,
 
 /* One matrix, precision and preconditioner: the knob unset (the graph
  * path, even with persistent = 1), then set: the persistent kernel, the
- * graph path's and the CPU's counts within 1%, the true residual, the
+ * graph path's and the CPU's counts within 2 + 5% (the slack
+ * test_cuda_solve.c allows BiCGStab between the graph path and the CPU), the
+ * true residual, the
  * history, the same bits again and across progress chunks. */
 static void check_bicgstab_coop(const char *name, const smv_csr *A, int f32,
                                 smv_precond pc) {

@@ -63,11 +63,6 @@ smv_status smv_csr_cheap_check(const smv_csr *A);
  * trust column indices but must not trust offsets. */
 smv_status smv_csr_offsets_check(const smv_csr *A);
 
-/* SpMM rung 7's slice width, columns per pass (spmm_plan.c): the widest
- * power of two whose X slice (cols x kw x es) fits in half of l2_bytes, at
- * least one 32-byte sector, at most k. The plan and the rung share it. */
-int64_t spmm_kslice_width(int64_t l2_bytes, int64_t cols, int k, int f32);
-
 /* SpMM argument checks shared by the CPU and device paths (spmm.c): layout,
  * k >= 0, leading dimensions for a rows x cols matrix, X and Y present
  * where they are read or written. why (may be NULL) gets the reason. */

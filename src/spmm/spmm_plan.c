@@ -34,7 +34,6 @@
 #include "internal.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
   if (!s || !c || s->k < 1 ||
@@ -91,17 +90,4 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
            row ? "row" : "column", s->k, SMV_SPMM_COLTRANS_K, s->row_mean, s->k,
            split);
   return SMV_OK;
-}
-
-int64_t spmm_kslice_width(int64_t l2_bytes, int64_t cols, int k, int f32) {
-  const int64_t es = f32 ? 4 : 8, sector = 32 / es;
-  int64_t kw = sector;
-  while (kw * 2 <= k && (cols > 0 ? cols : 1) * kw * 2 * es <= l2_bytes / 2)
-    kw *= 2;
-  /* Test and tuning hook: SMV_SPMM_KSLICE_W forces the width (a multiple
-   * of the sector, so the slices keep 16-byte alignment). */
-  const char *w = getenv("SMV_SPMM_KSLICE_W");
-  if (w && atoi(w) >= (int)sector && atoi(w) % sector == 0)
-    kw = atoi(w);
-  return kw < k ? kw : k;
 }

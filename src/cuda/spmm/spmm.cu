@@ -129,12 +129,9 @@ static int is_zero(smv_precision p, double v) {
   return p == SMV_F64 ? v == 0.0 : (float)v == 0.0f;
 }
 
-static void shape_of(const smv_context *ctx, const smv_matrix *dA, int k,
-                     smv_layout layout, int64_t ldx, int64_t ldy,
-                     smv_spmm_shape *s) {
+static void shape_of(const smv_matrix *dA, int k, smv_layout layout,
+                     int64_t ldx, int64_t ldy, smv_spmm_shape *s) {
   memset(s, 0, sizeof *s);
-  s->col_spread = dA->st.col_spread;
-  s->l2_bytes = ctx->prop.l2CacheSize;
   s->rows = dA->st.rows;
   s->cols = dA->st.cols;
   s->nnz = dA->st.nnz;
@@ -149,11 +146,10 @@ static void shape_of(const smv_context *ctx, const smv_matrix *dA, int k,
 
 /* AUTO's rung: smv_spmm_tune's answer for this (k, layout) if there is one
  * and its rung takes these leading dimensions, else the rule. */
-static smv_status auto_choice(const smv_context *ctx, const smv_matrix *dA,
-                              int k, smv_layout layout, int64_t ldx,
-                              int64_t ldy, smv_spmm_choice *c) {
+static smv_status auto_choice(const smv_matrix *dA, int k, smv_layout layout,
+                              int64_t ldx, int64_t ldy, smv_spmm_choice *c) {
   smv_spmm_shape sh;
-  shape_of(ctx, dA, k, layout, ldx, ldy, &sh);
+  shape_of(dA, k, layout, ldx, ldy, &sh);
   smv_status st = smv_spmm_choose(&sh, c);
   const struct smv_spmm_split *sp = dA->spmm_split;
   for (int i = 0; st == SMV_OK && sp && i < sp->ntuned; i++) {
@@ -185,7 +181,7 @@ static smv_status spmm_device(smv_context *ctx, smv_spmm_alg alg, double alpha,
   if (!cus) {
     if (alg == SMV_SPMM_AUTO) {
       smv_spmm_choice c;
-      if (auto_choice(ctx, dA, k, layout, ldx, ldy, &c) != SMV_OK)
+      if (auto_choice(dA, k, layout, ldx, ldy, &c) != SMV_OK)
         return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmm: no plan for k = %d", k);
       alg = c.alg;
     }
@@ -370,7 +366,7 @@ extern "C" smv_status smv_spmm_plan(smv_context *ctx, const smv_matrix *dA,
     return SMV_ERR_ARG;
   if (!dA || !c)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmm_plan: NULL argument");
-  if (auto_choice(ctx, dA, k, layout, ldx, ldy, c) != SMV_OK)
+  if (auto_choice(dA, k, layout, ldx, ldy, c) != SMV_OK)
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "smv_spmm_plan: k = %d or layout %d out of range", k,
                        (int)layout);
@@ -462,7 +458,7 @@ extern "C" smv_status smv_spmm_tune(smv_context *ctx, smv_matrix *dA, int k,
   const int64_t ldx = row ? k : (cols > 0 ? cols : 1);
   const int64_t ldy = row ? k : (rows > 0 ? rows : 1);
   smv_spmm_shape sh; /* the rule's choice, not an earlier tuning's */
-  shape_of(ctx, dA, k, layout, ldx, ldy, &sh);
+  shape_of(dA, k, layout, ldx, ldy, &sh);
   if (smv_spmm_choose(&sh, c) != SMV_OK)
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "smv_spmm_tune: k = %d or layout %d out of range", k,

@@ -31,6 +31,23 @@
  */
 #include "spmm_ladder.h"
 
+#include <stdlib.h>
+
+/* The slice width: the widest power of two kw whose X slice (cols x kw x
+ * es) fits in half of l2_bytes, at least one 32-byte sector, at most k. */
+static int64_t kslice_width(int64_t l2_bytes, int64_t cols, int k, int f32) {
+  const int64_t es = f32 ? 4 : 8, sector = 32 / es;
+  int64_t kw = sector;
+  while (kw * 2 <= k && (cols > 0 ? cols : 1) * kw * 2 * es <= l2_bytes / 2)
+    kw *= 2;
+  /* Test and tuning hook: SMV_SPMM_KSLICE_W forces the width (a multiple
+   * of the sector, so the slices keep 16-byte alignment). */
+  const char *w = getenv("SMV_SPMM_KSLICE_W");
+  if (w && atoi(w) >= (int)sector && atoi(w) % sector == 0)
+    kw = atoi(w);
+  return kw < k ? kw : k;
+}
+
 static int accepts(const struct spmm_args *a) {
   return a->layout == SMV_LAYOUT_ROW_MAJOR;
 }
@@ -40,7 +57,7 @@ static smv_status run(const struct spmm_args *a) {
   const int f32 = m->prec == SMV_F32;
   const size_t es = f32 ? 4 : 8;
   const int64_t kw =
-      spmm_kslice_width(a->ctx->prop.l2CacheSize, m->st.cols, a->k, f32);
+      kslice_width(a->ctx->prop.l2CacheSize, m->st.cols, a->k, f32);
   for (int64_t c0 = 0; c0 < a->k; c0 += kw) {
     struct spmm_args s = *a;
     s.X = (const char *)a->X + (size_t)c0 * es;
