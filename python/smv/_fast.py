@@ -4,11 +4,59 @@ current stream, y absent or just as good) read from the array's own
 attributes with no intermediate objects, straight to smv_spmv. Anything
 else answers None and the general path (_matrix.Matrix.spmv) handles it,
 with its checks and messages. This is what keeps a product within a few
-microseconds of the C API (bench/results/<device>/python.md)."""
+microseconds of the C API (bench/results/<device>/python.md).
+
+Results (`M @ x` on CuPy vectors): a new CuPy array costs a few
+microseconds of host time (the memory pool and the ndarray object), more
+than the rest of the fast path. So each Matrix keeps up to RING of its
+own results per direction and hands one back again once the caller holds
+no reference to it (its reference count is the ring's alone): the object
+and its memory are recycled as CuPy's pool would recycle the memory, with
+the same rule about streams: a vector is recycled only on the stream it
+was last written on here, and a caller who hands a result to another
+stream must keep a reference (or synchronise) while that stream uses it,
+as with any pooled CuPy array. A result still referenced anywhere (a
+variable, a view's base, a DLPack capsule, a torch tensor made from it)
+is never recycled. Matrix.close() drops the ring (RING vectors of the
+longer dimension, per direction, at most)."""
+
+import sys
 
 from . import _lib as L
 
 _STREAM_LEGACY = 1
+RING = 3
+_rc = sys.getrefcount
+
+
+def _rc_alone():
+    """The reference count _take sees for an object only the ring holds
+    (measured, not assumed: it depends on the interpreter)."""
+    slot = [object(), 0]
+    return _rc(slot[0])
+
+
+_ALONE = _rc_alone()
+
+
+def _take(M, transpose, s, m, dt, new):
+    """A result vector for this call (caller holds M._ctx_lock): a free
+    vector of the ring written last on stream s, or new() (kept in the
+    ring while it has room or a free slot of another stream)."""
+    ring = M._yring[transpose]
+    spare = -1
+    for i, slot in enumerate(ring):
+        if _rc(slot[0]) == _ALONE:
+            y = slot[0]
+            if slot[1] == s and y.shape == (m,) and y.dtype == dt:
+                return y
+            spare = i
+    y = new()
+    if spare >= 0:
+        ring[spare] = [y, s]
+    elif len(ring) < RING:
+        ring.append([y, s])
+    return y
 
 
 def _launch(M, transpose, s, xp, yp):
@@ -24,6 +72,23 @@ def _launch(M, transpose, s, xp, yp):
         st = f(M._ctx, 0, 1.0, dA, xp, 0.0, yp)
         if st:
             L.check(st, "smv_spmv%s" % ("_t" if transpose else ""), M._ctx)
+
+
+def _launch_new(M, transpose, s, xp, m, dt, new):
+    """_launch into a result vector from the ring (_take), chosen under
+    the same lock, so two threads never take the same one."""
+    f = L.spmv_t if transpose else L.spmv
+    with M._ctx_lock:
+        dA = M._dA
+        if dA is None:
+            raise ValueError("smv.Matrix: used after close()")
+        y = _take(M, transpose, s, m, dt, new)
+        if s != M._stream:
+            M._set_stream(s)
+        st = f(M._ctx, 0, 1.0, dA, xp, 0.0, y.data.ptr)
+        if st:
+            L.check(st, "smv_spmv%s" % ("_t" if transpose else ""), M._ctx)
+    return y
 
 
 def _cupy_fast():
@@ -54,7 +119,8 @@ def _cupy_fast():
         if y is None:
             if devid() != dev:
                 return None
-            y = nd((m,), dt)
+            return _launch_new(M, transpose, cur() or _STREAM_LEGACY,
+                               x.data.ptr, m, dt, lambda: nd((m,), dt))
         elif (type(y) is not nd or y.ndim != 1 or y.shape[0] != m or
               y.dtype != dt or not y._c_contiguous or
               y.data.device_id != dev):

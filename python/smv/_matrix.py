@@ -376,6 +376,7 @@ class Matrix:
         self._diag = None
         self._stream = None  # the stream last set on the context
         self._cuda = False  # a live device matrix (the fast paths' test)
+        self._yring = ([], [])  # _fast.py's recycled results, A x and A^T x
         if backend not in ("auto", "cpu", "cuda"):
             raise ValueError("backend must be 'auto', 'cpu' or 'cuda', not %r"
                              % (backend,))
@@ -507,6 +508,7 @@ class Matrix:
             dA, ctx, AT = self._dA, self._ctx, self._AT
             self._dA = self._ctx = self._AT = None
             self._cuda = False
+            self._yring = ([], [])
         if dA:
             L.matrix_free(dA)
         if ctx:

@@ -41,7 +41,9 @@ fi
 if [ -f scripts/python/bench_python.py ]; then
   t=$SECONDS
   mkdir -p "$OUT/python"
-  $PY scripts/python/bench_python.py --out "$OUT/python" >"$OUT/bench.log" 2>&1
+  # SMV_PY_BENCH_ARGS: more options (e.g. --suites real --precisions f64)
+  $PY scripts/python/bench_python.py --out "$OUT/python" ${SMV_PY_BENCH_ARGS:-} \
+    >"$OUT/bench.log" 2>&1
   rc=$?
   [ $rc -eq 0 ] || status=1
   note "bench_python.py: rc=$rc ($((SECONDS - t)) s), $(ls "$OUT/python" | wc -l) files in python/"

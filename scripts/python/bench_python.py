@@ -164,6 +164,8 @@ def bench_matrix(smv, cupy, torch, csp, name, label, A, prec, calls, rows_out,
         tx = torch.as_tensor(x)
         checks["torch"] = verify("torch", (tA @ tx).cpu().numpy()
                                  .astype(np.float64), A64, x64, prec)
+        checks["smv_torch"] = verify("smv_torch", (M @ tx).cpu().numpy()
+                                     .astype(np.float64), A64, x64, prec)
     fns = {
         "smv": lambda: M @ x,
         "smv_y": lambda: M.matvec(x, y=y),
@@ -175,6 +177,7 @@ def bench_matrix(smv, cupy, torch, csp, name, label, A, prec, calls, rows_out,
         # torch runs on its current stream: time it there.
         tstream = cupy.cuda.ExternalStream(ts.cuda_stream)
         fns["torch"] = lambda: tA @ tx
+        fns["smv_torch"] = lambda: M @ tx
     for k, fn in fns.items():
         bad = checks.get(k)
         if bad:
@@ -182,7 +185,7 @@ def bench_matrix(smv, cupy, torch, csp, name, label, A, prec, calls, rows_out,
                          % (label, prec, k, bad))
             row[k + "_us"] = ""
             continue
-        if k == "torch":
+        if k in ("torch", "smv_torch"):
             row[k + "_us"] = event_time(
                 ts.synchronize, lambda e: e.record(tstream), fn, calls)
         else:
@@ -281,7 +284,7 @@ def summary(out, rows, cg_rows, notes, meta):
              "python` (scripts/python/bench_python.py)", "",
              "Per call, microseconds, L2-warm, CUDA events around %d "
              "back-to-back calls (median of 5). `smv`: `M @ x` (new CuPy "
-             "y); `smv_y`: `M.matvec(x, y=y)`; `c_api`: `smv_spmv` by "
+             "y); `smv_t`: `M @ x` on torch vectors (new torch y); `smv_y`: `M.matvec(x, y=y)`; `c_api`: `smv_spmv` by "
              "ctypes on the same pointers; `cupy`/`torch`: `A @ x`. Every "
              "product verified against scipy first." % meta["calls"], ""]
     for prec in ("f64", "f32"):
@@ -291,9 +294,9 @@ def summary(out, rows, cg_rows, notes, meta):
             if not rs:
                 continue
             lines += ["## %s, %s" % (suite, prec), "",
-                      "| matrix | nnz | smv | smv_y | c_api | cupy | torch |"
-                      " smv - c_api | cupy/smv | torch/smv |",
-                      "|---|---|---|---|---|---|---|---|---|---|"]
+                      "| matrix | nnz | smv | smv_t | smv_y | c_api | cupy |"
+                      " torch | smv - c_api | cupy/smv | torch/smv |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|"]
 
             def f(v):
                 return "%.2f" % v if isinstance(v, float) else "-"
@@ -301,8 +304,9 @@ def summary(out, rows, cg_rows, notes, meta):
             for r in rs:
                 s, c = r.get("smv_us"), r.get("c_api_us")
                 lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s |"
-                             " %s |" % (
-                                 r["matrix"], r["nnz"], f(s), f(r["smv_y_us"]),
+                             " %s | %s |" % (
+                                 r["matrix"], r["nnz"], f(s),
+                                 f(r.get("smv_torch_us")), f(r["smv_y_us"]),
                                  f(c), f(r["cupy_us"]), f(r.get("torch_us")),
                                  f(s - c) if isinstance(s, float) and
                                  isinstance(c, float) else "-",
@@ -313,6 +317,9 @@ def summary(out, rows, cg_rows, notes, meta):
             ok = [r for r in rs if isinstance(r.get("smv_us"), float)]
             over = [r["smv_us"] - r["c_api_us"] for r in ok
                     if isinstance(r.get("c_api_us"), float)]
+            over_t = [r["smv_torch_us"] - r["c_api_us"] for r in ok
+                      if isinstance(r.get("c_api_us"), float) and
+                      isinstance(r.get("smv_torch_us"), float)]
             lines += ["", "geometric mean speedup of `smv` over CuPy %.2fx, "
                       "over torch %.2fx; `smv` minus `c_api`: median %.2f "
                       "us, max %.2f us; `smv` slower than CuPy on %d, than "
@@ -325,7 +332,18 @@ def summary(out, rows, cg_rows, notes, meta):
                           sum(r["smv_us"] > r["cupy_us"] for r in ok),
                           sum(isinstance(r.get("torch_us"), float) and
                               r["smv_us"] > r["torch_us"] for r in ok),
-                          len(ok)), ""]
+                          len(ok))]
+            if over_t:
+                lines += ["`smv_t` (torch vectors) minus `c_api`: median "
+                          "%.2f us, max %.2f us; `smv_t` slower than torch "
+                          "on %d of %d" % (
+                              statistics.median(over_t), max(over_t),
+                              sum(r["smv_torch_us"] > r["torch_us"]
+                                  for r in ok if isinstance(
+                                      r.get("smv_torch_us"), float) and
+                                  isinstance(r.get("torch_us"), float)),
+                              len(over_t))]
+            lines.append("")
     if cg_rows:
         lines += ["## CG per iteration (f64, no preconditioner)", "",
                   "| matrix | nnz | smv.cg us/iter | cupyx cg us/iter | "
@@ -414,7 +432,7 @@ def main():
         except Exception as e:
             notes.append("cg %s: failed: %r" % (label, e))
     keys = ["matrix", "suite", "rows", "cols", "nnz", "precision",
-            "auto_rung", "smv_us", "smv_y_us", "c_api_us", "cupy_us",
+            "auto_rung", "smv_us", "smv_torch_us", "smv_y_us", "c_api_us", "cupy_us",
             "torch_us"]
     with open(os.path.join(args.out, "raw", "python.csv"), "w",
               newline="") as fh:

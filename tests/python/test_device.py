@@ -144,6 +144,58 @@ def test_cupy_stream_ordering():
 
 
 @need_cupy
+def test_cupy_results_recycled_only_when_dropped():
+    """`M @ x` recycles a result only once the caller holds no reference
+    to it (_fast.py): results still held, a view's base, a torch tensor
+    made from one, keep their values; a dropped one comes back on the
+    same stream only; A x and A^T x have rings of their own."""
+    A = host_matrix()
+    rng = np.random.default_rng(7)
+    xs = [rng.uniform(-1, 1, 500) for _ in range(8)]
+    with smv.Matrix(A, backend="cuda") as M:
+        first = M @ cupy.asarray(xs[2])
+        fid, fptr = id(first), first.data.ptr
+        del first  # dropped: comes back, rewritten
+        again = [M @ cupy.asarray(x) for x in xs[3:6]]
+        assert any(id(y) == fid and y.data.ptr == fptr for y in again)
+        for y, x in zip(again, xs[3:6]):
+            close(y.get(), A @ x, "float64")
+        del again
+        view = (M @ cupy.asarray(xs[0]))[3:]  # only the view holds it
+        keep = None
+        if torch is not None:
+            keep = torch.as_tensor(M @ cupy.asarray(xs[1]), device="cuda")
+        held = [M @ cupy.asarray(x) for x in xs]  # more than the ring
+        assert len({y.data.ptr for y in held}) == len(held)
+        assert all(y.data.ptr != view.data.ptr - 3 * 8 for y in held)
+        for y, x in zip(held, xs):
+            close(y.get(), A @ x, "float64")
+        close(view.get(), (A @ xs[0])[3:], "float64")
+        if keep is not None:
+            close(keep.cpu().numpy(), A @ xs[1], "float64")
+        # The transposed product's ring is its own.
+        u = cupy.asarray(rng.uniform(-1, 1, 700))
+        t = M.T @ u
+        assert t.shape == (500,)
+        close(t.get(), A.T @ u.get(), "float64")
+        del held, view, keep
+        # Another stream: a result dropped on the default stream is not
+        # recycled there (CuPy's pool keeps freed memory per stream too).
+        y0 = M @ cupy.asarray(xs[0])
+        p0 = y0.data.ptr
+        del y0
+        s = cupy.cuda.Stream(non_blocking=True)
+        with s:
+            ys = [M @ cupy.asarray(xs[1]) for _ in range(2)]
+            s.synchronize()
+        assert all(y.data.ptr != p0 for y in ys)
+        for y in ys:
+            close(y.get(), A @ xs[1], "float64")
+    # close() drops the ring: the matrix holds no result vectors.
+    assert M._yring == ([], [])
+
+
+@need_cupy
 @pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
 @pytest.mark.parametrize("prec", PRECS)
 def test_matrix_from_cupyx(fmt, prec):
