@@ -165,7 +165,8 @@ static void test_tune(void) {
 /* AUTO past the L2 with scattered columns (dispatch.cu's rule): even
  * rows with x inside the L2 -> rung 10, power-law rows (many longer than
  * 4 x mean) -> ALG1, f64 and f32. */
-static void auto_is(const char *spec, smv_alg want64, smv_alg want32) {
+static void auto_is_ex(const char *spec, smv_alg want64, smv_alg want32,
+                       int scattered) {
   smv_context *ctx = tc_context();
   smv_csr *A = tst_generate(spec);
   if (!A)
@@ -178,10 +179,10 @@ static void auto_is(const char *spec, smv_alg want64, smv_alg want32) {
       CHECKF(p.alg == (f32 ? want32 : want64), "%s %s: AUTO %s: %s", spec,
              f32 ? "f32" : "f64", smv_alg_name(p.alg), p.reason);
       /* Rung 10's plan line: scattered columns past the L2 gather in
-       * entry order. */
+       * entry order, local ones do not. */
       if (p.alg == SMV_ALG_TILED)
         CHECKF(strstr(p.reason, "rung 10 plan: ") &&
-                   strstr(p.reason, "gathers in entry order"),
+                   !strstr(p.reason, "gathers in entry order") == !scattered,
                "%s: plan: %s", spec, p.reason);
       /* Rung 12's hot column array (4 bytes per entry) is kept exactly
        * when AUTO runs rung 12, and its plan line names it. */
@@ -197,6 +198,9 @@ static void auto_is(const char *spec, smv_alg want64, smv_alg want32) {
   }
   smv_csr_free(A);
 }
+static void auto_is(const char *spec, smv_alg want64, smv_alg want32) {
+  auto_is_ex(spec, want64, want32, 1);
+}
 
 static void test_auto_scattered(void) {
   TC_NEED_DEVICE();
@@ -208,6 +212,16 @@ static void test_auto_scattered(void) {
    * H100 the 1351 of 1584 or more entries) hold 22% of them, so AUTO runs
    * rung 12; f64: ALG1. */
   auto_is("rmat:20:16", SMV_ALG_CUSPARSE_ALG1, SMV_ALG_HOT);
+}
+
+/* Local columns past the L2 (auto.def's rule 7): in f64, rows of 81
+ * entries go to rung 9 on any device (the boundary is 56 or 72), rows of
+ * 49 to rung 10 on any; f32 keeps rung 10 below 96. 24M and 32M entries:
+ * 290 and 390 MB in f64, past any L2 here. */
+static void test_auto_local_f64_rows(void) {
+  TC_NEED_DEVICE();
+  auto_is_ex("band:300000:40", SMV_ALG_ADAPTIVE, SMV_ALG_TILED, 0);
+  auto_is_ex("band:650000:24", SMV_ALG_TILED, SMV_ALG_TILED, 0);
 }
 
 /* Lazy set-up made explicit: on lap3d:20 (AUTO runs rung 9) rungs 10-12
@@ -301,6 +315,7 @@ int main(void) {
   RUN(test_prepare);
   RUN(test_plan_edges);
   RUN(test_auto_scattered);
+  RUN(test_auto_local_f64_rows);
   smv_context_free(tc_ctx);
   return TEST_END();
 }

@@ -19,6 +19,12 @@ struct smv_auto_facts {
                         x inside the L2 (its hot columns were built)     */
   double hot_mass;   /* share of the entries in rung 12's hot columns
                         (0 where it has none or was not considered)      */
+  int f64;           /* the matrix's values are doubles                  */
+  double long_f64;   /* rows at least this long (entries, local columns,
+                        f64) go to rung 9: 56 where the device's DRAM
+                        delivers more than 16 bytes per SM per SM clock
+                        (H200: 18.4), else 72 (H100: 12.8); see
+                        smv_auto_facts_of                                */
 };
 
 #endif

@@ -322,6 +322,8 @@ size_t smv_rungs_device_bytes(const smv_matrix *m);
 /* Rung alg's plan line for the analysis record ("" if it has none or is
  * not set up). */
 void smv_rung_describe(const smv_matrix *m, smv_alg alg, char *buf, size_t n);
+/* The DRAM's peak bytes per SM per SM clock (rungs.cu; AUTO's f64 rule). */
+double smv_dram_bytes_per_sm_clock(const smv_context *ctx);
 /* The facts AUTO's rule reads (src/core/auto.def): statistics, the L2,
  * and the facts of every rung whose probe asks (set up for planning
  * here, which is why ctx and A are needed). */
