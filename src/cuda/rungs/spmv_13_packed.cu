@@ -31,8 +31,15 @@
  * copy-bound kernel can reach about 1.2x / 1.33x CSR's limit.
  * Why it should help: local-column matrices past the L2 are copy-bound in
  * rungs 9 and 10; fewer bytes is the only way past that limit.
- * Where it loses: scattered columns (every tile wide: the same bytes as
- * CSR plus the set-up); gathers of x, not the stream, limit those anyway.
+ * Where it loses: measured on the H200, everywhere it was timed: slower
+ * than rung 10, the CSR it packs, on lap3d, stencil27 and elastic3d in
+ * both precisions (bench/results/h200/suite.md). It reads fewer bytes but
+ * decodes them inside rung 10's staged tile, so it inherits rung 10's
+ * limit on bytes in flight (load, barrier, reduce) and adds the decode; a
+ * packed format needs a kernel that keeps more bytes in flight first.
+ * Kept as a documented loss: AUTO and the tuner never run it. Scattered
+ * columns lose too (every tile wide: the same bytes as CSR plus the
+ * set-up); gathers of x, not the stream, limit those anyway.
  * The set-up packs the columns on the host (the engine copies them back
  * from the device when the host CSR is gone: 4 bytes per entry, host_cols)
  * and holds on the device
