@@ -773,6 +773,11 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
 /* Column-major products with at least this many columns go through
  * rung 6 (transposes), fewer through rung 5. */
 #define SMV_SPMM_COLTRANS_K 8
+/* Row-major products of k >= SMV_SPMM_COLTRANS_K columns whose X row is
+ * at most this many bytes (k x 4 for f32, k x 8 for f64), with k one full
+ * pass of rung 8 (a power of two from the vector width), go through
+ * rung 8 (rowpipe); wider ones through rung 4 (or 3). */
+#define SMV_SPMM_ROWPIPE_BYTES 256
 /* Rung 2 (one smv_spmv per column) takes column-major products of at most
  * this many columns: past it every other rung wins, and its k launches
  * per call fill the device's launch queue when calls are queued back to

@@ -159,7 +159,7 @@ static cudaError_t pipe_launch(const struct spmm_args *a, int L, int G,
 template <typename T, int V>
 static int pipe_try(const struct spmm_args *a, int64_t thr, cudaError_t *e) {
   int L, CV;
-  spmm_rowvec_shape(a->k, V, &L, &CV);
+  smv_spmm_rowvec_shape(a->k, V, &L, &CV);
   if (a->k != L * V * CV)
     return 0;
   const int G = spmm_rowvec_groups(a->m->st.row_mean, L);
