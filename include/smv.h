@@ -744,7 +744,8 @@ typedef enum {
                                  never chosen by AUTO                        */
   SMV_SPMM_ROWPIPE = 11,      /* rung 8: row-major, rung 4 with the row kernel
                                  pipelined across rows (the next row's
-                                 offsets and pairs load during this row)     */
+                                 offsets and pairs load during this row);
+                                 AUTO's rung for X rows of <= 256 bytes   */
   SMV_SPMM_ALG_COUNT = 12
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
