@@ -744,7 +744,8 @@ typedef enum {
                                  never chosen by AUTO                        */
   SMV_SPMM_ROWPIPE = 11,      /* rung 8: row-major, rung 4 with the row kernel
                                  pipelined across rows (the next row's
-                                 offsets and pairs load during this row)     */
+                                 offsets and pairs load during this row);
+                                 AUTO's rung for X rows of <= 256 bytes   */
   SMV_SPMM_ALG_COUNT = 12
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
@@ -773,6 +774,11 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
 /* Column-major products with at least this many columns go through
  * rung 6 (transposes), fewer through rung 5. */
 #define SMV_SPMM_COLTRANS_K 8
+/* Row-major products of k >= SMV_SPMM_COLTRANS_K columns whose X row is
+ * at most this many bytes (k x 4 for f32, k x 8 for f64), with k one full
+ * pass of rung 8 (a power of two from the vector width), go through
+ * rung 8 (rowpipe); wider ones through rung 4 (or 3). */
+#define SMV_SPMM_ROWPIPE_BYTES 256
 /* Rung 2 (one smv_spmv per column) takes column-major products of at most
  * this many columns: past it every other rung wins, and its k launches
  * per call fill the device's launch queue when calls are queued back to

@@ -104,16 +104,74 @@ static void test_rule(void) {
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);
   CHECK_STR_HAS(c.why, "row-major k = 4");
-  /* Row-major, short rows only: rung 3, 16-byte loads. */
+  /* Row-major, X rows of at most SMV_SPMM_ROWPIPE_BYTES and a full pass:
+   * rung 8, with or without long rows. f32 k = 32 (128 bytes), f64 k = 16
+   * (128) and both at the threshold (f32 k = 64, f64 k = 32: 256). */
   s = shape(27, 27, 32, 1, 1, 32, 32);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWPIPE);
+  CHECK_INT(c.vec, 4);
+  CHECK_INT(c.chunk, 0);
+  CHECK_STR_HAS(c.why, "128 bytes along k");
+  CHECK_STR_HAS(c.why, "pipelined");
+  CHECK_STR_HAS(c.why, "no split");
+  s = shape(27, 27, 32, 1, 0, 32, 32);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWPIPE);
+  CHECK_INT(c.vec, 2);
+  CHECK_STR_HAS(c.why, "256 bytes along k");
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 16, 1, 0, 16, 16);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWPIPE);
+  CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
+  CHECK_INT(c.vec, 2);
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 64, 1, 1, 64, 64);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWPIPE);
+  CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
+  s = shape(27, 27, SMV_SPMM_COLTRANS_K, 1, 0, 8, 8);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWPIPE);
+  /* Narrower loads (ld not a multiple of 16 bytes) keep a power of two a
+   * full pass: still rung 8. */
+  s = shape(27, 27, 64, 1, 1, 66, 66);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWPIPE);
+  CHECK_INT(c.vec, 2);
+  s = shape(27, 27, 8, 1, 1, 8, 10);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWPIPE);
+  CHECK_INT(c.vec, 2);
+  /* Just past the threshold (f32 k = 128, f64 k = 64: 512 bytes): rung 4
+   * with long rows, rung 3 without, 16-byte loads. */
+  s = shape(27, 27, 128, 1, 1, 128, 128);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
   CHECK_INT(c.vec, 4);
   CHECK_INT(c.chunk, 0);
   CHECK_STR_HAS(c.why, "no split");
-  s = shape(27, 27, 32, 1, 0, 32, 32);
+  CHECK_STR_HAS(c.why, "past rung 8");
+  s = shape(27, 27, 64, 1, 0, 64, 64);
   CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
   CHECK_INT(c.vec, 2);
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 64, 1, 0, 64, 64);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
+  CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
+  /* Not a full pass (rung 8 would run rung 4 inside): rung 3/4, even
+   * under the threshold. */
+  s = shape(27, 27, 24, 1, 1, 24, 24);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
+  CHECK_INT(c.vec, 4);
+  CHECK_STR_HAS(c.why, "not a full pass");
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 40, 1, 1, 40, 40);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
+  s = shape(27, 27, 12, 1, 0, 12, 12);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
   /* k and leading dimensions that do not allow 16 bytes. */
   s = shape(27, 27, 9, 1, 1, 9, 9);
   CHECK_OK(smv_spmm_choose(&s, &c));
@@ -122,17 +180,25 @@ static void test_rule(void) {
   s = shape(27, 27, 10, 1, 1, 10, 10);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.vec, 2);
-  s = shape(27, 27, 8, 1, 1, 8, 10);
-  CHECK_OK(smv_spmm_choose(&s, &c));
-  CHECK_INT(c.vec, 2);
-  /* Hubs: rung 4 with chunks of SMV_SPMM_CHUNK. */
-  s = shape(SMV_SPMM_CHUNK + 1, 16, 64, 1, 1, 64, 64);
+  /* Hubs past the threshold: rung 4 with chunks of SMV_SPMM_CHUNK; a
+   * longest row of exactly a chunk: rung 3. */
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 128, 1, 1, 128, 128);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
   CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
-  s = shape(SMV_SPMM_CHUNK, 16, 64, 1, 1, 64, 64);
+  s = shape(SMV_SPMM_CHUNK, 16, 128, 1, 1, 128, 128);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
+  /* Every power of two from 8 up to the threshold lands on rung 8, in
+   * both precisions; the next one does not. */
+  for (int f32 = 0; f32 < 2; f32++)
+    for (int k = SMV_SPMM_COLTRANS_K; k <= 256; k *= 2) {
+      s = shape(SMV_SPMM_CHUNK + 1, 16, k, 1, f32, k, k);
+      CHECK_OK(smv_spmm_choose(&s, &c));
+      const int pipe = k * (f32 ? 4 : 8) <= SMV_SPMM_ROWPIPE_BYTES;
+      CHECKF(c.alg == (pipe ? SMV_SPMM_ROWPIPE : SMV_SPMM_ROWSPLIT),
+             "f32=%d k=%d: %s", f32, k, smv_spmm_alg_name(c.alg));
+    }
   /* Column-major: rung 6 (transposes) from SMV_SPMM_COLTRANS_K columns,
    * rung 5 below, with or without chunks. */
   s = shape(50000, 16, 16, 0, 1, 100000, 100000);
@@ -140,6 +206,12 @@ static void test_rule(void) {
   CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
   CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
   CHECK_INT(c.vec, 4);
+  s = shape(50000, 16, 32, 0, 1, 100000, 100000); /* rung 8's k: still 6 */
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
+  s = shape(50000, 16, 16, 0, 0, 100000, 100000);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
   s = shape(50000, 16, SMV_SPMM_COLTRANS_K, 0, 0, 100000, 100000);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_COLTRANS);

@@ -71,6 +71,28 @@ smv_status smv_spmm_shape_check(int64_t rows, int64_t cols, int64_t nnz,
                                 double beta, const void *Y, int64_t ldy, int k,
                                 smv_layout layout, char *why, size_t why_len);
 
+/* Rungs 3, 4 and 8's split of k columns (row-major X) in vectors of V
+ * elements: L lanes along k = the power of two >= ceil(k / V), at most 32;
+ * CV = 2 vectors per lane when one does not cover k (then a pass covers
+ * 64 * V columns). Here, not in src/cuda, so the plan (spmm_plan.c) asks
+ * the same question the kernels do. */
+static inline void smv_spmm_rowvec_shape(int k, int V, int *L, int *CV) {
+  const int nv = (k + V - 1) / V;
+  int l = 1;
+  while (l < nv && l < 32)
+    l *= 2;
+  *L = l;
+  *CV = nv > 32 ? 2 : 1;
+}
+
+/* 1 if k columns at vector width V are one full pass (k = L x V x CV: no
+ * tail), the only k rung 8 pipelines; any other k it runs as rung 4. */
+static inline int smv_spmm_full_pass(int k, int V) {
+  int L, CV;
+  smv_spmm_rowvec_shape(k, V, &L, &CV);
+  return k == L * V * CV;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,12 +14,26 @@
  *   chosen: it lost to rung 4 at every slice width on R-MAT and power-law
  *   graphs, its A re-reads costing more than the gathers it kept in the
  *   L2; bench/results/h200/spmm.md.)
- *   row-major: rung 4 (rung 3 when no row is longer than a chunk, which is
- *     the same launch without the split): each X row j is k contiguous
- *     elements, read as 16-byte vectors by 1..32 lanes, and every (col,
- *     val) pair is loaded once per warp for all k columns. Rows longer
- *     than SMV_SPMM_CHUNK (power-law hubs) would serialise one warp, so
- *     they are cut into chunks that all warps share.
+ *   row-major, k x sizeof(value) <= SMV_SPMM_ROWPIPE_BYTES = 256 (f32
+ *     k <= 64, f64 k <= 32) and k one full pass of the vector width
+ *     (smv_spmm_full_pass: a power of two, so 8..64 f32, 8..32 f64):
+ *     rung 8, rung 4 software-pipelined across rows. At these widths a
+ *     row of a sparse graph gathers its X rows in about one round, so
+ *     rung 4's warp waits on three dependent trips per row (offsets,
+ *     pairs, gathers); rung 8 has the next row's offsets and pairs in
+ *     flight during this row's gathers. Past 256 bytes it lost to rung 4
+ *     on R-MAT (f32 k = 128, f64 k = 64: below cuSPARSE there) and
+ *     gained a few percent at best elsewhere: a wider X row is already
+ *     several loads in flight per lane, and rung 8's extra registers cost
+ *     occupancy
+ *     (bench/results/h200/spmm.md, rung 8). Other k are not a full pass
+ *     and would run rung 4 inside rung 8 anyway: rung 4 (or 3) below.
+ *   other row-major k >= 8: rung 4 (rung 3 when no row is longer than a
+ *     chunk, which is the same launch without the split): each X row j is
+ *     k contiguous elements, read as 16-byte vectors by 1..32 lanes, and
+ *     every (col, val) pair is loaded once per warp for all k columns.
+ *     Rows longer than SMV_SPMM_CHUNK (power-law hubs) would serialise
+ *     one warp, so they are cut into chunks that all warps share.
  *   column-major: X(j, c) for one j and c = 0..k-1 are ldx apart, so a
  *     gather of k columns touches k sectors. From SMV_SPMM_COLTRANS_K = 8
  *     columns on, rung 6: X transposed once into a row-major workspace
@@ -27,10 +41,11 @@
  *     transposed back; below that, rung 5: lanes split each row as an
  *     SpMV vector kernel does and each keeps the k columns in registers.
  *
- * The vector width along k (rungs 3 and 4): 16 bytes (4 floats, 2 doubles)
- * when ldx and ldy are multiples of it and k is at least that wide, else
- * the largest power of two that is; the launcher drops to narrower loads
- * when X or Y itself is not aligned. */
+ * The vector width along k (rungs 3, 4 and 8): 16 bytes (4 floats, 2
+ * doubles) when ldx and ldy are multiples of it and k is at least that
+ * wide, else the largest power of two that is; the launcher drops to
+ * narrower loads when X or Y itself is not aligned (a full pass at 16
+ * bytes stays one at any narrower width for k <= 64). */
 #include "internal.h"
 
 #include <stdio.h>
@@ -64,11 +79,26 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
     while (v > 1 && (v > s->k || s->ldx % v || s->ldy % v))
       v /= 2;
     c->vec = v;
+    const long long bytes = (long long)s->k * (s->f32 ? 4 : 8);
+    if (bytes <= SMV_SPMM_ROWPIPE_BYTES && smv_spmm_full_pass(s->k, v)) {
+      c->alg = SMV_SPMM_ROWPIPE;
+      snprintf(
+          c->why, sizeof c->why,
+          "row-major k = %d: %lld bytes along k (<= %d), full pass: rung 4 "
+          "pipelined across rows (next row's offsets, pairs load as "
+          "this row gathers), %d-element loads; %s",
+          s->k, bytes, SMV_SPMM_ROWPIPE_BYTES, v, split);
+      return SMV_OK;
+    }
     c->alg = c->chunk ? SMV_SPMM_ROWSPLIT : SMV_SPMM_ROWVEC;
     snprintf(c->why, sizeof c->why,
-             "row-major k = %d: %d-element loads along k, (col, val) pairs "
-             "shared by the warp; %s",
-             s->k, v, split);
+             "row-major k = %d (%s): %d-element loads along k, (col, val) "
+             "pairs shared by the warp; %s",
+             s->k,
+             bytes > SMV_SPMM_ROWPIPE_BYTES
+                 ? "X rows past rung 8's bytes: no pipeline"
+                 : "not a full pass: no pipeline",
+             v, split);
     return SMV_OK;
   }
   if (s->k >= SMV_SPMM_COLTRANS_K) {

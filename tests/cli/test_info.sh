@@ -100,15 +100,24 @@ printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n' >"$T_
 expect_err 1 "bad.mtx:3" "bad file names file:line" "$SMV" info "$T_TMP/bad.mtx"
 
 # The SpMM plan (issue 22): the same rule with or without a device.
+# Row-major, X rows of at most 256 bytes and a full pass: rung 8.
 expect_rc 0 "spmm plan row" $SMV info lap2d:10 --plan --k 16 --layout row
-expect_out "spmm row-major k=16 f64: rowvec" "short rows, row-major: rung 3"
+expect_out "spmm row-major k=16 f64: rowpipe" "f64 k = 16 (128 bytes), row-major: rung 8"
+expect_out "128 bytes along k" "the reason names the bytes along k"
+expect_out "pipelined" "the reason names the pipeline"
+expect_rc 0 "spmm plan row, wide k" $SMV info lap2d:10 --plan --k 64 --layout row
+expect_out "spmm row-major k=64 f64: rowvec" "f64 k = 64 (512 bytes), short rows: rung 3"
+expect_rc 0 "spmm plan row, not a full pass" $SMV info lap2d:10 --plan --k 24 --layout row
+expect_out "spmm row-major k=24 f64: rowvec" "k = 24 not a full pass: rung 3"
 expect_rc 0 "spmm plan row, small k" $SMV info lap2d:10 --plan --k 4 --layout row
 expect_out "spmm row-major k=4 f64: colsplit" "row-major k < 8: rung 5"
 expect_out "no split" "the reason names the split"
 expect_rc 0 "spmm plan hubs" $SMV info denserow:300:3,cols=900 --plan --k 32 --precision f32
-expect_out "spmm row-major k=32 f32: rowsplit" "a long row, row-major: rung 4"
+expect_out "spmm row-major k=32 f32: rowpipe" "a long row, f32 k = 32: rung 8"
 expect_out "spmm col-major k=32 f32: coltrans" "column-major k = 32: rung 6"
 expect_out "4-element loads" "f32 row-major k = 32: 16-byte loads"
+expect_rc 0 "spmm plan hubs, wide k" $SMV info denserow:300:3,cols=900 --plan --k 128 --precision f32 --layout row
+expect_out "spmm row-major k=128 f32: rowsplit" "a long row, f32 k = 128 (512 bytes): rung 4"
 expect_rc 0 "spmm plan k=1" $SMV info lap2d:10 --plan --k 1 --layout col
 expect_out "col-major k=1 f64: spmv" "k = 1: the SpMV engine"
 expect_err 2 "--k" "k = 0" $SMV info lap2d:10 --plan --k 0

@@ -34,10 +34,13 @@
  *   8 rowpipe   rung 4 with its row kernel pipelined across rows: the next
  *               row's offsets and (col, val) pairs in flight while this
  *               row gathers (short rows cost one memory latency, not
- *               three). Same bits as rung 4. Loses: registers; long rows
- *               gain nothing.
+ *               three). Same bits as rung 4. Wins at narrow X rows (k x
+ *               sizeof(value) <= 256 bytes); loses past them (R-MAT):
+ *               registers; long rows gain nothing.
  * The plan (src/spmm/spmm_plan.c, smv_spmm_choose): k = 1 contiguous ->
- * 2; k < 8 -> 5; row-major -> 4 (3 without long rows); column-major -> 6.
+ * 2; k < 8 -> 5; row-major with k x sizeof(value) <= 256 bytes and a full
+ * pass (a power of two) -> 8; other row-major -> 4 (3 without long rows);
+ * column-major -> 6.
  */
 #include "spmm_ladder.h"
 

@@ -98,7 +98,7 @@ static cudaError_t rowvec_launch(const struct spmm_args *a, int L, int G,
 template <typename T, int V>
 static cudaError_t rowvec_cv(const struct spmm_args *a, int64_t thr) {
   int L, CV;
-  spmm_rowvec_shape(a->k, V, &L, &CV);
+  smv_spmm_rowvec_shape(a->k, V, &L, &CV);
   const int G = spmm_rowvec_groups(a->m->st.row_mean, L);
   return CV == 2 ? rowvec_launch<T, V, 2>(a, L, G, thr)
                  : rowvec_launch<T, V, 1>(a, L, G, thr);

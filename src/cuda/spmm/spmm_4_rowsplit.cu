@@ -287,7 +287,7 @@ template <typename T, int V>
 static cudaError_t chunks_launch(const struct spmm_args *a,
                                  const struct smv_spmm_split *sp) {
   int L, CV;
-  spmm_rowvec_shape(a->k, V, &L, &CV);
+  smv_spmm_rowvec_shape(a->k, V, &L, &CV);
   const unsigned grid = smv_grid_for(sp->nchunks * 32, SPLIT_BLOCK);
   const smv_matrix *m = a->m;
   cudaStream_t s = a->ctx->stream;

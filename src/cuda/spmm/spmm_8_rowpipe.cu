@@ -26,9 +26,23 @@
  * pipeline adds two offsets and one batch of pairs per group in registers
  * (a few more registers than rung 4's loop).
  *
- * Where it loses: rows of many batches gain little (their batches are
- * already prefetched within the row by rung 3's loop), and the extra
- * registers can cost occupancy where rows are long.
+ * Where it wins (measured on an H200 against rung 4, every row verified;
+ * bench/results/h200/spmm.md, "Rung 8"): narrow X rows. At k = 8 it beat
+ * rung 4 on every matrix and precision (power-law, R-MAT, 27-point
+ * stencil), and up to 256 bytes along k (f32 k <= 64, f64 k <= 32) on
+ * the power-law graphs and the stencil: there a row's gathers are one
+ * round of a few loads, so the three dependent trips per row it overlaps
+ * are most of a row's time. The plan (src/spmm/spmm_plan.c) picks it for
+ * row-major full passes up to SMV_SPMM_ROWPIPE_BYTES = 256.
+ *
+ * Where it loses: wide X rows. Past 256 bytes (f32 k = 128, f64 k >= 64)
+ * it lost to rung 4 on R-MAT, there below cuSPARSE, and gained a few
+ * percent at best elsewhere: each row's gathers are already many loads
+ * in flight per lane, and the extra registers cost occupancy (3 blocks
+ * an SM for doubles). On R-MAT it also trailed rung 4 at 256 bytes
+ * (still ahead of cuSPARSE). Rows of many batches gain little (their
+ * batches are already prefetched within the row by rung 3's loop). At
+ * k = 4 rung 5 (registers, no vectors along k) beat it on most rows.
  */
 #include "spmm_rowvec.cuh"
 
@@ -159,8 +173,8 @@ static cudaError_t pipe_launch(const struct spmm_args *a, int L, int G,
 template <typename T, int V>
 static int pipe_try(const struct spmm_args *a, int64_t thr, cudaError_t *e) {
   int L, CV;
-  spmm_rowvec_shape(a->k, V, &L, &CV);
-  if (a->k != L * V * CV)
+  smv_spmm_rowvec_shape(a->k, V, &L, &CV);
+  if (a->k != L * V * CV) /* smv_spmm_full_pass: the plan asks the same */
     return 0;
   const int G = spmm_rowvec_groups(a->m->st.row_mean, L);
   *e = CV == 2 ? pipe_launch<T, V, 2>(a, L, G, thr)

@@ -228,19 +228,9 @@ __device__ __forceinline__ unsigned spmm_group_mask(int W, int grp) {
   return W == 32 ? 0xffffffffu : ((1u << W) - 1u) << (grp * W);
 }
 
-/* Lanes along k (L) and vectors per lane (CV) for k columns in vectors of
- * V: L = the power of two >= ceil(k / V), at most 32; CV = 2 when one
- * vector per lane does not cover k (then a pass covers 64 * V columns). */
-static inline void spmm_rowvec_shape(int k, int V, int *L, int *CV) {
-  const int nv = (k + V - 1) / V;
-  int l = 1;
-  while (l < nv && l < 32)
-    l *= 2;
-  *L = l;
-  *CV = nv > 32 ? 2 : 1;
-}
-
-/* Sub-groups per row (G): the largest power of two <= the mean row
+/* Lanes along k (L) and vectors per lane (CV): smv_spmm_rowvec_shape, in
+ * internal.h so the plan (spmm_plan.c) computes the same full pass.
+ * Sub-groups per row (G): the largest power of two <= the mean row
  * length, within the warp (L * G <= 32). */
 static inline int spmm_rowvec_groups(double row_mean, int L) {
   int g = 1;
