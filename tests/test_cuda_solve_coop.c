@@ -631,7 +631,10 @@ static smv_status coop_sum_run(const char *sum, smv_method m, smv_matrix *dA,
  * bit for bit; last twice, the same bits; last across progress chunks
  * (a launch per chunk, each starting its rounds at 0: the counter and
  * flag are zeroed before every launch), the same bits again. Lap2d
- * (LANES 4) and stencil27 (LANES 16), Jacobi, f64; method m. */
+ * (LANES 4) and stencil27 (LANES 16), Jacobi, f64; method m. The bits
+ * also need the same grid: the two paths are two instantiations whose
+ * occupancy could differ, but on these matrices the grid is the blocks
+ * the rows need (57 and 63 blocks of 256), under what occupancy allows. */
 static void check_coop_sum(const char *what, smv_method m) {
   const char *specs[] = {"lap2d:60", "stencil27:10"};
   for (int s = 0; s < 2; s++) {
