@@ -158,8 +158,8 @@ __device__ __forceinline__ void st_release_gpu(unsigned long long *p,
  * each: G^2 x NV x 8 bytes of L2 reads a round, every SM on the same
  * lines; G = 528 blocks, NV = 3: 6.7 MB), which costs more than the
  * barrier at the grids the persistent kernels run. Here the G x NV
- * doubles are read once a round, by one block, and the others read NV
- * doubles back: G x NV x 8 + G x NV x 8 bytes.
+ * doubles are read once a round, by the last block to arrive (G x NV x 8
+ * bytes), and each other block reads the NV sums back (NV x 8 bytes).
  *
  * Steps, for round r of this launch (every block counts its rounds, the
  * same in all: the kernels call it at the same places):
@@ -182,8 +182,9 @@ __device__ __forceinline__ void st_release_gpu(unsigned long long *p,
  * is the same arrive-fence pattern): block B's writes -> bar.sync -> B's
  * fence -> B's arrival; the last block's atomic reads the counter after
  * every other arrival of the round (one location, one modification
- * order), then fences, so B's writes precede its fence -> its sums and the
- * flag's release; a waiter's acquire of the flag, fence and bar.sync make
+ * order), then fences, so B's writes precede the last block's reads of
+ * the partials, its stores of the sums and its release of the flag; a
+ * waiter's acquire of the flag, fence and bar.sync make
  * all of it visible to every thread of the waiter. Data other blocks wrote
  * is read with __ldcg after it (as after grid.sync). Spinning is safe
  * because the cooperative launch keeps all G blocks co-resident.
