@@ -9,8 +9,10 @@
  * partials (so all blocks get the same scalars, in the same order). What
  * does one cooperative-groups grid.sync() cost on this device, and how
  * does it grow with the number of blocks (block size x blocks per SM)?
- * What does the all-blocks sum of 3 doubles per block add? This bounds
- * what a persistent iteration can reach (issue 24's goal: 7 us).
+ * What does the all-blocks sum of 3 doubles per block add, and what
+ * does a fused reduction (the last block to arrive sums, the others wait
+ * for its result) cost instead? This bounds what a persistent iteration
+ * can reach (issue 24's goal: 7 us).
  *
  * Variants, for block sizes 256, 512 and 1024 and 1, 2, 4 and the most
  * co-resident blocks per SM (occupancy of the kernel):
@@ -21,11 +23,25 @@
  *      writes partial (b, j) of the round (double-buffered by parity);
  *      after it, every block sums the 3 x G partials in a fixed order (each
  *      thread a stride, warp xor shuffles, one __syncthreads, the warps'
- *      totals in order), as the persistent CG does.
+ *      totals in order), as the persistent CG does with
+ *      SMV_SOLVE_COOP_SUM=all: G x 3 doubles read by every block, G^2 x
+ *      24 bytes of L2 reads a round.
+ *   C. last: the fused reduction (src/cuda/solve/cg_coop.h,
+ *      grid_sum_sync; the default, SMV_SOLVE_COOP_SUM=last), no
+ *      grid.sync: B's flag and partials, __syncthreads, thread 0 fences
+ *      and adds 1 to an arrival counter; the block whose arrival is the
+ *      round's last (round r's arrivals are r G .. r G + G - 1: no block
+ *      arrives at r + 1 before r is published) sums the partials in B's
+ *      order, stores the 3 sums (by parity), fences and releases a flag
+ *      = r + 1; the others spin on it (one thread, ld.acquire), then read
+ *      the 3 sums. G x 3 doubles read once a round, by one block. It is
+ *      a full barrier, so A's neighbour check holds for it too.
  * Time per round: (t(ROUNDS) - t(0)) / ROUNDS, t the median of cooperative
- * launches timed by CUDA events (the launch itself cancels out). The
- * partials are small integers, so every block's running total is exact
- * and is checked against the host's; the barrier check must count 0.
+ * launches timed by CUDA events (the launch itself cancels out; C's
+ * counter and flag are zeroed by a memset before each launch, in both
+ * t(ROUNDS) and t(0)). The partials are small integers, so every block's
+ * running total (B, C: the sum of all rounds' sums) is exact and is
+ * checked against the host's; the barrier check must count 0.
  *   smv micro gridsync [--csv DIR]
  */
 #include "common.h"
@@ -36,8 +52,9 @@ namespace cg = cooperative_groups;
 
 static const char *const k_help =
     "Grid barrier (cooperative groups grid.sync) and the all-blocks sum of\n"
-    "3 doubles per block after it, by block size and blocks per SM: the\n"
-    "per-iteration floor of a persistent kernel (smv's persistent CG).";
+    "3 doubles per block after it, and the fused reduction (last block\n"
+    "sums, flag broadcast) in its place, by block size and blocks per SM:\n"
+    "the per-iteration floor of a persistent kernel (smv's persistent CG).";
 
 #define ROUNDS 2000
 
@@ -46,9 +63,81 @@ __host__ __device__ inline double part_val(int r, int b, int j) {
   return (double)((r * 7 + b * 3 + j) % 16);
 }
 
+/* The sum of the G blocks' 3 partials in pr, in every thread (fixed
+ * order: each thread a stride, warp xor shuffles, the warps' totals in
+ * warp order). Ends with a __syncthreads: warp_sum is free again. */
+__device__ void sum_partials(const double *pr, int G, double (&out)[3],
+                             double (*warp_sum)[3]) {
+  double v[3] = {0.0, 0.0, 0.0};
+  for (int i = threadIdx.x; i < G; i += blockDim.x)
+    for (int j = 0; j < 3; j++)
+      v[j] += __ldcg(&pr[3 * i + j]);
+  for (int off = 16; off > 0; off >>= 1)
+    for (int j = 0; j < 3; j++)
+      v[j] += __shfl_xor_sync(0xffffffffu, v[j], off);
+  const int w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  if ((threadIdx.x & 31) == 0)
+    for (int j = 0; j < 3; j++)
+      warp_sum[w][j] = v[j];
+  __syncthreads();
+  for (int j = 0; j < 3; j++) {
+    double s = 0.0;
+    for (int q = 0; q < nw; q++)
+      s += warp_sum[q][j];
+    out[j] = s;
+  }
+  __syncthreads(); /* warp_sum is rewritten next round */
+}
+
+/* The fused reduction (C): sy[0] the arrival counter, sy[1] the flag
+ * (rounds published), then the sums by parity (2 x 3 doubles); sy[0] and
+ * sy[1] zero at launch. Returns round r's sums in every thread. */
+__device__ void last_block_sum(int r, const double *pr, int G,
+                               unsigned long long *sy, double (&out)[3],
+                               double (*warp_sum)[3]) {
+  __shared__ int last;
+  double *res = (double *)(sy + 2) + (r & 1) * 3;
+  __syncthreads(); /* the block's writes of the round before the fence */
+  if (threadIdx.x == 0) {
+    __threadfence();
+    const unsigned long long t = atomicAdd(&sy[0], 1ull);
+    last = t == (unsigned long long)r * (unsigned)G + (unsigned)(G - 1);
+    if (last)
+      __threadfence();
+  }
+  __syncthreads();
+  if (last) {
+    sum_partials(pr, G, out, warp_sum);
+    if (threadIdx.x == 0) {
+      for (int j = 0; j < 3; j++)
+        res[j] = out[j];
+      __threadfence();
+      asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(&sy[1]),
+                   "l"((unsigned long long)r + 1ull)
+                   : "memory");
+    }
+    return;
+  }
+  if (threadIdx.x == 0) {
+    unsigned long long f;
+    do {
+      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];"
+                   : "=l"(f)
+                   : "l"(&sy[1])
+                   : "memory");
+    } while (f <= (unsigned long long)r);
+    __threadfence();
+  }
+  __syncthreads();
+  for (int j = 0; j < 3; j++)
+    out[j] = __ldcg(&res[j]);
+}
+
+/* SUM: 0 A (grid.sync), 1 B (+ every block sums), 2 C (fused). */
 template <int SUM>
 __global__ void gridsync_kernel(int rounds, volatile int *flag, double *part,
-                                double *total, unsigned *bad) {
+                                double *total, unsigned *bad,
+                                unsigned long long *sy) {
   cg::grid_group grid = cg::this_grid();
   __shared__ double warp_sum[32][3];
   const int G = (int)gridDim.x, b = (int)blockIdx.x;
@@ -60,30 +149,18 @@ __global__ void gridsync_kernel(int rounds, volatile int *flag, double *part,
       flag[b] = r;
     if (SUM && threadIdx.x < 3)
       pr[3 * b + threadIdx.x] = part_val(r, b, threadIdx.x);
-    grid.sync();
+    double v[3] = {0.0, 0.0, 0.0};
+    if (SUM == 2)
+      last_block_sum(r, pr, G, sy, v, warp_sum);
+    else
+      grid.sync();
     if (threadIdx.x == 0 && flag[(b + 1) % G] < r)
       miss++;
-    if (SUM) {
-      double v[3] = {0.0, 0.0, 0.0};
-      for (int i = threadIdx.x; i < G; i += blockDim.x)
-        for (int j = 0; j < 3; j++)
-          v[j] += __ldcg(&pr[3 * i + j]);
-      for (int off = 16; off > 0; off >>= 1)
-        for (int j = 0; j < 3; j++)
-          v[j] += __shfl_xor_sync(0xffffffffu, v[j], off);
-      const int w = threadIdx.x >> 5, nw = blockDim.x >> 5;
-      if ((threadIdx.x & 31) == 0)
-        for (int j = 0; j < 3; j++)
-          warp_sum[w][j] = v[j];
-      __syncthreads();
-      for (int j = 0; j < 3; j++) {
-        double s = 0.0;
-        for (int q = 0; q < nw; q++)
-          s += warp_sum[q][j];
-        acc[j] += s;
-      }
-      __syncthreads(); /* warp_sum is rewritten next round */
-    }
+    if (SUM == 1)
+      sum_partials(pr, G, v, warp_sum);
+    if (SUM)
+      for (int j = 0; j < 3; j++)
+        acc[j] += v[j];
   }
   if (threadIdx.x == 0) {
     for (int j = 0; j < 3; j++)
@@ -97,12 +174,16 @@ __global__ void gridsync_kernel(int rounds, volatile int *flag, double *part,
 template <int SUM>
 static double launch_ms(int G, int block, int rounds, micro_dbuf<int> &flag,
                         micro_dbuf<double> &part, micro_dbuf<double> &total,
-                        micro_dbuf<unsigned> &bad) {
+                        micro_dbuf<unsigned> &bad,
+                        micro_dbuf<unsigned long long> &sync) {
   int *fp = flag.p;
   double *pp = part.p, *tp = total.p;
   unsigned *bp = bad.p;
-  void *args[] = {&rounds, &fp, &pp, &tp, &bp};
+  unsigned long long *sp = sync.p;
+  void *args[] = {&rounds, &fp, &pp, &tp, &bp, &sp};
   auto launch = [&] {
+    if (SUM == 2) /* C's rounds count from 0 each launch */
+      CK(cudaMemsetAsync(sp, 0, 2 * sizeof *sp, 0));
     CK(cudaLaunchCooperativeKernel((const void *)gridsync_kernel<SUM>, G, block,
                                    args, 0, 0));
   };
@@ -116,20 +197,26 @@ static void shape_row(micro_table &t, int block, int per_sm, int occ) {
   micro_dbuf<int> flag((size_t)G);
   micro_dbuf<double> part((size_t)6 * G), total((size_t)3 * G);
   micro_dbuf<unsigned> bad(1);
+  /* C: counter, flag, 2 x 3 sums (as doubles' bits) */
+  micro_dbuf<unsigned long long> sync(8);
   flag.poison(0xff); /* -1: every flag below round 0 until written */
   bad.zero();
-  const double t0 = launch_ms<SUM>(G, block, 0, flag, part, total, bad);
-  const double t1 = launch_ms<SUM>(G, block, ROUNDS, flag, part, total, bad);
+  const double t0 = launch_ms<SUM>(G, block, 0, flag, part, total, bad, sync);
+  const double t1 =
+      launch_ms<SUM>(G, block, ROUNDS, flag, part, total, bad, sync);
   /* The checked run: the barrier never let a block past before its
    * neighbour wrote the round, and every block's sums are exact. */
   flag.poison(0xff);
   bad.zero();
   total.poison();
+  sync.poison(); /* the sums' slots: NaN until published */
+  CK(cudaMemset(sync.p, 0, 2 * sizeof *sync.p));
   int rounds = ROUNDS;
   int *fp = flag.p;
   double *pp = part.p, *tp = total.p;
   unsigned *bp = bad.p;
-  void *args[] = {&rounds, &fp, &pp, &tp, &bp};
+  unsigned long long *sp = sync.p;
+  void *args[] = {&rounds, &fp, &pp, &tp, &bp, &sp};
   CK(cudaLaunchCooperativeKernel((const void *)gridsync_kernel<SUM>, G, block,
                                  args, 0, 0));
   CK(cudaDeviceSynchronize());
@@ -187,6 +274,15 @@ static void run_sync(void) {
              ROUNDS, ROUNDS, ROUNDS);
 }
 
+static void run_last(void) {
+  run_variant<2>("sync_last",
+                 "arrive + last block sums the G partials + flag broadcast: "
+                 "the fused reduction (no grid.sync)");
+  micro_note("The persistent kernels' default (SMV_SOLVE_COOP_SUM=last): "
+             "the 3 x G partials read once a round, by one block, against "
+             "every block in sync_sum.");
+}
+
 static void run_sum(void) {
   run_variant<1>("sync_sum", "grid.sync() + every block sums 3 doubles of "
                              "each of the G blocks (the persistent CG's "
@@ -199,5 +295,5 @@ static void run_sum(void) {
 int main(int argc, char **argv) {
   return micro_main(argc, argv, "gridsync",
                     "grid barrier and all-blocks sum (persistent kernels)",
-                    k_help, {run_sync, run_sum});
+                    k_help, {run_sync, run_sum, run_last});
 }

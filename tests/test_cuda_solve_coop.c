@@ -19,6 +19,8 @@
  * and f32, Jacobi and none), the true residual, the same bits run to run
  * and across progress chunks, breakdown on a skew-symmetric matrix, and
  * the fallbacks.
+ * The grid-wide sums both ways (SMV_SOLVE_COOP_SUM=all and last, the
+ * default) for cg2, cg1 and BiCGStab: the same iterations and bits.
  * SKIPs without a device.
  */
 #include "test_cuda_common.h"
@@ -599,6 +601,104 @@ static void test_bicgstab_coop_breakdown_fallbacks(void) {
   fixture_close(&F);
 }
 
+/* One solve with SMV_SOLVE_COOP_SUM=sum (NULL: unset, the default),
+ * progress reports every `every` iterations (0: none). */
+static smv_status coop_sum_run(const char *sum, smv_method m, smv_matrix *dA,
+                               const double *b, double *x, int every,
+                               smv_solve_result *r) {
+  smv_solve_options o;
+  smv_solve_options_init(&o);
+  o.tol = 1e-10;
+  o.maxit = 5000;
+  o.precond = SMV_PRECOND_JACOBI;
+  o.persistent = 1;
+  o.progress = every ? on_progress : NULL;
+  o.progress_every = every;
+  if (sum)
+    setenv("SMV_SOLVE_COOP_SUM", sum, 1);
+  else
+    unsetenv("SMV_SOLVE_COOP_SUM");
+  const smv_status st = smv_solve_cuda_host(tc_context(), dA, m, b, x, &o, r);
+  unsetenv("SMV_SOLVE_COOP_SUM");
+  return st;
+}
+
+/* The grid-wide sums both ways (SMV_SOLVE_COOP_SUM, cg_coop.h): all
+ * (grid.sync, then every block sums the G partials) and last (the last
+ * block to arrive sums them and broadcasts; the default). The last block
+ * sums with all_sum itself, so the order of the additions is the same
+ * and so are the bits: the same iteration count, the same x and relres
+ * bit for bit; last twice, the same bits; last across progress chunks
+ * (a launch per chunk, each starting its rounds at 0: the counter and
+ * flag are zeroed before every launch), the same bits again. Lap2d
+ * (LANES 4) and stencil27 (LANES 16), Jacobi, f64; method m. The bits
+ * also need the same grid: the two paths are two instantiations whose
+ * occupancy could differ, but on these matrices the grid is the blocks
+ * the rows need (57 and 63 blocks of 256), under what occupancy allows. */
+static void check_coop_sum(const char *what, smv_method m) {
+  const char *specs[] = {"lap2d:60", "stencil27:10"};
+  for (int s = 0; s < 2; s++) {
+    fixture F;
+    if (!fixture_open(&F, specs[s]))
+      continue;
+    double *x3 = malloc(F.n * sizeof *x3), *x4 = malloc(F.n * sizeof *x4);
+    if (!x3 || !x4) {
+      free(x3), free(x4);
+      fixture_close(&F);
+      CHECK(0);
+      return;
+    }
+    smv_solve_result ra, rl, rl2, rp;
+    memset(&ra, 0, sizeof ra);
+    rl = rl2 = rp = ra;
+    tc_fill_nan(F.x, F.n);
+    tc_fill_nan(F.x2, F.n);
+    tc_fill_nan(x3, F.n);
+    tc_fill_nan(x4, F.n);
+    CHECK_OK(coop_sum_run("all", m, F.dA, F.b, F.x, 0, &ra));
+    CHECK_OK(coop_sum_run("last", m, F.dA, F.b, F.x2, 0, &rl));
+    CHECK_OK(coop_sum_run(NULL, m, F.dA, F.b, x3, 0, &rl2));
+    progress_calls = 0;
+    CHECK_OK(coop_sum_run("last", m, F.dA, F.b, x4, 7, &rp));
+    CHECKF(ra.persistent && rl.persistent && rl2.persistent && rp.persistent,
+           "%s %s: persistent all %d last %d default %d chunks %d", what,
+           specs[s], ra.persistent, rl.persistent, rl2.persistent,
+           rp.persistent);
+    CHECKF(ra.converged && rl.converged, "%s %s: converged all %d last %d",
+           what, specs[s], ra.converged, rl.converged);
+    CHECKF(ra.iterations == rl.iterations && rl2.iterations == rl.iterations &&
+               rp.iterations == rl.iterations,
+           "%s %s: iterations all %d last %d default %d chunks %d", what,
+           specs[s], ra.iterations, rl.iterations, rl2.iterations,
+           rp.iterations);
+    CHECKF(progress_calls == rp.iterations / 7, "%s %s: %d reports for %d",
+           what, specs[s], progress_calls, rp.iterations);
+    CHECKF(memcmp(F.x, F.x2, F.n * sizeof *F.x) == 0,
+           "%s %s: x differs between all and last", what, specs[s]);
+    CHECK(memcmp(&ra.relres, &rl.relres, sizeof ra.relres) == 0);
+    CHECKF(memcmp(F.x2, x3, F.n * sizeof *x3) == 0,
+           "%s %s: last run-to-run bits", what, specs[s]);
+    CHECKF(memcmp(F.x2, x4, F.n * sizeof *x4) == 0,
+           "%s %s: last across progress chunks", what, specs[s]);
+    free(x3), free(x4);
+    fixture_close(&F);
+  }
+}
+
+/* CG, the variant under test (cg2, cg1). */
+static void test_coop_sum(void) {
+  TC_NEED_DEVICE();
+  check_coop_sum(variant, SMV_METHOD_CG);
+}
+
+/* BiCGStab's persistent kernel, its three sums an iteration. */
+static void test_bicgstab_coop_sum(void) {
+  TC_NEED_DEVICE();
+  setenv("SMV_SOLVE_COOP_BICGSTAB", "1", 1);
+  check_coop_sum("bicgstab", SMV_METHOD_BICGSTAB);
+  unsetenv("SMV_SOLVE_COOP_BICGSTAB");
+}
+
 /* Every test of the persistent kernel, once per variant. */
 static void run_variant(const char *v) {
   static char names[2][8][64];
@@ -608,16 +708,18 @@ static void run_variant(const char *v) {
                          test_fallbacks,
                          test_not_spd,
                          test_hardening,
-                         test_shapes};
+                         test_shapes,
+                         test_coop_sum};
   const char *fn_names[] = {"test_persistent_matches_cpu",
                             "test_auto_and_progress",
                             "test_fallbacks",
                             "test_not_spd",
                             "test_hardening",
-                            "test_shapes"};
+                            "test_shapes",
+                            "test_coop_sum"};
   variant = v;
   setenv("SMV_SOLVE_COOP_VARIANT", v, 1);
-  for (int t = 0; t < 6; t++) {
+  for (int t = 0; t < 7; t++) {
     snprintf(names[slot][t], sizeof names[slot][t], "%s [%s]", fn_names[t], v);
     tst_run(names[slot][t], fns[t]);
   }
@@ -630,6 +732,7 @@ int main(void) {
   run_variant("cg1");
   RUN(test_bicgstab_coop_matches);
   RUN(test_bicgstab_coop_breakdown_fallbacks);
+  RUN(test_bicgstab_coop_sum);
   smv_context_free(tc_ctx);
   return TEST_END();
 }

@@ -52,13 +52,14 @@
  * blocks wrote them). Footprint that must sit in the L2: the matrix and
  * x b r rhat p0 p1 v0 v1 s t (+ dinv), 10 (11) vectors.
  *
- * Where it loses: three barriers and three all-blocks sums an iteration
- * (cg1 has one), each all-blocks sum reading G x NV doubles in every
- * block; the gathers cost three vector loads and two fma per entry in
- * phase A (two and one in B) against the graph path's one; at the half
- * step t = A shat is formed though unused (every block learns of the half
- * step only after the barrier). On a matrix past the L2 the graph path's
- * tuned SpMV wins: the plan refuses it there unless persistent = 1.
+ * Where it loses: three grid-wide sums an iteration, each a grid
+ * barrier (cg1 has one; cg_coop.h, coop_sum: the last block to arrive
+ * sums, or with SMV_SOLVE_COOP_SUM=all every block after grid.sync); the
+ * gathers cost three vector loads and two fma per entry in phase A (two and one
+ * in B) against the graph path's one; at the half step t = A shat is formed
+ * though unused (every block learns of the half step only after the barrier).
+ * On a matrix past the L2 the graph path's tuned SpMV wins: the plan refuses it
+ * there unless persistent = 1.
  *
  * Determinism: every gathered value is the owner's bits (one function,
  * explicit fma); the partials and their fixed-order sums follow the
@@ -67,12 +68,8 @@
  */
 #include "cg_coop.h"
 
-#include <cooperative_groups.h>
-
 namespace smv_solve {
 namespace {
-
-namespace cgr = cooperative_groups;
 
 /* p_new = r + beta (p - omega v) at one row. */
 template <typename T>
@@ -85,11 +82,11 @@ __device__ __forceinline__ T precond(T x, const T *dinv, int64_t j) {
   return JAC ? x * __ldg(&dinv[j]) : x;
 }
 
-template <typename T, int LANES, bool JAC, int BS>
+template <typename T, int LANES, bool JAC, int BS, bool LAST>
 __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     bicgstab_coop_kernel(coop_args<T> a) {
   __shared__ double sh_blk[3 * 32], sh_all[3 * 32];
-  cgr::grid_group grid = cgr::this_grid();
+  coop_sum<LAST> gsum(a.sync);
   coop_run c = coop_begin(a.st);
   if (c.done)
     return;
@@ -120,13 +117,8 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
         acc[0] += (double)__ldg(&rh[row]) * (double)sum;
       }
     }
-    {
-      double v1[1] = {acc[0]};
-      block_partial<1>(v1, partA, sh_blk);
-    }
-    grid.sync();
-    double rv[1];
-    all_sum<1>(rv, partA, G, sh_all);
+    double rv[1] = {acc[0]};
+    gsum(rv, partA, sh_blk, sh_all);
     if (rv[0] == 0.0 || !finite(rv[0]) || rho == 0.0 || !finite(rho)) {
       c.breakdown = c.done = 1;
       break;
@@ -149,10 +141,8 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
         acc[2] += (double)sum * (double)sum;
       }
     }
-    block_partial<3>(acc, partB, sh_blk);
-    grid.sync();
-    double stt[3];
-    all_sum<3>(stt, partB, G, sh_all);
+    double stt[3] = {acc[0], acc[1], acc[2]};
+    gsum(stt, partB, sh_blk, sh_all);
     if (sqrt(stt[0]) / c.bnorm <= c.tol)
       omega = 0.0; /* converged at the half step: x += alpha phat, r = s */
     else
@@ -170,13 +160,8 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
       acc[0] += (double)ri * (double)ri;
       acc[1] += (double)__ldg(&rh[i]) * (double)ri;
     }
-    {
-      double v2[2] = {acc[0], acc[1]};
-      block_partial<2>(v2, partC, sh_blk);
-    }
-    grid.sync();
-    double rr[2];
-    all_sum<2>(rr, partC, G, sh_all);
+    double rr[2] = {acc[0], acc[1]};
+    gsum(rr, partC, sh_blk, sh_all);
     const bool stop = coop_step(c, rr[0], a.hist);
     if (!stop && (rr[1] == 0.0 || !finite(rr[1]) || omega == 0.0))
       c.breakdown = c.done = 1;
@@ -195,15 +180,17 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
 }
 
 struct bicgstab_k {
-  template <typename T, int LANES, bool JAC, int BS> static const void *get() {
-    return (const void *)bicgstab_coop_kernel<T, LANES, JAC, BS>;
+  template <typename T, int LANES, bool JAC, int BS, bool LAST>
+  static const void *get() {
+    return (const void *)bicgstab_coop_kernel<T, LANES, JAC, BS, LAST>;
   }
 };
 
 } // namespace
 
-const void *bicgstab_coop_kernel_for(bool f32, bool jac, int lanes, int bs) {
-  return coop_pick<bicgstab_k>(f32, jac, lanes, bs);
+const void *bicgstab_coop_kernel_for(bool f32, bool jac, int lanes, int bs,
+                                     bool last) {
+  return coop_pick<bicgstab_k>(f32, jac, lanes, bs, last);
 }
 
 } // namespace smv_solve

@@ -43,11 +43,13 @@
  * The barriers and the all-blocks sums around them are most of an
  * iteration on such a matrix, hence a second kernel, cg1 (cg_coop1.cu):
  * the Chronopoulos–Gear recurrence, one grid barrier per iteration, at
- * the price of more gathered vector loads. The sum after a barrier
+ * the price of more gathered vector loads. The sum of the G partials
  * (cg_coop.h, all_sum) has every thread of the block load its share of
- * the G partials, warps add with xor shuffles, one __syncthreads, and
- * every warp adds the warps' totals: no thread loops over the partials
- * alone, nothing is broadcast.
+ * them, warps add with xor shuffles, one __syncthreads, and every warp
+ * adds the warps' totals: no thread loops over the partials alone. By
+ * default only the last block to arrive runs it and publishes the sums
+ * (grid_sum_sync: G x NV doubles read once, not once per block); with
+ * SMV_SOLVE_COOP_SUM=all every block runs it after grid.sync.
  *
  * Knobs (environment, read at each solve's plan), for timing shapes on
  * the device:
@@ -62,6 +64,13 @@
  *   SMV_SOLVE_COOP_PER_SM=N         blocks per SM, at most what the
  *                                   device's occupancy for the kernel
  *                                   allows (the default);
+ *   SMV_SOLVE_COOP_SUM=last|all     the grid-wide sums (cg_coop.h,
+ *                                   coop_sum): last (the default), the
+ *                                   last block to arrive sums the G
+ *                                   partials and broadcasts; all,
+ *                                   grid.sync then every block sums them.
+ *                                   The same bits either way; all reads
+ *                                   G times the bytes;
  *   SMV_SOLVE_COOP_GRID=G           test hook: the grid, co-resident or
  *                                   not (a refused launch);
  *   SMV_SOLVE_COOP=0                never the persistent kernel;
@@ -71,21 +80,17 @@
  */
 #include "cg_coop.h"
 
-#include <cooperative_groups.h>
-
 #include <cstdlib>
 #include <cstring>
 
 namespace smv_solve {
 namespace {
 
-namespace cgr = cooperative_groups;
-
-template <typename T, int LANES, bool JAC, int BS>
+template <typename T, int LANES, bool JAC, int BS, bool LAST>
 __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     cg2_kernel(coop_args<T> a) {
   __shared__ double sh_blk[2 * 32], sh_all[2 * 32];
-  cgr::grid_group grid = cgr::this_grid();
+  coop_sum<LAST> gsum(a.sync);
   coop_run c = coop_begin(a.st);
   if (c.done)
     return;
@@ -111,13 +116,8 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
         acc[0] += (double)pi * (double)s;
       }
     }
-    {
-      double v[1] = {acc[0]};
-      block_partial<1>(v, partA, sh_blk);
-    }
-    grid.sync();
-    double pq[1];
-    all_sum<1>(pq, partA, G, sh_all);
+    double pq[1] = {acc[0]};
+    gsum(pq, partA, sh_blk, sh_all);
     if (pq[0] <= 0.0 || !finite(pq[0]) || rho <= 0.0 || !finite(rho)) {
       c.breakdown = c.done = 1; /* A or M not positive definite, or p = 0 */
       break;
@@ -139,10 +139,8 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
       acc[0] += (double)ri * (double)zi;
       acc[1] += (double)ri * (double)ri;
     }
-    block_partial<2>(acc, partB, sh_blk);
-    grid.sync();
-    double rz[2];
-    all_sum<2>(rz, partB, G, sh_all);
+    double rz[2] = {acc[0], acc[1]};
+    gsum(rz, partB, sh_blk, sh_all);
     beta = rz[0] / rho;
     rho = rz[0];
     if (coop_step(c, rz[1], a.hist))
@@ -156,8 +154,9 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
 }
 
 struct cg2_k {
-  template <typename T, int LANES, bool JAC, int BS> static const void *get() {
-    return (const void *)cg2_kernel<T, LANES, JAC, BS>;
+  template <typename T, int LANES, bool JAC, int BS, bool LAST>
+  static const void *get() {
+    return (const void *)cg2_kernel<T, LANES, JAC, BS, LAST>;
   }
 };
 
@@ -175,10 +174,10 @@ const void *coop_kernel(const solver &S) {
   const int l = lanes_for(S.dA->st.row_mean);
   const bool f32 = S.prec == SMV_F32;
   if (S.method == SMV_METHOD_BICGSTAB)
-    return bicgstab_coop_kernel_for(f32, S.jac, l, S.coop_block);
+    return bicgstab_coop_kernel_for(f32, S.jac, l, S.coop_block, S.coop_last);
   if (S.coop_variant == 1)
-    return cg1_kernel_for(f32, S.jac, l, S.coop_block);
-  return coop_pick<cg2_k>(f32, S.jac, l, S.coop_block);
+    return cg1_kernel_for(f32, S.jac, l, S.coop_block, S.coop_last);
+  return coop_pick<cg2_k>(f32, S.jac, l, S.coop_block, S.coop_last);
 }
 
 /* Work vectors (T each) and the matrix, in bytes: what must stay in the
@@ -234,6 +233,7 @@ template <typename T> coop_args<T> args_of(solver &S, int it_end) {
   }
   a.st = S.st;
   a.part = S.part;
+  a.sync = S.sync;
   a.hist = S.hist;
   a.it_end = it_end;
   return a;
@@ -250,7 +250,8 @@ int env_int(const char *name) {
 /* The variant: SMV_SOLVE_COOP_VARIANT=cg1 or cg2 (anything else: the
  * default, cg1). The block size: SMV_SOLVE_COOP_BLOCK=256, 512 or 1024
  * (else 256). Blocks per SM: SMV_SOLVE_COOP_PER_SM=N, at most what the
- * device's occupancy allows for the kernel (the default). */
+ * device's occupancy allows for the kernel (the default). The sums:
+ * SMV_SOLVE_COOP_SUM=all (anything else: the default, last). */
 bool cg_coop_plan(solver &S, const char **why) {
   const smv_context *ctx = S.ctx;
   const int want = S.o.persistent;
@@ -293,7 +294,9 @@ bool cg_coop_plan(solver &S, const char **why) {
                       : var && strcmp(var, "cg2") == 0 ? 2
                                                        : 1;
   const int bs = env_int("SMV_SOLVE_COOP_BLOCK");
+  const char *sum = getenv("SMV_SOLVE_COOP_SUM");
   S.coop_variant = variant;
+  S.coop_last = !(sum && strcmp(sum, "all") == 0);
   S.coop_block = bs == 512 || bs == 1024 ? bs : 256;
   if (want == 0 && footprint(S, variant) > (double)ctx->prop.l2CacheSize) {
     *why = "the matrix and vectors outgrow the L2";
@@ -328,6 +331,17 @@ bool cg_coop_plan(solver &S, const char **why) {
 cudaError_t cg_coop_launch(solver &S, int it_end) {
   const void *k = coop_kernel(S);
   const dim3 grid(S.coop_grid), block((unsigned)S.coop_block);
+  /* Each launch's rounds of the fused sum count from 0 (cg_coop.h,
+   * grid_sum_sync): the counter and the flag start at 0, after the
+   * previous launch on this stream has finished with them. A solve paused
+   * at it_end and launched again (progress reports) thus needs no round
+   * carried over; the iteration's state is in solve_state. */
+  if (S.coop_last) {
+    const cudaError_t e =
+        cudaMemsetAsync(S.sync, 0, 2 * sizeof(unsigned long long), S.stream);
+    if (e != cudaSuccess)
+      return e;
+  }
   if (S.prec == SMV_F32) {
     coop_args<float> a = args_of<float>(S, it_end);
     void *p[] = {&a};

@@ -2,9 +2,11 @@
  * cg_coop.h — what the two persistent CG kernels share (src/cuda/solve
  * only): their arguments, the block sizes they come in, the fused
  * multiply-add every recomputation of a gathered value goes through, the
- * block's partial before a grid barrier and the sum of the G partials
- * after it, and the table from (precision, Jacobi, lanes, block size) to
- * one kernel of a variant.
+ * block's partial and the sum of the G partials, the grid-wide sum that
+ * is also the barrier (coop_sum: grid.sync then every block sums, or the
+ * last block to arrive sums and broadcasts, grid_sum_sync), and the table
+ * from (precision, Jacobi, lanes, block size, sum) to one kernel of a
+ * variant.
  *
  *   cg_coop.cu   the plan, the launch and the two-barrier kernel (cg2)
  *   cg_coop1.cu  the single-barrier kernel (cg1, Chronopoulos–Gear)
@@ -15,6 +17,8 @@
 #define SMV_CUDA_CG_COOP_H
 
 #include "solver.h"
+
+#include <cooperative_groups.h>
 
 namespace smv_solve {
 
@@ -44,7 +48,8 @@ template <typename T> struct coop_args {
   T *r0, *r1, *w0, *w1, *s0, *s1, *p;
   T *rh, *v0, *v1, *sv, *t;
   solve_state *st;
-  double *part; /* cg2: 3 G; cg1: 2 x 3 G (by parity); bicgstab: 6 G */
+  double *part;    /* cg2: 3 G; cg1: 2 x 3 G (by parity); bicgstab: 6 G */
+  coop_sync *sync; /* the fused reduction (grid_sum_sync); zeroed       */
   double *hist;
   int it_end; /* pause (not done) after this iteration            */
 };
@@ -94,7 +99,8 @@ __device__ __forceinline__ void sum_of_warps(double (&v)[NV],
 
 /* The block's sum of v[] into part[blockIdx.x * NV + j]: warps, then warp
  * 0 over the warps' totals (one __syncthreads). sh (NV * 32 doubles) is
- * this call's own: a grid barrier separates it from its next use. */
+ * this call's own: a grid barrier (or grid_sum_sync's __syncthreads)
+ * separates it from its next use. */
 template <int NV>
 __device__ __forceinline__ void block_partial(double (&v)[NV], double *part,
                                               double *sh) {
@@ -128,6 +134,132 @@ __device__ __forceinline__ void all_sum(double (&v)[NV], const double *part,
   warps_to_shared<NV>(v, sh);
   sum_of_warps<NV>(v, sh);
 }
+
+/* Round r's flag and counter, acquire and release at gpu scope. */
+__device__ __forceinline__ unsigned long long
+ld_acquire_gpu(const unsigned long long *p) {
+  unsigned long long v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];"
+               : "=l"(v)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_release_gpu(unsigned long long *p,
+                                               unsigned long long v) {
+  asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v)
+               : "memory");
+}
+
+/* The fused grid reduction, in place of block_partial; grid.sync();
+ * all_sum: arrive, the last block to arrive sums, it broadcasts.
+ *
+ * Why. After grid.sync every block reads all G partials (G x NV doubles
+ * each: G^2 x NV x 8 bytes of L2 reads a round, every SM on the same
+ * lines; G = 528 blocks, NV = 3: 6.7 MB), which costs more than the
+ * barrier at the grids the persistent kernels run. Here the G x NV
+ * doubles are read once a round, by the last block to arrive (G x NV x 8
+ * bytes), and each other block reads the NV sums back (NV x 8 bytes).
+ *
+ * Steps, for round r of this launch (every block counts its rounds, the
+ * same in all: the kernels call it at the same places):
+ *   1. the block's partials into part[blockIdx.x * NV + j] (block_partial),
+ *      __syncthreads (every thread's writes of the round, vectors
+ *      included, precede thread 0's fence);
+ *   2. thread 0: __threadfence, atomicAdd(arrived, 1) -> t. No block
+ *      arrives at round r + 1 before round r is published, and that needs
+ *      all G arrivals of round r, so round r's arrivals are exactly
+ *      r G .. r G + G - 1: t == r G + G - 1 marks the last block;
+ *   3. the last block: __threadfence, then all_sum over part (the same
+ *      function, so the same order and bits as the `all` path, whichever
+ *      block is last), thread 0 stores the NV sums in res[(r & 1) NV + j],
+ *      __threadfence, then flag = r + 1 (st.release);
+ *   4. the others: thread 0 spins on ld.acquire(flag) until it reaches
+ *      r + 1, __threadfence, __syncthreads, then every thread reads the
+ *      NV sums (__ldcg).
+ *
+ * Memory order (a full grid barrier, as grid.sync, whose implementation
+ * is the same arrive-fence pattern): block B's writes -> bar.sync -> B's
+ * fence -> B's arrival; the last block's atomic reads the counter after
+ * every other arrival of the round (one location, one modification
+ * order), then fences, so B's writes precede the last block's reads of
+ * the partials, its stores of the sums and its release of the flag; a
+ * waiter's acquire of the flag, fence and bar.sync make
+ * all of it visible to every thread of the waiter. Data other blocks wrote
+ * is read with __ldcg after it (as after grid.sync). Spinning is safe
+ * because the cooperative launch keeps all G blocks co-resident.
+ *
+ * Reuse. res is double-buffered by round parity: res[r & 1] is rewritten
+ * in round r + 2, whose last arrival needs every block past round r + 1,
+ * so past its read of round r's sums. part needs no parity for this
+ * function (its one reader, the last block, is done before the flag lets
+ * anyone write the next round's) but the callers keep theirs, which the
+ * `all` path needs. sh_blk and sh_all are this call's own (the
+ * __syncthreads of step 1 separates two calls). */
+template <int NV>
+__device__ __forceinline__ void
+grid_sum_sync(double (&v)[NV], double *part, coop_sync *sy, unsigned round,
+              int G, double *sh_blk, double *sh_all) {
+  static_assert(NV >= 1 && NV <= 3, "coop_sync holds 3 sums a round");
+  __shared__ int last;
+  block_partial<NV>(v, part, sh_blk);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    const unsigned long long t = atomicAdd(&sy->arrived, 1ull);
+    last = t == (unsigned long long)round * (unsigned)G + (unsigned)(G - 1);
+    if (last)
+      __threadfence();
+  }
+  __syncthreads();
+  double *res = sy->res + (round & 1u) * NV;
+  if (last) {
+    all_sum<NV>(v, part, G, sh_all);
+    if (threadIdx.x == 0) {
+#pragma unroll
+      for (int j = 0; j < NV; j++)
+        res[j] = v[j];
+      __threadfence();
+      st_release_gpu(&sy->flag, (unsigned long long)round + 1ull);
+    }
+    return;
+  }
+  if (threadIdx.x == 0) {
+    while (ld_acquire_gpu(&sy->flag) <= (unsigned long long)round) {
+    }
+    __threadfence();
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < NV; j++)
+    v[j] = __ldcg(&res[j]);
+}
+
+/* An iteration's grid-wide sums, the one place the kernels choose how
+ * (SMV_SOLVE_COOP_SUM, a template bool so the other path costs nothing):
+ * LAST, grid_sum_sync; else block_partial, grid.sync(), all_sum. v[] in:
+ * the thread's terms; out: the G blocks' sums, the same bits in every
+ * thread of every block, and the same bits either way. */
+template <bool LAST> struct coop_sum {
+  cooperative_groups::grid_group grid;
+  coop_sync *sy;
+  unsigned round; /* this launch's rounds so far (LAST) */
+  int G;
+  __device__ explicit coop_sum(coop_sync *s)
+      : grid(cooperative_groups::this_grid()), sy(s), round(0),
+        G((int)gridDim.x) {}
+  template <int NV>
+  __device__ __forceinline__ void operator()(double (&v)[NV], double *part,
+                                             double *sh_blk, double *sh_all) {
+    if (LAST) {
+      grid_sum_sync<NV>(v, part, sy, round++, G, sh_blk, sh_all);
+    } else {
+      block_partial<NV>(v, part, sh_blk);
+      grid.sync();
+      all_sum<NV>(v, part, G, sh_all);
+    }
+  }
+};
 
 /* The loop's bookkeeping, the same in both kernels and in every thread:
  * the constants of the solve, the iteration, the residual, the flags. */
@@ -220,43 +352,51 @@ template <int LANES, int BS> struct coop_rows {
 };
 
 /* The kernel of variant K for one solve's shape: K::get<T, LANES, JAC,
- * BS>() names the instantiation. Block sizes 256, 512 and 1024. */
-template <class K, typename T, bool JAC, int BS>
+ * BS, LAST>() names the instantiation. Block sizes 256, 512 and 1024;
+ * LAST: the sums by grid_sum_sync (else grid.sync and all_sum). */
+template <class K, typename T, bool JAC, int BS, bool LAST>
 const void *coop_pick_lanes(int lanes) {
   switch (lanes) {
   case 4:
-    return K::template get<T, 4, JAC, BS>();
+    return K::template get<T, 4, JAC, BS, LAST>();
   case 8:
-    return K::template get<T, 8, JAC, BS>();
+    return K::template get<T, 8, JAC, BS, LAST>();
   case 16:
-    return K::template get<T, 16, JAC, BS>();
+    return K::template get<T, 16, JAC, BS, LAST>();
   default:
-    return K::template get<T, 32, JAC, BS>();
+    return K::template get<T, 32, JAC, BS, LAST>();
   }
 }
 
-template <class K, typename T, bool JAC>
+template <class K, typename T, bool JAC, bool LAST>
 const void *coop_pick_block(int lanes, int bs) {
   if (bs == 256)
-    return coop_pick_lanes<K, T, JAC, 256>(lanes);
+    return coop_pick_lanes<K, T, JAC, 256, LAST>(lanes);
   if (bs == 1024)
-    return coop_pick_lanes<K, T, JAC, 1024>(lanes);
-  return coop_pick_lanes<K, T, JAC, 512>(lanes);
+    return coop_pick_lanes<K, T, JAC, 1024, LAST>(lanes);
+  return coop_pick_lanes<K, T, JAC, 512, LAST>(lanes);
+}
+
+template <class K, bool LAST>
+const void *coop_pick_prec(bool f32, bool jac, int lanes, int bs) {
+  if (f32)
+    return jac ? coop_pick_block<K, float, true, LAST>(lanes, bs)
+               : coop_pick_block<K, float, false, LAST>(lanes, bs);
+  return jac ? coop_pick_block<K, double, true, LAST>(lanes, bs)
+             : coop_pick_block<K, double, false, LAST>(lanes, bs);
 }
 
 template <class K>
-const void *coop_pick(bool f32, bool jac, int lanes, int bs) {
-  if (f32)
-    return jac ? coop_pick_block<K, float, true>(lanes, bs)
-               : coop_pick_block<K, float, false>(lanes, bs);
-  return jac ? coop_pick_block<K, double, true>(lanes, bs)
-             : coop_pick_block<K, double, false>(lanes, bs);
+const void *coop_pick(bool f32, bool jac, int lanes, int bs, bool last) {
+  return last ? coop_pick_prec<K, true>(f32, jac, lanes, bs)
+              : coop_pick_prec<K, false>(f32, jac, lanes, bs);
 }
 
 /* cg_coop1.cu: the single-barrier kernel for a shape. */
-const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs);
+const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
 /* bicgstab_coop.cu: the persistent BiCGStab kernel for a shape. */
-const void *bicgstab_coop_kernel_for(bool f32, bool jac, int lanes, int bs);
+const void *bicgstab_coop_kernel_for(bool f32, bool jac, int lanes, int bs,
+                                     bool last);
 
 } // namespace smv_solve
 

@@ -23,9 +23,13 @@
  * through the same function (madd, cg_coop.h) as the row's owner, which
  * stores s_new, r_new and w_new (and p, x) for its row and adds r_new
  * u_new, w_new u_new and r_new r_new to the block's partials. Then the
- * one grid barrier; every block sums the G partials in the same fixed
- * order (cg_coop.h, all_sum) and so holds the same gamma, delta and
- * residual, and takes the same stop decision. cg2 needs a second barrier
+ * one grid-wide sum, which is also the grid barrier (cg_coop.h,
+ * coop_sum): by default the last block to arrive sums the G partials and
+ * publishes the three sums (grid_sum_sync, SMV_SOLVE_COOP_SUM=last); with
+ * SMV_SOLVE_COOP_SUM=all, grid.sync and every block sums them (all_sum).
+ * Both add in the same fixed order (all_sum), so every block holds the
+ * same gamma, delta and residual, the same bits on both paths, and takes
+ * the same stop decision. cg2 needs a second barrier
  * because q = A p must be complete before alpha, and alpha before r and z.
  *
  * Buffers. r, w and s are read at neighbour rows while their owners write
@@ -47,10 +51,12 @@
  * stay in the L2 (footprint: 9 vectors, 10 with Jacobi, against
  * cg2's 6 and 8); on a matrix whose SpMV is bound by its gathers rather
  * than by the barriers the extra loads can cost more than the barrier
- * saves. The all-blocks sum after the barrier reads G x 3 doubles in
- * every block, G^2 x 24 bytes of L2 traffic per iteration: fewer, larger
- * blocks (SMV_SOLVE_COOP_BLOCK=1024, SMV_SOLVE_COOP_PER_SM) cut it and
- * the barrier's cost together.
+ * saves. With SMV_SOLVE_COOP_SUM=all the sum after the barrier reads
+ * G x 3 doubles in every block, G^2 x 24 bytes of L2 traffic per
+ * iteration (fewer, larger blocks, SMV_SOLVE_COOP_BLOCK=1024 or
+ * SMV_SOLVE_COOP_PER_SM, cut it and the barrier's cost together); the
+ * default, last, reads them once, in the last block to arrive: G x 24
+ * bytes, and 24 bytes read back by each other block.
  *
  * Rounding: the recurrence s = w + beta s differs from A p by rounding,
  * so the residual drifts from b - A x a little more than in textbook CG;
@@ -64,12 +70,8 @@
  */
 #include "cg_coop.h"
 
-#include <cooperative_groups.h>
-
 namespace smv_solve {
 namespace {
-
-namespace cgr = cooperative_groups;
 
 /* Iteration k's values at one row from the old r, w, s there. */
 template <typename T> struct cg1_next { T s, r, u; };
@@ -91,11 +93,11 @@ __device__ __forceinline__ T u_at(const T *r, const T *dinv, int64_t j) {
   return JAC ? rj * __ldg(&dinv[j]) : rj;
 }
 
-template <typename T, int LANES, bool JAC, int BS>
+template <typename T, int LANES, bool JAC, int BS, bool LAST>
 __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     cg1_kernel(coop_args<T> a) {
   __shared__ double sh_blk[3 * 32], sh_all[3 * 32];
-  cgr::grid_group grid = cgr::this_grid();
+  coop_sum<LAST> gsum(a.sync);
   coop_run c = coop_begin(a.st);
   if (c.done)
     return;
@@ -120,13 +122,9 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
         acc[1] += (double)sum * (double)ui;
       }
     }
-    double *part = a.part + 3 * G;
-    block_partial<3>(acc, part, sh_blk);
-    grid.sync();
-    double v[3];
-    all_sum<3>(v, part, G, sh_all);
-    gam = v[0];
-    del = v[1];
+    gsum(acc, a.part + 3 * G, sh_blk, sh_all);
+    gam = acc[0];
+    del = acc[1];
   }
   while (c.it < a.it_end) {
     const int par = c.it & 1;
@@ -172,16 +170,12 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
         acc[2] += (double)nx.r * (double)nx.r;
       }
     }
-    double *part = a.part + 3 * G * par;
-    block_partial<3>(acc, part, sh_blk);
-    grid.sync();
-    double v[3];
-    all_sum<3>(v, part, G, sh_all);
+    gsum(acc, a.part + 3 * G * par, sh_blk, sh_all);
     gam_old = gam;
     alpha_old = alpha;
-    gam = v[0];
-    del = v[1];
-    if (coop_step(c, v[2], a.hist))
+    gam = acc[0];
+    del = acc[1];
+    if (coop_step(c, acc[2], a.hist))
       break;
   }
   coop_end(a.st, c);
@@ -194,15 +188,16 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
 }
 
 struct cg1_k {
-  template <typename T, int LANES, bool JAC, int BS> static const void *get() {
-    return (const void *)cg1_kernel<T, LANES, JAC, BS>;
+  template <typename T, int LANES, bool JAC, int BS, bool LAST>
+  static const void *get() {
+    return (const void *)cg1_kernel<T, LANES, JAC, BS, LAST>;
   }
 };
 
 } // namespace
 
-const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs) {
-  return coop_pick<cg1_k>(f32, jac, lanes, bs);
+const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs, bool last) {
+  return coop_pick<cg1_k>(f32, jac, lanes, bs, last);
 }
 
 } // namespace smv_solve

@@ -294,8 +294,12 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
   int nvec = 0;
   for (int k = 0; k < V_COUNT; k++)
     nvec += (used >> k) & 1u;
+  /* The persistent kernels' fused reduction: counter, flag, results
+   * (solver.h, coop_sync), zeroed before each of their launches. */
+  const size_t sync_bytes = S.coop ? 256 : 0;
+  static_assert(sizeof(coop_sync) <= 256, "coop_sync fits its slot");
   const size_t total = (size_t)nvec * vbytes + state_bytes + part_bytes +
-                       (size_t)hist_n * sizeof(double);
+                       sync_bytes + (size_t)hist_n * sizeof(double);
   cudaError_t e;
   solve_state h0;
   double t0 = 0.0;
@@ -320,7 +324,9 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
     S.st = (solve_state *)next;
   }
   S.part = (double *)((char *)S.st + state_bytes);
-  S.hist = hist_n > 0 ? (double *)((char *)S.part + part_bytes) : nullptr;
+  S.sync = S.coop ? (coop_sync *)((char *)S.part + part_bytes) : nullptr;
+  S.hist = hist_n > 0 ? (double *)((char *)S.part + part_bytes + sync_bytes)
+                      : nullptr;
   if (method != SMV_METHOD_PAGERANK &&
       (s = S.prec == SMV_F32 ? S.prepass<float>() : S.prepass<double>()) !=
           SMV_OK)

@@ -67,6 +67,17 @@ struct solve_state {
 };
 static_assert(sizeof(solve_state) <= 256, "state fits its slot");
 
+/* The persistent kernels' fused grid reduction (cg_coop.h,
+ * grid_sum_sync), in the workspace after the partials. arrived and flag
+ * are zeroed before every cooperative launch (cg_coop_launch), so each
+ * launch's rounds count from 0: round r's arrivals are r G .. r G + G - 1
+ * and flag = r + 1 once round r's sums are in res[(r & 1) NV + j]. */
+struct coop_sync {
+  unsigned long long arrived; /* blocks arrived, all rounds of the launch */
+  unsigned long long flag;    /* rounds whose sums are published          */
+  double res[2 * 3];          /* by round parity, NV <= 3 each            */
+};
+
 /* ---- reductions -------------------------------------------------------- */
 
 /* Sum v[] over the block; the totals end in thread 0's v[]. */
@@ -213,6 +224,10 @@ struct solver {
   int coop_variant;   /* 2: two barriers an iteration; 1: one (cg_coop1);
                          3: BiCGStab (bicgstab_coop.cu)                 */
   int coop_block;     /* its threads per block: 256, 512 or 1024        */
+  bool coop_last;     /* sums: the last block to arrive sums and
+                         broadcasts (SMV_SOLVE_COOP_SUM=last, default);
+                         false: grid.sync, then every block sums (all)   */
+  coop_sync *sync;    /* the fused reduction's counter, flag, results   */
   int64_t n;
   unsigned grid;
   smv_solve_options o;
