@@ -27,7 +27,7 @@
  *      SMV_SOLVE_COOP_SUM=all: G x 3 doubles read by every block, G^2 x
  *      24 bytes of L2 reads a round.
  *   C. last: the fused reduction (src/cuda/solve/cg_coop.h,
- *      grid_sum_sync; the default, SMV_SOLVE_COOP_SUM=last), no
+ *      grid_sum_sync; SMV_SOLVE_COOP_SUM=last, not the default), no
  *      grid.sync: B's flag and partials, __syncthreads, thread 0 fences
  *      and adds 1 to an arrival counter; the block whose arrival is the
  *      round's last (round r's arrivals are r G .. r G + G - 1: no block
@@ -278,9 +278,10 @@ static void run_last(void) {
   run_variant<2>("sync_last",
                  "arrive + last block sums the G partials + flag broadcast: "
                  "the fused reduction (no grid.sync)");
-  micro_note("The persistent kernels' default (SMV_SOLVE_COOP_SUM=last): "
-             "the 3 x G partials read once a round, by one block, against "
-             "every block in sync_sum.");
+  micro_note("SMV_SOLVE_COOP_SUM=last in the persistent kernels (not "
+             "their default): the 3 x G partials read once a round, by one "
+             "block, against every block in sync_sum; the last block's sum "
+             "and the flag's round trip sit on the critical path.");
 }
 
 static void run_sum(void) {

@@ -19,8 +19,8 @@
  * and f32, Jacobi and none), the true residual, the same bits run to run
  * and across progress chunks, breakdown on a skew-symmetric matrix, and
  * the fallbacks.
- * The grid-wide sums both ways (SMV_SOLVE_COOP_SUM=all and last, the
- * default) for cg2, cg1 and BiCGStab: the same iterations and bits.
+ * The grid-wide sums both ways (SMV_SOLVE_COOP_SUM=all, the default, and
+ * last) for cg2, cg1 and BiCGStab: the same iterations and bits.
  * SKIPs without a device.
  */
 #include "test_cuda_common.h"
@@ -625,7 +625,7 @@ static smv_status coop_sum_run(const char *sum, smv_method m, smv_matrix *dA,
 
 /* The grid-wide sums both ways (SMV_SOLVE_COOP_SUM, cg_coop.h): all
  * (grid.sync, then every block sums the G partials) and last (the last
- * block to arrive sums them and broadcasts; the default). The last block
+ * block to arrive sums them and broadcasts; all is the default). The last block
  * sums with all_sum itself, so the order of the additions is the same
  * and so are the bits: the same iteration count, the same x and relres
  * bit for bit; last twice, the same bits; last across progress chunks

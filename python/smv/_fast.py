@@ -33,25 +33,33 @@ def _rc_alone():
     """The reference count _take sees for an object only the ring holds
     (measured, not assumed: it depends on the interpreter)."""
     slot = [object(), 0]
-    return _rc(slot[0])
+    y = slot[0]
+    return _rc(y)
 
 
 _ALONE = _rc_alone()
 
 
-def _take(M, transpose, s, m, dt, new):
+def _take(M, transpose, s, m, dt, new, devid):
     """A result vector for this call (caller holds M._ctx_lock): a free
-    vector of the ring written last on stream s, or new() (kept in the
-    ring while it has room or a free slot of another stream)."""
+    vector of the ring written last on stream s, else new((m,), dt) when
+    the current device is the Matrix's (kept in the ring while it has room
+    or a free slot of another stream), else None (the general path). A
+    recycled vector is checked to be still 1-D of m elements of dt (its
+    shape can be set in place)."""
     ring = M._yring[transpose]
     spare = -1
     for i, slot in enumerate(ring):
-        if _rc(slot[0]) == _ALONE:
-            y = slot[0]
-            if slot[1] == s and y.shape == (m,) and y.dtype == dt:
+        y = slot[0]
+        if _rc(y) == _ALONE:  # the ring's reference and this local one
+            if (slot[1] == s and y.ndim == 1 and y.size == m and
+                    (y.dtype is dt or y.dtype == dt)):
                 return y
             spare = i
-    y = new()
+    y = None
+    if devid() != M.device:
+        return None
+    y = new((m,), dt)
     if spare >= 0:
         ring[spare] = [y, s]
     elif len(ring) < RING:
@@ -74,15 +82,18 @@ def _launch(M, transpose, s, xp, yp):
             L.check(st, "smv_spmv%s" % ("_t" if transpose else ""), M._ctx)
 
 
-def _launch_new(M, transpose, s, xp, m, dt, new):
+def _launch_new(M, transpose, s, xp, m, dt, new, devid):
     """_launch into a result vector from the ring (_take), chosen under
-    the same lock, so two threads never take the same one."""
+    the same lock, so two threads never take the same one; None when
+    _take found none and cannot allocate here (another current device)."""
     f = L.spmv_t if transpose else L.spmv
     with M._ctx_lock:
         dA = M._dA
         if dA is None:
             raise ValueError("smv.Matrix: used after close()")
-        y = _take(M, transpose, s, m, dt, new)
+        y = _take(M, transpose, s, m, dt, new, devid)
+        if y is None:
+            return None
         if s != M._stream:
             M._set_stream(s)
         st = f(M._ctx, 0, 1.0, dA, xp, 0.0, y.data.ptr)
@@ -117,10 +128,8 @@ def _cupy_fast():
         if x.shape[0] != n or x.data.device_id != dev:
             return None
         if y is None:
-            if devid() != dev:
-                return None
             return _launch_new(M, transpose, cur() or _STREAM_LEGACY,
-                               x.data.ptr, m, dt, lambda: nd((m,), dt))
+                               x.data.ptr, m, dt, nd, devid)
         elif (type(y) is not nd or y.ndim != 1 or y.shape[0] != m or
               y.dtype != dt or not y._c_contiguous or
               y.data.device_id != dev):
@@ -139,11 +148,14 @@ def _torch_fast():
     if raw is None:
         def raw(d):
             return torch.cuda.current_stream(d).cuda_stream
-    tdt = {"float64": torch.float64, "float32": torch.float32}
+    import numpy as np
+
+    tdt = {np.dtype(np.float64): torch.float64,
+           np.dtype(np.float32): torch.float32}
     T = torch.Tensor
 
     def run(M, x, y, transpose):
-        dt = tdt[M.dtype.name]
+        dt = tdt[M.dtype]
         if (x.dtype is not dt or x.dim() != 1 or not x.is_cuda or
                 not x.is_contiguous() or x.requires_grad):
             return None

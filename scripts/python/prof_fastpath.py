@@ -64,8 +64,8 @@ def main():
         ("x.data.ptr", lambda: x.data.ptr),
         ("cupy current stream ptr",
          lambda: cupy.cuda.get_current_stream().ptr),
-        ("with M._ctx_lock", lambda: M._ctx_lock.acquire() or
-         M._ctx_lock.release()),
+        ("M._ctx_lock acquire+release", lambda: (M._ctx_lock.acquire(),
+                                                 M._ctx_lock.release())),
     ]
     if torch is not None and torch.cuda.is_available():
         tx = torch.as_tensor(x)
@@ -77,6 +77,7 @@ def main():
         rows += [
             ("M @ tx (torch)", lambda: M @ tx),
             ("M.matvec(tx, y=ty)", lambda: M.matvec(tx, y=ty)),
+            ("_fast.run(M, tx, ty)", lambda: _fast.run(M, tx, ty, False)),
             ("tx.new_empty((m,))", lambda: tx.new_empty((m,))),
             ("torch.empty(m, cuda)", lambda: torch.empty(
                 m, dtype=torch.float64, device="cuda")),

@@ -6,4 +6,4 @@ set -u
 OUT=${OUT:-/tmp/pyfast}
 mkdir -p "$OUT"
 SMV_LIB=$PWD/build/libsmv.so PYTHONPATH=$PWD/python timeout 120 \
-  python3 scripts/python/prof_fastpath.py --n 20000 2>&1 | tee "$OUT/f1.txt"
+  python3 scripts/python/prof_fastpath.py --n 10000 2>&1 | tee "$OUT/f1.txt"

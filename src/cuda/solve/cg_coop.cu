@@ -251,7 +251,8 @@ int env_int(const char *name) {
  * default, cg1). The block size: SMV_SOLVE_COOP_BLOCK=256, 512 or 1024
  * (else 256). Blocks per SM: SMV_SOLVE_COOP_PER_SM=N, at most what the
  * device's occupancy allows for the kernel (the default). The sums:
- * SMV_SOLVE_COOP_SUM=all (anything else: the default, last). */
+ * SMV_SOLVE_COOP_SUM=last (anything else: the default, all; `last` lost
+ * at every shape micro/gridsync measured: docs/solvers.md). */
 bool cg_coop_plan(solver &S, const char **why) {
   const smv_context *ctx = S.ctx;
   const int want = S.o.persistent;
@@ -296,7 +297,7 @@ bool cg_coop_plan(solver &S, const char **why) {
   const int bs = env_int("SMV_SOLVE_COOP_BLOCK");
   const char *sum = getenv("SMV_SOLVE_COOP_SUM");
   S.coop_variant = variant;
-  S.coop_last = !(sum && strcmp(sum, "all") == 0);
+  S.coop_last = sum && strcmp(sum, "last") == 0;
   S.coop_block = bs == 512 || bs == 1024 ? bs : 256;
   if (want == 0 && footprint(S, variant) > (double)ctx->prop.l2CacheSize) {
     *why = "the matrix and vectors outgrow the L2";

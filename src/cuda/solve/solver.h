@@ -225,8 +225,9 @@ struct solver {
                          3: BiCGStab (bicgstab_coop.cu)                 */
   int coop_block;     /* its threads per block: 256, 512 or 1024        */
   bool coop_last;     /* sums: the last block to arrive sums and
-                         broadcasts (SMV_SOLVE_COOP_SUM=last, default);
-                         false: grid.sync, then every block sums (all)   */
+                         broadcasts (SMV_SOLVE_COOP_SUM=last, a measured
+                         loss); false: grid.sync, then every block sums
+                         (all, the default)                              */
   coop_sync *sync;    /* the fused reduction's counter, flag, results   */
   int64_t n;
   unsigned grid;
