@@ -118,7 +118,9 @@ static cudaError_t launch(const struct smv_launch *P) {
 /* Entries per tile: 2048 in f64, 4096 in f32 on large matrices (16 KiB
  * of products either way: 8 resident blocks of 256 threads on an sm_90 SM
  * fit its 228 KiB of shared memory; each thread loads 8 or 16 entries per
- * tile); smaller on small matrices (smv_tile_size). */
+ * tile), 4096 in f64 where tiled_top says (32 KiB of products: 6 blocks
+ * of 256 threads an SM, 48 warps);
+ * smaller on small matrices (smv_tile_size). */
 /* Rows per tile are sized for this many threads per block (the default;
  * another block size changes only the speed). */
 #define SMV_TILED_PLAN_BLOCK 256
