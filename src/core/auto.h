@@ -23,8 +23,7 @@ struct smv_auto_facts {
   double long_f64;   /* rows at least this long (entries, local columns,
                         f64) go to rung 9: 56 where the device's DRAM
                         delivers more than 16 bytes per SM per SM clock
-                        (H200: 18.4), else 72 (H100: 12.8); see
-                        smv_auto_facts_of                                */
+                        (smv_context's dram_per_sm_clk), else 72         */
 };
 
 #endif

@@ -125,6 +125,26 @@ unsigned smv_grid_for(int64_t work, int block) {
   return (unsigned)g;
 }
 
+/* smv_context's dram_per_sm_clk (engine.h), read once here. A fact for
+ * a rule, not a requirement: a device that does not say gets 0 and no
+ * error is left behind. */
+static double dram_per_sm_clock(int device, const cudaDeviceProp *p) {
+  int mem_khz = 0, bus_bits = 0, sm_khz = 0;
+  if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth,
+                             device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device) !=
+          cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0.0;
+  }
+  if (sm_khz <= 0 || p->multiProcessorCount <= 0)
+    return 0.0;
+  return 2.0 * mem_khz * (bus_bits / 8.0) /
+         ((double)p->multiProcessorCount * sm_khz);
+}
+
 extern "C" smv_status smv_context_create(int device, smv_context **out) {
   if (!out)
     return SMV_ERR_ARG;
@@ -169,6 +189,7 @@ extern "C" smv_status smv_context_create(int device, smv_context **out) {
     st = smv_cu_fail(NULL, e, "cudaDeviceGetAttribute(MaxTexture1DLinear)");
     goto fail;
   }
+  ctx->dram_per_sm_clk = dram_per_sm_clock(device, &ctx->prop);
   ctx->tex_align = ctx->prop.textureAlignment;
   if (ctx->tex_align == 0)
     ctx->tex_align = 1;

@@ -53,6 +53,12 @@ struct smv_context {
   cudaDeviceProp prop;
   int max_tex1d_linear; /* texels, cudaDevAttrMaxTexture1DLinearWidth */
   size_t tex_align;     /* bytes, cudaDevAttrTextureAlignment         */
+  /* The DRAM's peak bytes per SM per SM clock: 2 transfers a memory clock
+   * x the bus width, over the SMs x their clock; 0 when the device does
+   * not say. The more of them, the more bytes each SM must keep in flight
+   * to stream at the copy bandwidth (AUTO's rule 7 and rung 10's f64 tile
+   * read it; the H100's and H200's values: docs/engine.md, rule 7). */
+  double dram_per_sm_clk;
 
   int block_override;                  /* 0 = per-rung default            */
   int default_block[SMV_ALG_COUNT][2]; /* [alg][prec], 0: no kernel */
@@ -322,8 +328,6 @@ size_t smv_rungs_device_bytes(const smv_matrix *m);
 /* Rung alg's plan line for the analysis record ("" if it has none or is
  * not set up). */
 void smv_rung_describe(const smv_matrix *m, smv_alg alg, char *buf, size_t n);
-/* The DRAM's peak bytes per SM per SM clock (rungs.cu; AUTO's f64 rule). */
-double smv_dram_bytes_per_sm_clock(const smv_context *ctx);
 /* The facts AUTO's rule reads (src/core/auto.def): statistics, the L2,
  * and the facts of every rung whose probe asks (set up for planning
  * here, which is why ctx and A are needed). */

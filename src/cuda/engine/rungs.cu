@@ -202,28 +202,6 @@ void smv_rung_describe(const smv_matrix *m, smv_alg alg, char *buf, size_t n) {
     r->describe(m, m->state[alg], buf, n);
 }
 
-/* The DRAM's peak bytes per SM per SM clock: 2 transfers a memory clock x
- * the bus width, over the SMs x their clock (H100 SXM: 3352 GB/s over 132
- * SMs at 1.98 GHz, 12.8; H200: 4814 GB/s, 18.4). How many bytes each SM
- * must keep in flight to stream at the copy bandwidth grows with it; 0
- * when the device does not say. */
-double smv_dram_bytes_per_sm_clock(const smv_context *ctx) {
-  int mem_khz = 0, bus_bits = 0, sm_khz = 0;
-  if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate,
-                             ctx->device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth,
-                             ctx->device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, ctx->device) !=
-          cudaSuccess) {
-    (void)cudaGetLastError(); /* a fact for a rule: leave no error */
-    return 0.0;
-  }
-  const double sms = ctx->prop.multiProcessorCount;
-  if (sm_khz <= 0 || sms <= 0)
-    return 0.0;
-  return 2.0 * mem_khz * (bus_bits / 8.0) / (sms * (double)sm_khz);
-}
-
 smv_status smv_auto_facts_of(smv_context *ctx, smv_matrix *m, const smv_csr *A,
                              struct smv_auto_facts *f) {
   const struct smv_matrix_stats *s = &m->st;
@@ -237,7 +215,7 @@ smv_status smv_auto_facts_of(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   f->long_rare = s->long_rows * 10000 <= s->rows;
   f->row_mean = s->row_mean;
   f->f64 = m->prec == SMV_F64;
-  f->long_f64 = smv_dram_bytes_per_sm_clock(ctx) > 16.0 ? 56.0 : 72.0;
+  f->long_f64 = ctx->dram_per_sm_clk > 16.0 ? 56.0 : 72.0;
   /* Rungs whose state the rule reads (rung 12's hot columns), only where
    * they ask: set up for planning, released by smv_rungs_settle unless
    * AUTO runs them or they were asked for. */

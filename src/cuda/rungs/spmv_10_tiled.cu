@@ -163,16 +163,14 @@ int64_t smv_tiled_end(const smv_csr *A, int64_t start, int64_t tile) {
 /* The largest tile: 4096 entries in f32; in f64 2048 (8 entries per
  * thread at 256 threads), or 4096 (16 per thread) for rows of 32 entries
  * or more on a device whose DRAM delivers more than 16 bytes per SM-clock
- * (smv_dram_bytes_per_sm_clock: the H200), where the longer load phase per
+ * (ctx->dram_per_sm_clk: the H200), where the longer load phase per
  * barrier keeps more bytes in flight (on the H200 rows of 33-49 in f64
  * ran faster with it, rows of 17-26 slower; on the H100 the 2048 tile
  * already streams near the copy bandwidth: bench/results/h200/suite.md). */
 static int tiled_top(const smv_context *ctx, const smv_matrix *m) {
   if (m->prec != SMV_F64)
     return SMV_TILED_TILE_MAX;
-  return m->st.row_mean >= 32.0 && smv_dram_bytes_per_sm_clock(ctx) > 16.0
-             ? 4096
-             : 2048;
+  return m->st.row_mean >= 32.0 && ctx->dram_per_sm_clk > 16.0 ? 4096 : 2048;
 }
 
 static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
