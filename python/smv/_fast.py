@@ -56,7 +56,6 @@ def _take(M, transpose, s, m, dt, new, devid):
                     (y.dtype is dt or y.dtype == dt)):
                 return y
             spare = i
-    y = None
     if devid() != M.device:
         return None
     y = new((m,), dt)
@@ -67,38 +66,37 @@ def _take(M, transpose, s, m, dt, new, devid):
     return y
 
 
-def _launch(M, transpose, s, xp, yp):
-    """smv_spmv[_t] (AUTO, y = A x) on stream s, holding the Matrix's
-    context (close() waits for it; a closed Matrix raises)."""
+def _spmv_locked(M, transpose, s, xp, yp):
+    """smv_spmv[_t] (AUTO, y = A x) on stream s; the caller holds
+    M._ctx_lock (close() waits for it; a closed Matrix raises)."""
+    dA = M._dA
+    if dA is None:
+        raise ValueError("smv.Matrix: used after close()")
+    if s != M._stream:
+        M._set_stream(s)
     f = L.spmv_t if transpose else L.spmv
+    st = f(M._ctx, 0, 1.0, dA, xp, 0.0, yp)
+    if st:
+        L.check(st, "smv_spmv%s" % ("_t" if transpose else ""), M._ctx)
+
+
+def _launch(M, transpose, s, xp, yp):
+    """The product into the caller's y."""
     with M._ctx_lock:
-        dA = M._dA
-        if dA is None:
-            raise ValueError("smv.Matrix: used after close()")
-        if s != M._stream:
-            M._set_stream(s)
-        st = f(M._ctx, 0, 1.0, dA, xp, 0.0, yp)
-        if st:
-            L.check(st, "smv_spmv%s" % ("_t" if transpose else ""), M._ctx)
+        _spmv_locked(M, transpose, s, xp, yp)
 
 
 def _launch_new(M, transpose, s, xp, m, dt, new, devid):
-    """_launch into a result vector from the ring (_take), chosen under
-    the same lock, so two threads never take the same one; None when
-    _take found none and cannot allocate here (another current device)."""
-    f = L.spmv_t if transpose else L.spmv
+    """The product into a result vector from the ring (_take), chosen
+    under the same lock, so two threads never take the same one; None
+    when _take found none and cannot allocate here (another current
+    device)."""
     with M._ctx_lock:
-        dA = M._dA
-        if dA is None:
+        if M._dA is None:
             raise ValueError("smv.Matrix: used after close()")
         y = _take(M, transpose, s, m, dt, new, devid)
-        if y is None:
-            return None
-        if s != M._stream:
-            M._set_stream(s)
-        st = f(M._ctx, 0, 1.0, dA, xp, 0.0, y.data.ptr)
-        if st:
-            L.check(st, "smv_spmv%s" % ("_t" if transpose else ""), M._ctx)
+        if y is not None:
+            _spmv_locked(M, transpose, s, xp, y.data.ptr)
     return y
 
 
