@@ -36,6 +36,12 @@
  *      = r + 1; the others spin on it (one thread, ld.acquire), then read
  *      the 3 sums. G x 3 doubles read once a round, by one block. It is
  *      a full barrier, so A's neighbour check holds for it too.
+ *   D. copies: B, but each block writes its 3 partials to `copies` copies
+ *      (2 .. 32) and block b sums copy b % copies. B's reads all land on
+ *      the same 3 G doubles (G x 24 bytes, a few dozen L2 lines) from
+ *      every SM at once; if the cost is the queue at those lines rather
+ *      than the bytes, spreading the readers over more lines cuts it,
+ *      for 3 x copies stores a block.
  * Time per round: (t(ROUNDS) - t(0)) / ROUNDS, t the median of cooperative
  * launches timed by CUDA events (the launch itself cancels out; C's
  * counter and flag are zeroed by a memset before each launch, in both
@@ -133,11 +139,13 @@ __device__ void last_block_sum(int r, const double *pr, int G,
     out[j] = __ldcg(&res[j]);
 }
 
-/* SUM: 0 A (grid.sync), 1 B (+ every block sums), 2 C (fused). */
+/* SUM: 0 A (grid.sync), 1 B (+ every block sums), 2 C (fused), 3 D (B
+ * with the partials written to `reps` copies, block b reading copy
+ * b % reps: copy c of parity p at part + (2 c + p) 3 G). */
 template <int SUM>
 __global__ void gridsync_kernel(int rounds, volatile int *flag, double *part,
                                 double *total, unsigned *bad,
-                                unsigned long long *sy) {
+                                unsigned long long *sy, int reps) {
   cg::grid_group grid = cg::this_grid();
   __shared__ double warp_sum[32][3];
   const int G = (int)gridDim.x, b = (int)blockIdx.x;
@@ -147,8 +155,12 @@ __global__ void gridsync_kernel(int rounds, volatile int *flag, double *part,
     double *pr = part + (size_t)(r & 1) * 3 * G;
     if (threadIdx.x == 0)
       flag[b] = r;
-    if (SUM && threadIdx.x < 3)
+    if ((SUM == 1 || SUM == 2) && threadIdx.x < 3)
       pr[3 * b + threadIdx.x] = part_val(r, b, threadIdx.x);
+    if (SUM == 3 && (int)threadIdx.x < 3 * reps) {
+      const int c = (int)threadIdx.x / 3, j = (int)threadIdx.x % 3;
+      pr[(size_t)c * 6 * G + 3 * b + j] = part_val(r, b, j);
+    }
     double v[3] = {0.0, 0.0, 0.0};
     if (SUM == 2)
       last_block_sum(r, pr, G, sy, v, warp_sum);
@@ -158,6 +170,8 @@ __global__ void gridsync_kernel(int rounds, volatile int *flag, double *part,
       miss++;
     if (SUM == 1)
       sum_partials(pr, G, v, warp_sum);
+    if (SUM == 3)
+      sum_partials(pr + (size_t)(b % reps) * 6 * G, G, v, warp_sum);
     if (SUM)
       for (int j = 0; j < 3; j++)
         acc[j] += v[j];
@@ -175,12 +189,12 @@ template <int SUM>
 static double launch_ms(int G, int block, int rounds, micro_dbuf<int> &flag,
                         micro_dbuf<double> &part, micro_dbuf<double> &total,
                         micro_dbuf<unsigned> &bad,
-                        micro_dbuf<unsigned long long> &sync) {
+                        micro_dbuf<unsigned long long> &sync, int reps) {
   int *fp = flag.p;
   double *pp = part.p, *tp = total.p;
   unsigned *bp = bad.p;
   unsigned long long *sp = sync.p;
-  void *args[] = {&rounds, &fp, &pp, &tp, &bp, &sp};
+  void *args[] = {&rounds, &fp, &pp, &tp, &bp, &sp, &reps};
   auto launch = [&] {
     if (SUM == 2) /* C's rounds count from 0 each launch */
       CK(cudaMemsetAsync(sp, 0, 2 * sizeof *sp, 0));
@@ -191,19 +205,21 @@ static double launch_ms(int G, int block, int rounds, micro_dbuf<int> &flag,
 }
 
 template <int SUM>
-static void shape_row(micro_table &t, int block, int per_sm, int occ) {
+static void shape_row(micro_table &t, int block, int per_sm, int occ,
+                      int reps) {
   const int sms = g_dev.prop.multiProcessorCount;
   const int G = per_sm * sms;
   micro_dbuf<int> flag((size_t)G);
-  micro_dbuf<double> part((size_t)6 * G), total((size_t)3 * G);
+  micro_dbuf<double> part((size_t)6 * G * reps), total((size_t)3 * G);
   micro_dbuf<unsigned> bad(1);
   /* C: counter, flag, 2 x 3 sums (as doubles' bits) */
   micro_dbuf<unsigned long long> sync(8);
   flag.poison(0xff); /* -1: every flag below round 0 until written */
   bad.zero();
-  const double t0 = launch_ms<SUM>(G, block, 0, flag, part, total, bad, sync);
+  const double t0 =
+      launch_ms<SUM>(G, block, 0, flag, part, total, bad, sync, reps);
   const double t1 =
-      launch_ms<SUM>(G, block, ROUNDS, flag, part, total, bad, sync);
+      launch_ms<SUM>(G, block, ROUNDS, flag, part, total, bad, sync, reps);
   /* The checked run: the barrier never let a block past before its
    * neighbour wrote the round, and every block's sums are exact. */
   flag.poison(0xff);
@@ -216,7 +232,7 @@ static void shape_row(micro_table &t, int block, int per_sm, int occ) {
   double *pp = part.p, *tp = total.p;
   unsigned *bp = bad.p;
   unsigned long long *sp = sync.p;
-  void *args[] = {&rounds, &fp, &pp, &tp, &bp, &sp};
+  void *args[] = {&rounds, &fp, &pp, &tp, &bp, &sp, &reps};
   CK(cudaLaunchCooperativeKernel((const void *)gridsync_kernel<SUM>, G, block,
                                  args, 0, 0));
   CK(cudaDeviceSynchronize());
@@ -242,16 +258,24 @@ static void shape_row(micro_table &t, int block, int per_sm, int occ) {
                 per_sm, wrong);
   }
   const double us = (t1 - t0) * 1e3 / ROUNDS;
-  micro_table_add(t, {micro_fmt("%d", block),
-                      micro_fmt("%d%s", per_sm, per_sm == occ ? " (max)" : ""),
-                      micro_fmt("%d", G), micro_num(t0 * 1e3, 1),
-                      micro_num(us, 3)});
+  std::vector<std::string> row = {
+      micro_fmt("%d", block),
+      micro_fmt("%d%s", per_sm, per_sm == occ ? " (max)" : ""),
+      micro_fmt("%d", G)};
+  if (SUM == 3)
+    row.push_back(micro_fmt("%d", reps));
+  row.push_back(micro_num(t0 * 1e3, 1));
+  row.push_back(micro_num(us, 3));
+  micro_table_add(t, row);
 }
 
 template <int SUM> static void run_variant(const char *id, const char *title) {
-  micro_table t = micro_table_new(
-      id, title,
-      {"block", "blocks per SM", "blocks (G)", "launch us", "us per round"});
+  std::vector<std::string> cols = {"block", "blocks per SM", "blocks (G)"};
+  if (SUM == 3)
+    cols.push_back("copies");
+  cols.push_back("launch us");
+  cols.push_back("us per round");
+  micro_table t = micro_table_new(id, title, cols);
   const int blocks[] = {256, 512, 1024};
   for (int bi = 0; bi < 3; bi++) {
     int occ = 0;
@@ -261,7 +285,14 @@ template <int SUM> static void run_variant(const char *id, const char *title) {
     for (int pi = 0; pi < 4; pi++) {
       if (per[pi] > occ || (pi == 3 && (occ == 1 || occ == 2 || occ == 4)))
         continue;
-      shape_row<SUM>(t, blocks[bi], per[pi], occ);
+      if (SUM != 3) {
+        shape_row<SUM>(t, blocks[bi], per[pi], occ, 1);
+        continue;
+      }
+      /* copies: 2, 4, ... up to one per 8 blocks (at most 32) */
+      const int G = per[pi] * g_dev.prop.multiProcessorCount;
+      for (int reps = 2; reps <= 32 && reps * 8 <= G; reps *= 2)
+        shape_row<SUM>(t, blocks[bi], per[pi], occ, reps);
     }
   }
   micro_table_print(t);
@@ -293,8 +324,18 @@ static void run_sum(void) {
              "work.");
 }
 
+static void run_copies(void) {
+  run_variant<3>("sync_sum_copies",
+                 "grid.sync() + every block sums the G partials from one "
+                 "of `copies` copies (block b reads copy b % copies)");
+  micro_note("Each block writes its 3 partials to every copy (3 x copies "
+             "stores, in parallel threads); the reads of one round spread "
+             "over copies x more L2 lines, so fewer SMs ask for each line "
+             "(sync_sum: all G blocks read the same 3 G doubles).");
+}
+
 int main(int argc, char **argv) {
   return micro_main(argc, argv, "gridsync",
                     "grid barrier and all-blocks sum (persistent kernels)",
-                    k_help, {run_sync, run_sum, run_last});
+                    k_help, {run_sync, run_sum, run_last, run_copies});
 }

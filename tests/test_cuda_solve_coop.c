@@ -419,6 +419,81 @@ static void test_shapes(void) {
   }
 }
 
+/* The plan's shape knobs (cg_coop.cu): copies of the partials
+ * (SMV_SOLVE_COOP_COPIES, block b sums copy b % copies: the same values in
+ * the same order, so the same bits with 1, 4 or 32 copies) and lanes per
+ * row (SMV_SOLVE_COOP_LANES 1 .. 32: a different order of each row's
+ * sum, so other bits, but CG's iteration count within 1% of the CPU's,
+ * the true residual, and the same bits run to run). lap2d:60 (5 entries
+ * a row) and stencil27:10 (27), f64, Jacobi. */
+static void test_copies_lanes(void) {
+  TC_NEED_DEVICE();
+  const char *specs[] = {"lap2d:60", "stencil27:10"};
+  const char *copies[] = {"1", "4", "32"};
+  const char *lanes[] = {"1", "2", "4", "8", "32"};
+  for (int m = 0; m < 2; m++) {
+    fixture F;
+    if (!fixture_open(&F, specs[m]))
+      continue;
+    smv_solve_options o;
+    smv_solve_options_init(&o);
+    o.tol = 1e-10;
+    o.maxit = 5000;
+    o.precond = SMV_PRECOND_JACOBI;
+    o.persistent = 1;
+    smv_solve_result rc, r0, r, r2;
+    smv_error err;
+    CHECK_OK(smv_cg(F.A, F.b, F.x, &o, &rc, &err));
+    double *x0 = malloc(F.n * sizeof *x0);
+    if (!x0) {
+      fixture_close(&F);
+      CHECK(0);
+      return;
+    }
+    for (int c = 0; c < 3; c++) {
+      setenv("SMV_SOLVE_COOP_COPIES", copies[c], 1);
+      tc_fill_nan(c ? F.x : x0, F.n);
+      CHECK_OK(gpu_cg(F.dA, F.b, c ? F.x : x0, &o, c ? &r : &r0));
+      unsetenv("SMV_SOLVE_COOP_COPIES");
+      if (!c) {
+        CHECKF(r0.persistent && r0.converged &&
+                   within_1pct(r0.iterations, rc.iterations),
+               "%s %s one copy: persistent %d converged %d after %d (CPU %d)",
+               variant, specs[m], r0.persistent, r0.converged, r0.iterations,
+               rc.iterations);
+        continue;
+      }
+      CHECKF(r.persistent && r.iterations == r0.iterations,
+             "%s %s %s copies: persistent %d, %d iterations (one copy %d)",
+             variant, specs[m], copies[c], r.persistent, r.iterations,
+             r0.iterations);
+      CHECKF(memcmp(F.x, x0, F.n * sizeof *x0) == 0,
+             "%s %s %s copies: x differs from one copy's", variant, specs[m],
+             copies[c]);
+    }
+    for (int l = 0; l < 5; l++) {
+      setenv("SMV_SOLVE_COOP_LANES", lanes[l], 1);
+      tc_fill_nan(F.x, F.n);
+      CHECK_OK(gpu_cg(F.dA, F.b, F.x, &o, &r));
+      tc_fill_nan(F.x2, F.n);
+      CHECK_OK(gpu_cg(F.dA, F.b, F.x2, &o, &r2));
+      unsetenv("SMV_SOLVE_COOP_LANES");
+      CHECKF(r.persistent && r.converged &&
+                 within_1pct(r.iterations, rc.iterations),
+             "%s %s %s lanes: persistent %d converged %d after %d (CPU %d)",
+             variant, specs[m], lanes[l], r.persistent, r.converged,
+             r.iterations, rc.iterations);
+      CHECKF(true_relres(F.A, F.b, F.x) <= 1e-9, "%s %s %s lanes: %g", variant,
+             specs[m], lanes[l], true_relres(F.A, F.b, F.x));
+      CHECK_INT(r2.iterations, r.iterations);
+      CHECKF(memcmp(F.x, F.x2, F.n * sizeof *F.x) == 0,
+             "%s %s %s lanes: run-to-run bits", variant, specs[m], lanes[l]);
+    }
+    free(x0);
+    fixture_close(&F);
+  }
+}
+
 /* BiCGStab on the device through smv_solve_cuda_host. */
 static smv_status gpu_bi(smv_matrix *dA, const double *b, double *x,
                          const smv_solve_options *o, smv_solve_result *r) {
@@ -709,17 +784,19 @@ static void run_variant(const char *v) {
                          test_not_spd,
                          test_hardening,
                          test_shapes,
-                         test_coop_sum};
+                         test_coop_sum,
+                         test_copies_lanes};
   const char *fn_names[] = {"test_persistent_matches_cpu",
                             "test_auto_and_progress",
                             "test_fallbacks",
                             "test_not_spd",
                             "test_hardening",
                             "test_shapes",
-                            "test_coop_sum"};
+                            "test_coop_sum",
+                            "test_copies_lanes"};
   variant = v;
   setenv("SMV_SOLVE_COOP_VARIANT", v, 1);
-  for (int t = 0; t < 7; t++) {
+  for (int t = 0; t < 8; t++) {
     snprintf(names[slot][t], sizeof names[slot][t], "%s [%s]", fn_names[t], v);
     tst_run(names[slot][t], fns[t]);
   }

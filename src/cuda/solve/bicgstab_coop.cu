@@ -86,7 +86,7 @@ template <typename T, int LANES, bool JAC, int BS, bool LAST>
 __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     bicgstab_coop_kernel(coop_args<T> a) {
   __shared__ double sh_blk[3 * 32], sh_all[3 * 32];
-  coop_sum<LAST> gsum(a.sync);
+  coop_sum<LAST> gsum(a);
   coop_run c = coop_begin(a.st);
   if (c.done)
     return;

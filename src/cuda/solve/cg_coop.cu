@@ -47,9 +47,19 @@
  * (cg_coop.h, all_sum) has every thread of the block load its share of
  * them, warps add with xor shuffles, one __syncthreads, and every warp
  * adds the warps' totals: no thread loops over the partials alone. By
- * default only the last block to arrive runs it and publishes the sums
- * (grid_sum_sync: G x NV doubles read once, not once per block); with
- * SMV_SOLVE_COOP_SUM=all every block runs it after grid.sync.
+ * default every block runs it after grid.sync, reading one of `copies`
+ * copies of the partials (cg_coop.h, coop_sum); with
+ * SMV_SOLVE_COOP_SUM=last only the last block to arrive runs it and
+ * publishes the sums (grid_sum_sync, a measured loss).
+ *
+ * Shape, from the device and the matrix (cg_coop_plan): the block size,
+ * the co-resident blocks per SM (occupancy), then the lanes per row: at
+ * most lanes_for(the mean row length), and fewer while the grid's
+ * threads cannot give every row its group in one pass (a group that
+ * takes several rows in turn waits out their dependent loads, row offsets
+ * -> column indices -> gathered vectors, once per row); one or two lanes
+ * a row then sum several entries each, unrolled (coop_rows::row_sum).
+ * The grid is cut to the blocks the rows need.
  *
  * Knobs (environment, read at each solve's plan), for timing shapes on
  * the device:
@@ -65,12 +75,16 @@
  *                                   device's occupancy for the kernel
  *                                   allows (the default);
  *   SMV_SOLVE_COOP_SUM=last|all     the grid-wide sums (cg_coop.h,
- *                                   coop_sum): last (the default), the
- *                                   last block to arrive sums the G
- *                                   partials and broadcasts; all,
- *                                   grid.sync then every block sums them.
- *                                   The same bits either way; all reads
- *                                   G times the bytes;
+ *                                   coop_sum): all (the default),
+ *                                   grid.sync then every block sums the
+ *                                   G partials; last, the last block to
+ *                                   arrive sums them and broadcasts. The
+ *                                   same bits either way;
+ *   SMV_SOLVE_COOP_LANES=1..32      lanes per row (a power of two; else
+ *                                   the plan's, above);
+ *   SMV_SOLVE_COOP_COPIES=N         copies of the partials (1..32; else
+ *                                   coop_copies: one per COPY_READERS
+ *                                   blocks);
  *   SMV_SOLVE_COOP_GRID=G           test hook: the grid, co-resident or
  *                                   not (a refused launch);
  *   SMV_SOLVE_COOP=0                never the persistent kernel;
@@ -90,7 +104,7 @@ template <typename T, int LANES, bool JAC, int BS, bool LAST>
 __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     cg2_kernel(coop_args<T> a) {
   __shared__ double sh_blk[2 * 32], sh_all[2 * 32];
-  coop_sum<LAST> gsum(a.sync);
+  coop_sum<LAST> gsum(a);
   coop_run c = coop_begin(a.st);
   if (c.done)
     return;
@@ -160,6 +174,19 @@ struct cg2_k {
   }
 };
 
+/* Copies of the partials (cg_coop.h, coop_sum) for a grid of G blocks:
+ * one per COPY_READERS blocks, a power of two, at most 32 (warp 0's
+ * lanes write them). Every block writes NV doubles to each copy (3 x 8
+ * bytes x copies, in parallel lanes) and reads G x NV doubles of one;
+ * what the copies cut is how many SMs ask for the same lines at once. */
+constexpr int COPY_READERS = 64;
+int coop_copies(int G) {
+  int c = 1;
+  while (c < 32 && c * COPY_READERS < G)
+    c *= 2;
+  return c;
+}
+
 /* Rows of more entries get more lanes: LANES, a power of two in [4, 32],
  * at least half the mean row length (a lane then sums about two entries,
  * two independent loads in flight, and short rows leave few lanes idle). */
@@ -171,7 +198,7 @@ int lanes_for(double row_mean) {
 }
 
 const void *coop_kernel(const solver &S) {
-  const int l = lanes_for(S.dA->st.row_mean);
+  const int l = S.coop_lanes;
   const bool f32 = S.prec == SMV_F32;
   if (S.method == SMV_METHOD_BICGSTAB)
     return bicgstab_coop_kernel_for(f32, S.jac, l, S.coop_block, S.coop_last);
@@ -233,6 +260,8 @@ template <typename T> coop_args<T> args_of(solver &S, int it_end) {
   }
   a.st = S.st;
   a.part = S.part;
+  a.copies = S.coop_copies;
+  a.copy_stride = S.coop_copy_stride;
   a.sync = S.sync;
   a.hist = S.hist;
   a.it_end = it_end;
@@ -303,6 +332,7 @@ bool cg_coop_plan(solver &S, const char **why) {
     *why = "the matrix and vectors outgrow the L2";
     return false;
   }
+  S.coop_lanes = lanes_for(S.dA->st.row_mean);
   int occ = 0;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
           &occ, coop_kernel(S), S.coop_block, 0) != cudaSuccess ||
@@ -314,9 +344,28 @@ bool cg_coop_plan(solver &S, const char **why) {
   const int ask = env_int("SMV_SOLVE_COOP_PER_SM");
   const int per_sm = ask > 0 && ask < occ ? ask : occ;
   int64_t g = (int64_t)per_sm * ctx->prop.multiProcessorCount;
+  /* Lanes: fewer while the grid cannot give every row a group at once. */
+  const int64_t threads = g * S.coop_block;
+  while (S.coop_lanes > 1 && S.n * S.coop_lanes > threads)
+    S.coop_lanes /= 2;
+  const int lanes_ask = env_int("SMV_SOLVE_COOP_LANES");
+  if (lanes_ask > 0 && lanes_ask <= 32 && (lanes_ask & (lanes_ask - 1)) == 0)
+    S.coop_lanes = lanes_ask;
+  /* The kernel for these lanes: its occupancy must still allow per_sm
+   * (the unrolled one- and two-lane rows use the same register budget,
+   * __launch_bounds__, but check). */
+  int occ2 = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &occ2, coop_kernel(S), S.coop_block, 0) != cudaSuccess ||
+      occ2 < 1) {
+    cudaGetLastError();
+    *why = "no block of the persistent kernel fits on an SM";
+    return false;
+  }
+  if (occ2 < per_sm)
+    g = (int64_t)occ2 * ctx->prop.multiProcessorCount;
   /* No more blocks than rows need (but the grid stays co-resident). */
-  const int64_t need =
-      (S.n * lanes_for(S.dA->st.row_mean) + S.coop_block - 1) / S.coop_block;
+  const int64_t need = (S.n * S.coop_lanes + S.coop_block - 1) / S.coop_block;
   if (need < g)
     g = need > 0 ? need : 1;
   /* Test hook: a grid larger than co-residency allows makes the launch
@@ -326,6 +375,9 @@ bool cg_coop_plan(solver &S, const char **why) {
   if (force > 0)
     g = force;
   S.coop_grid = (unsigned)g;
+  const int copies_ask = env_int("SMV_SOLVE_COOP_COPIES");
+  S.coop_copies =
+      copies_ask > 0 && copies_ask <= 32 ? copies_ask : coop_copies((int)g);
   return true;
 }
 

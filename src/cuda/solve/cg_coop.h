@@ -52,6 +52,11 @@ template <typename T> struct coop_args {
   coop_sync *sync; /* the fused reduction (grid_sum_sync); zeroed       */
   double *hist;
   int it_end; /* pause (not done) after this iteration            */
+  /* The partials are written to `copies` copies of that layout, copy c
+   * at part + c * copy_stride doubles; block b sums copy b % copies
+   * (all_sum). 1 = one copy. */
+  int copies;
+  int64_t copy_stride;
 };
 
 /* a * b + c rounded once: every thread that recomputes a value another
@@ -97,20 +102,25 @@ __device__ __forceinline__ void sum_of_warps(double (&v)[NV],
   warp_allsum<NV>(v);
 }
 
-/* The block's sum of v[] into part[blockIdx.x * NV + j]: warps, then warp
- * 0 over the warps' totals (one __syncthreads). sh (NV * 32 doubles) is
- * this call's own: a grid barrier (or grid_sum_sync's __syncthreads)
- * separates it from its next use. */
+/* The block's sum of v[] into part[blockIdx.x * NV + j] of each of the
+ * `copies` copies (lane c of warp 0 writes copy c at part + c * stride;
+ * every lane holds the same bits): warps, then warp 0 over the warps'
+ * totals (one __syncthreads). sh (NV * 32 doubles) is this call's own: a
+ * grid barrier (or grid_sum_sync's __syncthreads) separates it from its
+ * next use. */
 template <int NV>
 __device__ __forceinline__ void block_partial(double (&v)[NV], double *part,
-                                              double *sh) {
+                                              double *sh, int copies = 1,
+                                              int64_t stride = 0) {
   warps_to_shared<NV>(v, sh);
   if (threadIdx.x < 32) {
     sum_of_warps<NV>(v, sh);
-    if (threadIdx.x == 0)
+    if ((int)threadIdx.x < copies) {
+      double *to = part + (int64_t)threadIdx.x * stride;
 #pragma unroll
       for (int j = 0; j < NV; j++)
-        part[blockIdx.x * NV + j] = v[j];
+        to[blockIdx.x * NV + j] = v[j];
+    }
   }
 }
 
@@ -244,19 +254,28 @@ template <bool LAST> struct coop_sum {
   cooperative_groups::grid_group grid;
   coop_sync *sy;
   unsigned round; /* this launch's rounds so far (LAST) */
-  int G;
-  __device__ explicit coop_sum(coop_sync *s)
-      : grid(cooperative_groups::this_grid()), sy(s), round(0),
-        G((int)gridDim.x) {}
+  int G, copies;
+  int64_t stride;
+  template <typename T>
+  __device__ explicit coop_sum(const coop_args<T> &a)
+      : grid(cooperative_groups::this_grid()), sy(a.sync), round(0),
+        G((int)gridDim.x), copies(a.copies), stride(a.copy_stride) {}
   template <int NV>
   __device__ __forceinline__ void operator()(double (&v)[NV], double *part,
                                              double *sh_blk, double *sh_all) {
     if (LAST) {
       grid_sum_sync<NV>(v, part, sy, round++, G, sh_blk, sh_all);
     } else {
-      block_partial<NV>(v, part, sh_blk);
+      /* Copies: after the barrier every block reads all G partials; with
+       * one copy all SMs ask for the same G x NV doubles at once (a few
+       * dozen L2 lines), so the reads queue at those lines
+       * (micro/gridsync, sync_sum against sync_sum_copies). Block b reads
+       * copy b % copies: each line has copies x fewer readers. The same
+       * values in the same order: the same bits with any count. */
+      block_partial<NV>(v, part, sh_blk, copies, stride);
       grid.sync();
-      all_sum<NV>(v, part, G, sh_all);
+      all_sum<NV>(v, part + (int64_t)(blockIdx.x % (unsigned)copies) * stride,
+                  G, sh_all);
     }
   }
 };
@@ -342,6 +361,11 @@ template <int LANES, int BS> struct coop_rows {
     const unsigned k0 = (unsigned)__ldg(&a.rp[row]);
     const unsigned k1 = (unsigned)__ldg(&a.rp[row + 1]);
     T s = T(0);
+    /* Unrolled so a lane's next entries' index, value and gathered loads
+     * are in flight together (the sum's order is unchanged: the same
+     * bits); with one or two lanes a row this is where the latency
+     * hides. */
+#pragma unroll 4
     for (unsigned k = k0 + lane; k < k1; k += LANES)
       s += __ldg(&a.val[k]) * at(__ldg(&a.ci[k]));
 #pragma unroll
@@ -357,6 +381,10 @@ template <int LANES, int BS> struct coop_rows {
 template <class K, typename T, bool JAC, int BS, bool LAST>
 const void *coop_pick_lanes(int lanes) {
   switch (lanes) {
+  case 1:
+    return K::template get<T, 1, JAC, BS, LAST>();
+  case 2:
+    return K::template get<T, 2, JAC, BS, LAST>();
   case 4:
     return K::template get<T, 4, JAC, BS, LAST>();
   case 8:

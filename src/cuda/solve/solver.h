@@ -224,11 +224,14 @@ struct solver {
   int coop_variant;   /* 2: two barriers an iteration; 1: one (cg_coop1);
                          3: BiCGStab (bicgstab_coop.cu)                 */
   int coop_block;     /* its threads per block: 256, 512 or 1024        */
-  bool coop_last;     /* sums: the last block to arrive sums and
-                         broadcasts (SMV_SOLVE_COOP_SUM=last, a measured
-                         loss); false: grid.sync, then every block sums
-                         (all, the default)                              */
-  coop_sync *sync;    /* the fused reduction's counter, flag, results   */
+  int coop_lanes;     /* threads per row: 1, 2, 4, ..., 32              */
+  int coop_copies;    /* copies of the partials (cg_coop.h, coop_sum)   */
+  int64_t coop_copy_stride; /* doubles between two copies (driver.cu)   */
+  bool coop_last;           /* sums: the last block to arrive sums and
+                               broadcasts (SMV_SOLVE_COOP_SUM=last, a measured
+                               loss); false: grid.sync, then every block sums
+                               (all, the default)                              */
+  coop_sync *sync;          /* the fused reduction's counter, flag, results   */
   int64_t n;
   unsigned grid;
   smv_solve_options o;
