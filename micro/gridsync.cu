@@ -36,12 +36,14 @@
  *      = r + 1; the others spin on it (one thread, ld.acquire), then read
  *      the 3 sums. G x 3 doubles read once a round, by one block. It is
  *      a full barrier, so A's neighbour check holds for it too.
- *   D. copies: B, but each block writes its 3 partials to `copies` copies
- *      (2 .. 32) and block b sums copy b % copies. B's reads all land on
- *      the same 3 G doubles (G x 24 bytes, a few dozen L2 lines) from
- *      every SM at once; if the cost is the queue at those lines rather
- *      than the bytes, spreading the readers over more lines cuts it,
- *      for 3 x copies stores a block.
+ *   D. copies: B with the partials j-major (partial j of block b at
+ *      j G + b: a warp's load is 32 consecutive doubles, 8 full sectors,
+ *      where B's b-major 3 b + j spreads it over 3 times the sectors),
+ *      written to `copies` copies (1 .. 32), block b summing copy
+ *      b % copies: B's reads all land on the same 3 G doubles from every
+ *      SM at once; copies spread the readers over more lines, for
+ *      3 x copies stores a block. What the persistent kernels do
+ *      (cg_coop.h, block_partial / all_sum).
  * Time per round: (t(ROUNDS) - t(0)) / ROUNDS, t the median of cooperative
  * launches timed by CUDA events (the launch itself cancels out; C's
  * counter and flag are zeroed by a memset before each launch, in both
@@ -73,11 +75,11 @@ __host__ __device__ inline double part_val(int r, int b, int j) {
  * order: each thread a stride, warp xor shuffles, the warps' totals in
  * warp order). Ends with a __syncthreads: warp_sum is free again. */
 __device__ void sum_partials(const double *pr, int G, double (&out)[3],
-                             double (*warp_sum)[3]) {
+                             double (*warp_sum)[3], bool jmajor = false) {
   double v[3] = {0.0, 0.0, 0.0};
   for (int i = threadIdx.x; i < G; i += blockDim.x)
     for (int j = 0; j < 3; j++)
-      v[j] += __ldcg(&pr[3 * i + j]);
+      v[j] += __ldcg(&pr[jmajor ? j * G + i : 3 * i + j]);
   for (int off = 16; off > 0; off >>= 1)
     for (int j = 0; j < 3; j++)
       v[j] += __shfl_xor_sync(0xffffffffu, v[j], off);
@@ -159,7 +161,7 @@ __global__ void gridsync_kernel(int rounds, volatile int *flag, double *part,
       pr[3 * b + threadIdx.x] = part_val(r, b, threadIdx.x);
     if (SUM == 3 && (int)threadIdx.x < 3 * reps) {
       const int c = (int)threadIdx.x / 3, j = (int)threadIdx.x % 3;
-      pr[(size_t)c * 6 * G + 3 * b + j] = part_val(r, b, j);
+      pr[(size_t)c * 6 * G + j * G + b] = part_val(r, b, j);
     }
     double v[3] = {0.0, 0.0, 0.0};
     if (SUM == 2)
@@ -171,7 +173,7 @@ __global__ void gridsync_kernel(int rounds, volatile int *flag, double *part,
     if (SUM == 1)
       sum_partials(pr, G, v, warp_sum);
     if (SUM == 3)
-      sum_partials(pr + (size_t)(b % reps) * 6 * G, G, v, warp_sum);
+      sum_partials(pr + (size_t)(b % reps) * 6 * G, G, v, warp_sum, true);
     if (SUM)
       for (int j = 0; j < 3; j++)
         acc[j] += v[j];
@@ -289,9 +291,9 @@ template <int SUM> static void run_variant(const char *id, const char *title) {
         shape_row<SUM>(t, blocks[bi], per[pi], occ, 1);
         continue;
       }
-      /* copies: 2, 4, ... up to one per 8 blocks (at most 32) */
+      /* copies: 1, 2, 4, ... up to one per 8 blocks (at most 32) */
       const int G = per[pi] * g_dev.prop.multiProcessorCount;
-      for (int reps = 2; reps <= 32 && reps * 8 <= G; reps *= 2)
+      for (int reps = 1; reps <= 32 && reps * 8 <= G; reps *= 2)
         shape_row<SUM>(t, blocks[bi], per[pi], occ, reps);
     }
   }
@@ -326,8 +328,9 @@ static void run_sum(void) {
 
 static void run_copies(void) {
   run_variant<3>("sync_sum_copies",
-                 "grid.sync() + every block sums the G partials from one "
-                 "of `copies` copies (block b reads copy b % copies)");
+                 "grid.sync() + every block sums the G partials, j-major, "
+                 "from one of `copies` copies (block b reads copy b % "
+                 "copies)");
   micro_note("Each block writes its 3 partials to every copy (3 x copies "
              "stores, in parallel threads); the reads of one round spread "
              "over copies x more L2 lines, so fewer SMs ask for each line "

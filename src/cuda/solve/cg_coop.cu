@@ -53,13 +53,13 @@
  * publishes the sums (grid_sum_sync, a measured loss).
  *
  * Shape, from the device and the matrix (cg_coop_plan): the block size,
- * the co-resident blocks per SM (occupancy), then the lanes per row: at
- * most lanes_for(the mean row length), and fewer while the grid's
- * threads cannot give every row its group in one pass (a group that
- * takes several rows in turn waits out their dependent loads, row offsets
- * -> column indices -> gathered vectors, once per row); one or two lanes
- * a row then sum several entries each, unrolled (coop_rows::row_sum).
- * The grid is cut to the blocks the rows need.
+ * the co-resident blocks per SM (occupancy), then the lanes per row:
+ * lanes_for(the mean row length), and on short rows (SHORT_ROW) fewer
+ * while the grid's threads cannot give every row its group in one pass
+ * (a group that takes several rows in turn waits out their dependent
+ * loads, row offsets -> column indices -> gathered vectors, once per
+ * row); one or two lanes a row then sum several entries each, unrolled
+ * (coop_rows::row_sum). The grid is cut to the blocks the rows need.
  *
  * Knobs (environment, read at each solve's plan), for timing shapes on
  * the device:
@@ -186,6 +186,15 @@ int coop_copies(int G) {
     c *= 2;
   return c;
 }
+
+/* Rows this short (mean entries) are read by fewer lanes while that
+ * saves passes of the grid over the rows. A lane then reads its row's
+ * stretch of indices and values alone: a warp's load touches up to 32
+ * rows' stretches, at most 8 x (4 + 8) bytes each here, a few sectors
+ * per row; on longer rows (FEM, 15-30 entries) the lanes_for groups read
+ * each row coalesced and the passes cost less than the scattered reads
+ * (experiment coop/c3, bench/results/h200/solvers.md). */
+constexpr double SHORT_ROW = 8.0;
 
 /* Rows of more entries get more lanes: LANES, a power of two in [4, 32],
  * at least half the mean row length (a lane then sums about two entries,
@@ -344,10 +353,12 @@ bool cg_coop_plan(solver &S, const char **why) {
   const int ask = env_int("SMV_SOLVE_COOP_PER_SM");
   const int per_sm = ask > 0 && ask < occ ? ask : occ;
   int64_t g = (int64_t)per_sm * ctx->prop.multiProcessorCount;
-  /* Lanes: fewer while the grid cannot give every row a group at once. */
+  /* Lanes: on rows of at most SHORT_ROW entries (lanes_for's least,
+   * four), fewer while the grid cannot give every row a group at once. */
   const int64_t threads = g * S.coop_block;
-  while (S.coop_lanes > 1 && S.n * S.coop_lanes > threads)
-    S.coop_lanes /= 2;
+  if (S.dA->st.row_mean <= SHORT_ROW)
+    while (S.coop_lanes > 1 && S.n * S.coop_lanes > threads)
+      S.coop_lanes /= 2;
   const int lanes_ask = env_int("SMV_SOLVE_COOP_LANES");
   if (lanes_ask > 0 && lanes_ask <= 32 && (lanes_ask & (lanes_ask - 1)) == 0)
     S.coop_lanes = lanes_ask;

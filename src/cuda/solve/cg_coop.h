@@ -102,12 +102,14 @@ __device__ __forceinline__ void sum_of_warps(double (&v)[NV],
   warp_allsum<NV>(v);
 }
 
-/* The block's sum of v[] into part[blockIdx.x * NV + j] of each of the
+/* The block's sum of v[] into part[j * G + blockIdx.x] of each of the
  * `copies` copies (lane c of warp 0 writes copy c at part + c * stride;
  * every lane holds the same bits): warps, then warp 0 over the warps'
- * totals (one __syncthreads). sh (NV * 32 doubles) is this call's own: a
- * grid barrier (or grid_sum_sync's __syncthreads) separates it from its
- * next use. */
+ * totals (one __syncthreads). j-major, so a reader's warp loads 32
+ * consecutive doubles of one j (256 bytes, 8 full sectors), where
+ * block-major [b * NV + j] spread them over NV times the sectors. sh (NV * 32
+ * doubles) is this call's own: a grid barrier (or grid_sum_sync's
+ * __syncthreads) separates it from its next use. */
 template <int NV>
 __device__ __forceinline__ void block_partial(double (&v)[NV], double *part,
                                               double *sh, int copies = 1,
@@ -119,12 +121,12 @@ __device__ __forceinline__ void block_partial(double (&v)[NV], double *part,
       double *to = part + (int64_t)threadIdx.x * stride;
 #pragma unroll
       for (int j = 0; j < NV; j++)
-        to[blockIdx.x * NV + j] = v[j];
+        to[j * gridDim.x + blockIdx.x] = v[j];
     }
   }
 }
 
-/* After the grid barrier: the sum of part[b * NV + j] over the G blocks,
+/* After the grid barrier: the sum of part[j * G + b] over the G blocks,
  * in every thread of every block, with the same bits everywhere. Every
  * thread loads a fixed stride of the partials (G <= blockDim.x: one load
  * each), the warps add theirs (xor shuffles), one __syncthreads, then
@@ -139,7 +141,7 @@ __device__ __forceinline__ void all_sum(double (&v)[NV], const double *part,
   for (int j = 0; j < NV; j++) {
     v[j] = 0.0;
     for (int b = threadIdx.x; b < G; b += blockDim.x)
-      v[j] += __ldcg(&part[b * NV + j]);
+      v[j] += __ldcg(&part[j * G + b]);
   }
   warps_to_shared<NV>(v, sh);
   sum_of_warps<NV>(v, sh);
@@ -173,7 +175,7 @@ __device__ __forceinline__ void st_release_gpu(unsigned long long *p,
  *
  * Steps, for round r of this launch (every block counts its rounds, the
  * same in all: the kernels call it at the same places):
- *   1. the block's partials into part[blockIdx.x * NV + j] (block_partial),
+ *   1. the block's partials into part[j * G + blockIdx.x] (block_partial),
  *      __syncthreads (every thread's writes of the round, vectors
  *      included, precede thread 0's fence);
  *   2. thread 0: __threadfence, atomicAdd(arrived, 1) -> t. No block
