@@ -42,7 +42,8 @@
  *      written to `copies` copies (1 .. 32), block b summing copy
  *      b % copies: B's reads all land on the same 3 G doubles from every
  *      SM at once; copies spread the readers over more lines, for
- *      3 x copies stores a block. What the persistent kernels do
+ *      3 x copies stores a block. The persistent kernels store their
+ *      partials j-major, one copy unless SMV_SOLVE_COOP_COPIES asks
  *      (cg_coop.h, block_partial / all_sum).
  * Time per round: (t(ROUNDS) - t(0)) / ROUNDS, t the median of cooperative
  * launches timed by CUDA events (the launch itself cancels out; C's
@@ -331,10 +332,11 @@ static void run_copies(void) {
                  "grid.sync() + every block sums the G partials, j-major, "
                  "from one of `copies` copies (block b reads copy b % "
                  "copies)");
-  micro_note("Each block writes its 3 partials to every copy (3 x copies "
-             "stores, in parallel threads); the reads of one round spread "
-             "over copies x more L2 lines, so fewer SMs ask for each line "
-             "(sync_sum: all G blocks read the same 3 G doubles).");
+  micro_note("j-major: a warp loads 32 consecutive doubles of one sum "
+             "(sync_sum's block-major layout: every third). Each block "
+             "writes its 3 partials to every copy (3 x copies stores, in "
+             "parallel threads); the reads of one round spread over copies "
+             "x more L2 lines, so fewer SMs ask for each line.");
 }
 
 int main(int argc, char **argv) {

@@ -47,8 +47,7 @@
  * (cg_coop.h, all_sum) has every thread of the block load its share of
  * them, warps add with xor shuffles, one __syncthreads, and every warp
  * adds the warps' totals: no thread loops over the partials alone. By
- * default every block runs it after grid.sync, reading one of `copies`
- * copies of the partials (cg_coop.h, coop_sum); with
+ * default every block runs it after grid.sync (cg_coop.h, coop_sum); with
  * SMV_SOLVE_COOP_SUM=last only the last block to arrive runs it and
  * publishes the sums (grid_sum_sync, a measured loss).
  *
@@ -82,9 +81,8 @@
  *                                   same bits either way;
  *   SMV_SOLVE_COOP_LANES=1..32      lanes per row (a power of two; else
  *                                   the plan's, above);
- *   SMV_SOLVE_COOP_COPIES=N         copies of the partials (1..32; else
- *                                   coop_copies: one per COPY_READERS
- *                                   blocks);
+ *   SMV_SOLVE_COOP_COPIES=N         copies of the partials (1..32;
+ *                                   default 1; cg_coop.h, coop_sum);
  *   SMV_SOLVE_COOP_GRID=G           test hook: the grid, co-resident or
  *                                   not (a refused launch);
  *   SMV_SOLVE_COOP=0                never the persistent kernel;
@@ -173,19 +171,6 @@ struct cg2_k {
     return (const void *)cg2_kernel<T, LANES, JAC, BS, LAST>;
   }
 };
-
-/* Copies of the partials (cg_coop.h, coop_sum) for a grid of G blocks:
- * one per COPY_READERS blocks, a power of two, at most 32 (warp 0's
- * lanes write them). Every block writes NV doubles to each copy (3 x 8
- * bytes x copies, in parallel lanes) and reads G x NV doubles of one;
- * what the copies cut is how many SMs ask for the same lines at once. */
-constexpr int COPY_READERS = 64;
-int coop_copies(int G) {
-  int c = 1;
-  while (c < 32 && c * COPY_READERS < G)
-    c *= 2;
-  return c;
-}
 
 /* Rows this short (mean entries) are read by fewer lanes while that
  * saves passes of the grid over the rows. A lane then reads its row's
@@ -386,9 +371,10 @@ bool cg_coop_plan(solver &S, const char **why) {
   if (force > 0)
     g = force;
   S.coop_grid = (unsigned)g;
+  /* One copy of the partials unless asked (cg_coop.h, coop_sum: with
+   * the partials j-major, more copies measured no faster). */
   const int copies_ask = env_int("SMV_SOLVE_COOP_COPIES");
-  S.coop_copies =
-      copies_ask > 0 && copies_ask <= 32 ? copies_ask : coop_copies((int)g);
+  S.coop_copies = copies_ask > 0 && copies_ask <= 32 ? copies_ask : 1;
   return true;
 }
 

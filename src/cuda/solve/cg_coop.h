@@ -268,12 +268,14 @@ template <bool LAST> struct coop_sum {
     if (LAST) {
       grid_sum_sync<NV>(v, part, sy, round++, G, sh_blk, sh_all);
     } else {
-      /* Copies: after the barrier every block reads all G partials; with
-       * one copy all SMs ask for the same G x NV doubles at once (a few
-       * dozen L2 lines), so the reads queue at those lines
-       * (micro/gridsync, sync_sum against sync_sum_copies). Block b reads
-       * copy b % copies: each line has copies x fewer readers. The same
-       * values in the same order: the same bits with any count. */
+      /* Copies (SMV_SOLVE_COOP_COPIES, default 1): after the barrier
+       * every block reads all G partials, all SMs the same G x NV doubles
+       * at once; block b reads copy b % copies, so each line has copies
+       * x fewer readers. With the partials j-major this measured no
+       * faster (micro/gridsync, sync_sum_copies): the sum's cost is its
+       * G x NV loads a block, not the queue at the lines. A knob, kept
+       * as a measured non-gain. The same values in the same order: the
+       * same bits with any count. */
       block_partial<NV>(v, part, sh_blk, copies, stride);
       grid.sync();
       all_sum<NV>(v, part + (int64_t)(blockIdx.x % (unsigned)copies) * stride,
