@@ -353,8 +353,15 @@ static int run_solver(const solve_args *a, smv_context *ctx, const smv_csr *A,
   if (ctx && a->method == SMV_METHOD_PAGERANK) {
     st = smv_pagerank_cuda(ctx, A, a->prec, x, o, res);
   } else if (ctx) {
+    /* A solver multiplies by A up to maxit times (BiCGStab twice an
+     * iteration): reuse declared, so AUTO's rung is planned by
+     * measurement among the reuse plan's short list (include/smv.h). */
+    smv_matrix_options mo = {.flags = SMV_MATRIX_REUSE,
+                             .expected_calls =
+                                 (int64_t)o->maxit *
+                                 (a->method == SMV_METHOD_BICGSTAB ? 2 : 1)};
     smv_matrix *dA = NULL;
-    st = smv_matrix_create(ctx, A, a->prec, &dA);
+    st = smv_matrix_create_ex(ctx, A, a->prec, &mo, &dA);
     if (st == SMV_OK)
       st = smv_solve_cuda_host(ctx, dA, a->method, b, x, o, res);
     smv_matrix_free(dA);
