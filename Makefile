@@ -141,10 +141,11 @@ $(BUILD)/smv: $(CLI_OBJ) $(LAB_LIBS) $(DIST_LIB)
 
 # Tests link both libraries and see the public headers, the lab's and
 # tests/; the Matrix Market tests also check the reader's private number
-# parser (src/io/mm_internal.h), and test_pack rung 13's packed CSR
-# (src/pack/pack.h).
+# parser (src/io/mm_internal.h), test_pack rung 13's packed CSR
+# (src/pack/pack.h), test_reuse the options check (src/core/internal.h).
 $(BUILD)/tests/test_mm_%: TEST_PRIV := $(call layer_paths,io)
 $(BUILD)/tests/test_pack: TEST_PRIV := $(call layer_paths,pack)
+$(BUILD)/tests/test_reuse: TEST_PRIV := $(call layer_paths,core)
 $(BUILD)/tests/%: tests/%.c tests/test.h $(LAB_LIBS) $(CONFIG_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(TEST_PRIV) $(TEST_CPPFLAGS) $(CFLAGS) -MMD -MP -Itests -Ilab $< $(LAB_LIBS) $(LDFLAGS) $(LDLIBS) -o $@

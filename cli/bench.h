@@ -56,6 +56,9 @@ typedef struct {
   int alg_given;        /* --alg on the command line (CPU: a note)    */
   int argc;             /* the command line, for the banner */
   char **argv;
+  /* --reuse [N]: its flag and expected_calls, added to every matrix's
+   * options (zero: none). */
+  smv_matrix_options reuse;
 } bench_config;
 
 /* Runs the benchmark; returns the CLI exit code (0 ok, 1 error, and 1 when

@@ -77,7 +77,8 @@ static int job_open(gpu_job *j, bench_run *run, const char *name,
   }
   /* The bench times cuSPARSE too: both prepared at analysis (so their
    * preprocess times are in the plan record, and graph capture works). */
-  smv_matrix_options mo = {SMV_MATRIX_CUSPARSE, 0};
+  smv_matrix_options mo = run->cfg->reuse; /* --reuse, else zero */
+  mo.flags |= SMV_MATRIX_CUSPARSE;
   if (run->cfg->tune)
     mo.flags |= SMV_MATRIX_TUNE;
   /* Rung 12 is timed with its hot columns when it is in the list. */

@@ -50,6 +50,21 @@ int cli_usage(const char *cmd, const char *fmt, ...)
  * success, -1 otherwise. */
 int cli_parse_double(const char *s, double *v);
 int cli_parse_long(const char *s, long lo, long hi, long *v);
+/* --reuse [N] (smv bench, spmv, info --plan) into the matrix options:
+ * bare (reuse_flag set) adds SMV_MATRIX_REUSE, N (calls, 1..10^12) sets
+ * expected_calls. CLI_OK, or a usage error printed for cmd. */
+int cli_reuse_options(const char *cmd, int reuse_flag, const char *calls,
+                      smv_matrix_options *mo);
+/* Its help lines, the same for every command that takes it. */
+#define CLI_REUSE_HELP                                                         \
+  "  --reuse [N]           declare reuse: N SpMVs expected on each matrix "    \
+  "(alone:\n"                                                                  \
+  "                        many); from smv_matrix_reuse_threshold (960 by "    \
+  "default)\n"                                                                 \
+  "                        AUTO is planned by measurement among the rule's "   \
+  "pick,\n"                                                                    \
+  "                        rung 13 (packed, where the matrix qualifies) and "  \
+  "cuSPARSE\n"
 
 /* An option with a value, "NAME VALUE" or "NAME=VALUE" (alias, such as
  * "-o", may be NULL; it takes the separate form only). Returns 1 and sets
@@ -66,6 +81,11 @@ typedef struct {
   const char *need;  /* NULL: a flag; else what its value is, for the
                         message "NAME needs a FILE" ("a FILE")          */
   int once;          /* 1: a second one is "NAME given twice"            */
+  /* 1 (with need): the value is optional, "NAME=VALUE" or a following word
+   * made only of digits (so "--reuse lap3d:100" leaves the matrix alone);
+   * bare, it acts as a flag: set(user, NULL), or *flag = 1, while a value
+   * goes to set or *str. */
+  int optional;
   /* Where it goes, the first of these that is set: set(user, value)
    * (value NULL for a flag; returns CLI_OK, or the exit code of a usage
    * error it printed), *str = value (the last one given wins), *flag = 1. */

@@ -73,8 +73,7 @@ static const char usage_text[] =
     "  --tune                plan AUTO by measurement (smv_matrix_tune) "
     "instead of the\n"
     "                        heuristic; each matrix's plan is printed "
-    "either way\n"
-    "\n"
+    "either way\n" CLI_REUSE_HELP "\n"
     "Exit status: 0 all verified and timed, 1 an error or a failed "
     "verification,\n2 usage error.\n";
 
@@ -129,11 +128,18 @@ static int bench_options(int argc, char **argv, bench_config *cfg,
                          const char **suite, const char **mdir) {
   const char *alg = NULL, *block = NULL, *prec = NULL, *gb = NULL, *gr = NULL,
              *runs = NULL, *warm = NULL, *maxt = NULL, *alpha = NULL,
-             *beta = NULL, *seed = NULL, *dev = NULL, *bk = NULL;
+             *beta = NULL, *seed = NULL, *dev = NULL, *bk = NULL,
+             *reuse_n = NULL;
+  int reuse_bare = 0;
   const cli_opt opts[] = {
       {.name = "--flush-l2", .flag = &cfg->opt.flush_l2},
       {.name = "--quiet", .flag = &cfg->quiet},
       {.name = "--tune", .flag = &cfg->tune},
+      {.name = "--reuse",
+       .need = "an expected call count",
+       .optional = 1,
+       .str = &reuse_n,
+       .flag = &reuse_bare},
       {.name = "--suite", .need = "a name (see --suite list)", .str = suite},
       {.name = "--matrices", .need = "a directory", .str = mdir},
       {.name = "--alg", .need = "a value", .str = &alg},
@@ -158,6 +164,9 @@ static int bench_options(int argc, char **argv, bench_config *cfg,
       {0}};
   int rc = cli_parse("bench", argc, argv, opts, bench_positional, cfg);
   if (rc != CLI_OK)
+    return rc;
+  if ((rc = cli_reuse_options("bench", reuse_bare, reuse_n, &cfg->reuse)) !=
+      CLI_OK)
     return rc;
   long n;
   double d;

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 
 static void info_help(FILE *f) {
-  fprintf(f, "usage: smv info MATRIX [--json] [--plan [--tune] [--precision "
-             "f64|f32]\n"
+  fprintf(f, "usage: smv info MATRIX [--json] [--plan [--tune] [--reuse [N]] "
+             "[--precision f64|f32]\n"
              "                                  [--k K [--layout row|col]]]\n"
              "                                  [--reorder rcm|degree]\n"
              "\n"
@@ -43,6 +43,16 @@ static void info_help(FILE *f) {
              "  --tune     with --plan: plan by measurement (time every "
              "candidate rung,\n"
              "             keep the fastest) and list the candidates' times\n"
+             "  --reuse [N] with --plan: declare N SpMVs to come (alone: "
+             "many); from\n"
+             "             smv_matrix_reuse_threshold (960 by default) AUTO "
+             "is planned\n"
+             "             by measurement among the rule's pick, rung 13 "
+             "(packed, where\n"
+             "             the matrix qualifies) and cuSPARSE ALG1/ALG2; the "
+             "reason says\n"
+             "             \"reuse declared\" and the candidates' times are "
+             "listed\n"
              "  --precision f64|f32   of the --plan upload (default f64)\n"
              "  --k K      with --plan: the SpMM plan instead (Y = A*X, X of K "
              "columns,\n"
@@ -186,7 +196,7 @@ static void print_table(const char *matrix, const char *source,
 /* --plan: the matrix on device 0, its plan and analysis record. Both
  * cuSPARSE algorithms are prepared so their preprocess times show. */
 static int print_plan(const char *matrix, const smv_csr *A, smv_precision prec,
-                      int tune) {
+                      int tune, const smv_matrix_options *reuse) {
   smv_context *ctx = NULL;
   smv_status st = smv_context_create(0, &ctx);
   if (st != SMV_OK) {
@@ -198,8 +208,8 @@ static int print_plan(const char *matrix, const smv_csr *A, smv_precision prec,
   smv_device_props props;
   if (smv_device_props_get(ctx, &props) == SMV_OK)
     printf("device        %s\n", props.name);
-  smv_matrix_options o = {SMV_MATRIX_CUSPARSE | (tune ? SMV_MATRIX_TUNE : 0u),
-                          0};
+  smv_matrix_options o = *reuse; /* --reuse, else zero */
+  o.flags |= SMV_MATRIX_CUSPARSE | (tune ? SMV_MATRIX_TUNE : 0u);
   smv_matrix *dA = NULL;
   st = smv_matrix_create_ex(ctx, A, prec, &o, &dA);
   if (st != SMV_OK) {
@@ -292,7 +302,9 @@ static int info_positional(void *user, const char *arg) {
 
 int cmd_info(int argc, char **argv) {
   const char *matrix = NULL;
-  int json = 0, plan = 0, tune = 0;
+  int json = 0, plan = 0, tune = 0, reuse_bare = 0;
+  const char *reuse_n = NULL;
+  smv_matrix_options reuse = {.flags = 0, .tune_runs = 0, .expected_calls = 0};
   const char *precision = NULL, *kstr = NULL, *layout_s = NULL,
              *reorder_s = NULL;
   int order = CLI_ORDER_NONE;
@@ -307,6 +319,11 @@ int cmd_info(int argc, char **argv) {
       {.name = "--json", .flag = &json},
       {.name = "--plan", .flag = &plan},
       {.name = "--tune", .flag = &tune},
+      {.name = "--reuse",
+       .need = "an expected call count",
+       .optional = 1,
+       .str = &reuse_n,
+       .flag = &reuse_bare},
       {.name = "--precision", .need = "a value", .str = &precision},
       {.name = "--k", .need = "a column count", .str = &kstr},
       {.name = "--layout", .need = "row or col", .str = &layout_s},
@@ -343,6 +360,11 @@ int cmd_info(int argc, char **argv) {
     return cli_usage("info", "--layout goes with --k");
   if (tune && !plan)
     return cli_usage("info", "--tune goes with --plan");
+  if ((reuse_bare || reuse_n) && (!plan || kstr))
+    return cli_usage("info", "--reuse goes with --plan (the SpMV plan, not "
+                             "--k)");
+  if ((rc = cli_reuse_options("info", reuse_bare, reuse_n, &reuse)) != CLI_OK)
+    return rc;
   if (json && plan)
     return cli_usage("info", "--plan prints text; not with --json");
   struct stat sb;
@@ -382,7 +404,7 @@ int cmd_info(int argc, char **argv) {
   if (plan && kstr)
     rc = print_spmm_plan(matrix, A, &s, prec, (int)k, layout, tune);
   else
-    rc = plan ? print_plan(matrix, A, prec, tune) : CLI_OK;
+    rc = plan ? print_plan(matrix, A, prec, tune, &reuse) : CLI_OK;
   smv_csr_free(A);
   if (rc != CLI_OK)
     return rc;

@@ -69,6 +69,13 @@ static void solve_help(FILE *f) {
       "                    whole solve when the matrix fits the L2), on "
       "(whatever\n"
       "                    the size) or off (the CUDA-graph path)\n"
+      "                    On CUDA the matrix is made with reuse declared "
+      "(maxit\n"
+      "                    SpMVs expected): AUTO's rung is measured among "
+      "the rule's\n"
+      "                    pick, rung 13 (packed) where the matrix "
+      "qualifies and\n"
+      "                    cuSPARSE (docs/engine.md, \"Declaring reuse\")\n"
       "  --reorder R       rcm or degree: solve P A P^T (P x) = P b, rows "
       "and columns\n"
       "                    in reverse Cuthill-McKee or increasing-degree "
@@ -353,8 +360,15 @@ static int run_solver(const solve_args *a, smv_context *ctx, const smv_csr *A,
   if (ctx && a->method == SMV_METHOD_PAGERANK) {
     st = smv_pagerank_cuda(ctx, A, a->prec, x, o, res);
   } else if (ctx) {
+    /* A solver multiplies by A up to maxit times (BiCGStab twice an
+     * iteration): reuse declared, so AUTO's rung is planned by
+     * measurement among the reuse plan's short list (include/smv.h). */
+    smv_matrix_options mo = {.flags = SMV_MATRIX_REUSE,
+                             .expected_calls =
+                                 (int64_t)o->maxit *
+                                 (a->method == SMV_METHOD_BICGSTAB ? 2 : 1)};
     smv_matrix *dA = NULL;
-    st = smv_matrix_create(ctx, A, a->prec, &dA);
+    st = smv_matrix_create_ex(ctx, A, a->prec, &mo, &dA);
     if (st == SMV_OK)
       st = smv_solve_cuda_host(ctx, dA, a->method, b, x, o, res);
     smv_matrix_free(dA);

@@ -13,7 +13,7 @@ static void spmv_help(FILE *f) {
       "usage: smv spmv MATRIX [--x FILE] [--y FILE] [--alpha A] [--beta B]\n"
       "                [-o FILE] [--backend auto|cpu|cuda] [--precision "
       "f64|f32]\n"
-      "                [--alg NAME] [-v]\n"
+      "                [--alg NAME] [--reuse [N]] [-v]\n"
       "\n"
       "Compute y = alpha*A*x + beta*y once and write y as a Matrix Market "
       "array\n"
@@ -51,6 +51,11 @@ static void spmv_help(FILE *f) {
            cli_alg_names());
   cli_wrap(f, 18, text);
   fprintf(f,
+          "  --reuse [N]     CUDA: declare N SpMVs to come on the matrix "
+          "(alone: many),\n"
+          "                  so AUTO is planned by measurement among a short "
+          "list\n"
+          "                  (smv info --help; -v prints the plan)\n"
           "  -v, --verbose   report backend, algorithm and time on stderr\n"
           "  -h, --help      this text\n"
           "\n"
@@ -67,8 +72,9 @@ typedef struct {
   int beta_given, verbose;
   backend bk;
   smv_precision prec;
-  smv_alg alg; /* when the CUDA path runs */
-  cpu_alg cpu; /* when the CPU path runs */
+  smv_alg alg;           /* when the CUDA path runs */
+  cpu_alg cpu;           /* when the CPU path runs */
+  smv_matrix_options mo; /* --reuse: its flag and expected_calls */
 } spmv_args;
 
 /* The one MATRIX. */
@@ -90,7 +96,9 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
   o->prec = SMV_F64;
   o->alg = SMV_ALG_AUTO;
   o->cpu = CPU_OMP;
-  const char *alpha_s = NULL, *beta_s = NULL, *bk_s = NULL, *prec_s = NULL;
+  const char *alpha_s = NULL, *beta_s = NULL, *bk_s = NULL, *prec_s = NULL,
+             *reuse_n = NULL;
+  int reuse_bare = 0;
   const cli_opt opts[] = {
       {.name = "--verbose", .alias = "-v", .flag = &o->verbose},
       {.name = "--x", .need = "a value", .once = 1, .str = &o->x},
@@ -105,9 +113,16 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
       {.name = "--backend", .need = "a value", .once = 1, .str = &bk_s},
       {.name = "--precision", .need = "a value", .once = 1, .str = &prec_s},
       {.name = "--alg", .need = "a value", .once = 1, .str = &o->alg_name},
+      {.name = "--reuse",
+       .need = "an expected call count",
+       .optional = 1,
+       .str = &reuse_n,
+       .flag = &reuse_bare},
       {0}};
   int rc = cli_parse("spmv", argc, argv, opts, spmv_positional, o);
   if (rc != CLI_OK)
+    return rc;
+  if ((rc = cli_reuse_options("spmv", reuse_bare, reuse_n, &o->mo)) != CLI_OK)
     return rc;
   if (!o->matrix)
     return cli_usage("spmv", "missing MATRIX (a .mtx file or a spec such as "
@@ -215,7 +230,12 @@ static int run_cpu(const spmv_args *o, const smv_csr *A, const double *x,
 static int run_cuda(const spmv_args *o, smv_context *ctx, const smv_csr *A,
                     const double *x, double *y) {
   smv_matrix *dA = NULL;
-  smv_status st = smv_matrix_create(ctx, A, o->prec, &dA);
+  smv_status st = smv_matrix_create_ex(ctx, A, o->prec, &o->mo, &dA);
+  smv_matrix_plan_info p;
+  if (st == SMV_OK && o->verbose && o->alg == SMV_ALG_AUTO &&
+      smv_matrix_plan(dA, &p) == SMV_OK)
+    fprintf(stderr, "smv spmv: AUTO runs %s: %s\n", smv_alg_name(p.alg),
+            p.reason);
   if (st == SMV_OK)
     st = smv_spmv_host_vectors(ctx, o->alg, o->alpha, dA, x, o->beta, y);
   smv_matrix_free(dA);

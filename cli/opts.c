@@ -11,6 +11,20 @@ static const cli_opt *match(const cli_opt *opts, int argc, char **argv, int *i,
   *missing = 0;
   const cli_opt *o = opts;
   for (; o->name; o++) {
+    if (o->need && o->optional) {
+      const char *a = argv[*i];
+      const size_t n = strlen(o->name);
+      if (strncmp(a, o->name, n) == 0 && a[n] == '=') {
+        *v = a + n + 1;
+        return o;
+      }
+      if (strcmp(a, o->name) != 0)
+        continue;
+      const char *next = *i + 1 < argc ? argv[*i + 1] : "";
+      const int digits = next[0] && next[strspn(next, "0123456789")] == '\0';
+      *v = digits ? argv[++*i] : NULL;
+      return o;
+    }
     if (!o->need) {
       if (strcmp(argv[*i], o->name) == 0 ||
           (o->alias && strcmp(argv[*i], o->alias) == 0)) {
@@ -61,6 +75,11 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts,
       int rc = o->set(user, v);
       if (rc != CLI_OK)
         return rc;
+    } else if (o->optional) { /* a value to str, bare to flag */
+      if (v && o->str)
+        *o->str = v;
+      else if (!v && o->flag)
+        *o->flag = 1;
     } else if (o->str) {
       *o->str = v;
     } else if (o->flag) {

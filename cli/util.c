@@ -68,6 +68,21 @@ int cli_parse_long(const char *s, long lo, long hi, long *v) {
   return 0;
 }
 
+int cli_reuse_options(const char *cmd, int reuse_flag, const char *calls,
+                      smv_matrix_options *mo) {
+  if (reuse_flag)
+    mo->flags |= SMV_MATRIX_REUSE;
+  long n = 0;
+  if (calls && cli_parse_long(calls, 1, 1000000000000L, &n) != 0)
+    return cli_usage(cmd,
+                     "--reuse: want an expected call count 1..10^12, got "
+                     "'%s'",
+                     calls);
+  if (calls)
+    mo->expected_calls = n;
+  return CLI_OK;
+}
+
 int cli_opt_value(int argc, char **argv, int *i, const char *name,
                   const char *alias, const char **v) {
   const char *a = argv[*i];

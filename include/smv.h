@@ -555,12 +555,47 @@ smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
  * rung 12 called elsewhere runs without hot columns. smv_matrix_tune makes
  * them for its own timing and keeps them only if rung 12 wins. */
 #define SMV_MATRIX_HOT 4u
+/* Declare reuse: many SpMVs will run on this matrix (a solver's loop), so
+ * an analysis that costs tens of SpMVs pays for itself. The same as
+ * expected_calls at or above smv_matrix_reuse_threshold(tune_runs). With
+ * reuse declared (and without SMV_MATRIX_TUNE, which times every rung)
+ * AUTO's rung is planned by measurement among a short list, not by the
+ * rule alone: the rule's pick, the compressed rungs where the matrix
+ * qualifies (rung 13, packed: local columns past the L2), and cuSPARSE
+ * ALG1 and ALG2; each is set up and timed as smv_matrix_tune does, the
+ * fastest kept, the others' set-up released (rung 13's packed arrays
+ * too). The plan's reason then begins "reuse declared (...): planned by
+ * measurement among ...". Without reuse declared AUTO never runs a
+ * compressed rung. */
+#define SMV_MATRIX_REUSE 8u
 typedef struct {
   unsigned flags;
-  int tune_runs; /* timed runs per candidate (0 = default 10)       */
+  int tune_runs;          /* timed runs per candidate (0 = default 10)   */
+  int64_t expected_calls; /* SpMVs the caller will run on the matrix, 0:
+                             unknown (the default; no reuse declared
+                             unless SMV_MATRIX_REUSE); < 0 is SMV_ERR_ARG */
 } smv_matrix_options;
 
-/* smv_matrix_create with options (opt NULL = smv_matrix_create). */
+/* How many candidates a reuse plan times at most: the rule's pick, rung
+ * 13, cuSPARSE ALG1 and ALG2. */
+#define SMV_REUSE_CANDIDATES_MAX 4
+/* The SpMVs a reuse plan must expect to repay its measurement by 20 times:
+ * timing costs about SMV_REUSE_CANDIDATES_MAX x (2 warm-up + runs) SpMVs
+ * (runs = tune_runs, 0 meaning 10), plus each candidate's set-up (rung
+ * 13 packs the column indices on the host, a pass over 4 bytes per entry;
+ * cuSPARSE its preprocess); the factor 20 keeps the timed runs at 5% or
+ * less of the calls they plan (the set-ups come on top; the plan record
+ * reports them in tune_ms). 20 x 4 x (2 + 10) = 960 by default.
+ * tune_runs < 0 counts as 0. Host arithmetic: the CPU-only build answers
+ * the same, as does smv_matrix_reuse_declared. */
+int64_t smv_matrix_reuse_threshold(int tune_runs);
+/* 1 if opt declares reuse (SMV_MATRIX_REUSE, or expected_calls at or above
+ * the threshold of its tune_runs), else 0 (also for NULL). */
+int smv_matrix_reuse_declared(const smv_matrix_options *opt);
+
+/* smv_matrix_create with options (opt NULL = smv_matrix_create; a
+ * zero-initialised struct means the same). Unknown flags, tune_runs
+ * outside 0..100000 and expected_calls < 0 are SMV_ERR_ARG. */
 smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
                                 smv_precision prec,
                                 const smv_matrix_options *opt, smv_matrix **dA);

@@ -173,7 +173,18 @@ smv_status smv_pagerank_f32(const smv_csr *A, float *r,
  * device-to-host copy says whether to stop. Iterations past convergence
  * inside the last replay change nothing. Reductions are block partials
  * summed in a fixed order: the same bits on every run on one device.
- * SMV_ERR_NO_DEVICE when built without CUDA. */
+ * SMV_ERR_NO_DEVICE when built without CUDA.
+ *
+ * dA is the caller's matrix: a solver runs up to maxit SpMVs on it (two
+ * an iteration for BiCGStab), so declare reuse when creating it
+ * (smv_matrix_create_ex with SMV_MATRIX_REUSE, or expected_calls = those
+ * SpMVs): AUTO's rung is then planned by measurement among the reuse
+ * plan's short list, compressed storage included (include/smv.h). The
+ * reuse plan is still AUTO, so the persistent CG (opt->persistent) is not
+ * refused for it; that kernel does its own SpMV of the CSR arrays, and
+ * the planned rung runs on the graph path. smv solve and
+ * smv_pagerank_cuda (which builds its own matrix) declare reuse
+ * themselves. */
 smv_status smv_cg_cuda(smv_context *ctx, smv_matrix *dA, const void *b, void *x,
                        const smv_solve_options *opt, smv_solve_result *res);
 smv_status smv_bicgstab_cuda(smv_context *ctx, smv_matrix *dA, const void *b,

@@ -104,7 +104,7 @@ static void test_deterministic_rungs(void) {
       if (p)
         tc_round_values(A);
       smv_matrix *dA = NULL;
-      const smv_matrix_options o = {SMV_MATRIX_HOT, 0};
+      const smv_matrix_options o = {.flags = SMV_MATRIX_HOT, .tune_runs = 0};
       CHECK_OK(smv_matrix_create_ex(ctx, A, p ? SMV_F32 : SMV_F64, &o, &dA));
       tc_fill(x, n);
       tc_fill(y0, m);

@@ -86,7 +86,7 @@ static void check_on(const smv_csr *A, smv_precision prec, unsigned flags,
   double *y10 = malloc((size_t)m * sizeof(double));
   double *y12 = malloc((size_t)m * sizeof(double));
   CHECK(x && y0 && nan && y10 && y12);
-  const smv_matrix_options o = {flags, 0};
+  const smv_matrix_options o = {.flags = flags, .tune_runs = 0};
   CHECK_OK(smv_matrix_create_ex(ctx, A, prec, &o, &dA));
   CHECK_OK(smv_device_malloc(ctx, (size_t)n * es, &dx));
   CHECK_OK(smv_device_malloc(ctx, (size_t)m * es, &dy));
@@ -146,7 +146,7 @@ out:
 static void check_tune(const smv_csr *A, const char *label) {
   smv_context *ctx = tc_context();
   smv_matrix *dA = NULL;
-  const smv_matrix_options o = {SMV_MATRIX_TUNE, 3};
+  const smv_matrix_options o = {.flags = SMV_MATRIX_TUNE, .tune_runs = 3};
   CHECK_OK(smv_matrix_create_ex(ctx, A, SMV_F64, &o, &dA));
   if (!dA)
     return;

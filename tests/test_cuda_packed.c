@@ -11,7 +11,7 @@
  *   - bit for bit against rung 10 at the same block size (the same tiles,
  *     products and order of the sums), at blocks of 64, 256 and 1024;
  *   - its device bytes (less than CSR's index bytes on local columns) and
- *     that the tuner leaves it out until it has run on a device.
+ *     that the tuner times it (a tuned rung since it was verified here).
  * SKIPs without a device. Its set-up is lazy here (the host CSR is not
  * passed), so the columns are copied back from the device and packed.
  */
@@ -112,15 +112,20 @@ static void test_bytes_and_tuner(void) {
            "rung 13 holds %zu bytes (2 per entry and row: %zu)", held, lo);
     CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_PACKED, 1.0, 0.0, 0, 3, "lap3d:40"),
               0);
-    /* Not a tuner candidate before its first device run (the tuner does
-     * not check results): the tuner never times or picks it. */
-    CHECK(!smv_alg_tuned(SMV_ALG_PACKED));
+    /* A tuner candidate since it was verified here (the tuner does not
+     * check results): timed once; prepared above, so kept whatever wins,
+     * and AUTO's result still matches the reference. AUTO's rule alone
+     * never picks it (test_cuda_reuse.c). */
+    CHECK(smv_alg_tuned(SMV_ALG_PACKED));
     CHECK_OK(smv_matrix_tune(ctx, dA, 3));
     smv_matrix_plan_info p;
     CHECK_OK(smv_matrix_plan(dA, &p));
+    int timed = 0;
     for (int i = 0; i < p.ncandidates; i++)
-      CHECK(p.candidates[i].alg != SMV_ALG_PACKED);
-    CHECK(p.alg != SMV_ALG_PACKED);
+      timed += p.candidates[i].alg == SMV_ALG_PACKED && p.candidates[i].ms > 0;
+    CHECK_INT(timed, 1);
+    CHECK(smv_matrix_device_bytes(dA) >= before + held);
+    CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_AUTO, 1.0, 0.0, 0, 0, "lap3d:40"), 0);
     smv_matrix_free(dA);
   }
   smv_csr_free(A);

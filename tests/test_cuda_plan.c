@@ -80,7 +80,7 @@ static void lazy_check(const char *spec, const smv_csr *A, int f32) {
     smv_matrix_free(dA);
 
     /* SMV_MATRIX_CUSPARSE: both at analysis. */
-    smv_matrix_options o = {SMV_MATRIX_CUSPARSE, 0};
+    smv_matrix_options o = {.flags = SMV_MATRIX_CUSPARSE, .tune_runs = 0};
     CHECK_OK(smv_matrix_create_ex(ctx, A, f32 ? SMV_F32 : SMV_F64, &o, &dA));
     if (dA) {
       CHECK_OK(smv_matrix_plan(dA, &q));
@@ -107,7 +107,7 @@ static void tune_check(const char *spec, const smv_csr *A, int f32) {
   smv_context *ctx = tc_context();
   {
     smv_matrix *dA = NULL;
-    smv_matrix_options o = {SMV_MATRIX_TUNE, 5};
+    smv_matrix_options o = {.flags = SMV_MATRIX_TUNE, .tune_runs = 5};
     smv_status st =
         smv_matrix_create_ex(ctx, A, f32 ? SMV_F32 : SMV_F64, &o, &dA);
     CHECKF(st == SMV_OK, "%s: %s", spec, smv_context_error(ctx));
@@ -278,7 +278,8 @@ static void test_plan_edges(void) {
   /* A matrix without entries: nothing to tune, no cuSPARSE at all. */
   smv_csr *A = tst_generate("empty:7:5");
   smv_matrix *dA = NULL;
-  smv_matrix_options o = {SMV_MATRIX_TUNE | SMV_MATRIX_CUSPARSE, 0};
+  smv_matrix_options o = {.flags = SMV_MATRIX_TUNE | SMV_MATRIX_CUSPARSE,
+                          .tune_runs = 0};
   if (A)
     CHECK_OK(smv_matrix_create_ex(ctx, A, SMV_F64, &o, &dA));
   if (dA) {
@@ -293,7 +294,7 @@ static void test_plan_edges(void) {
     dA = NULL;
   }
   /* Bad arguments. */
-  smv_matrix_options bad = {0x80, 0};
+  smv_matrix_options bad = {.flags = 0x80, .tune_runs = 0};
   if (A) {
     CHECK_STATUS(smv_matrix_create_ex(ctx, A, SMV_F64, &bad, &dA), SMV_ERR_ARG);
     CHECK(dA == NULL);

@@ -101,7 +101,8 @@ def _solver_matrix(A, backend, precision):
     """As _matrix, for the solvers: backend None means 'auto' (or, for a
     Matrix, its own), precision None 'float64' (or the Matrix's); a Matrix
     whose backend or precision disagrees with an explicit one is refused
-    rather than silently used."""
+    rather than silently used. A Matrix made here declares reuse
+    (reuse=True); pass your own Matrix(A, reuse=...) to decide it."""
     if isinstance(A, Matrix):
         if backend not in (None, "auto", A.backend):
             raise ValueError("smv: A is an smv.Matrix on %s; backend=%r "
@@ -111,8 +112,10 @@ def _solver_matrix(A, backend, precision):
             raise ValueError("smv: A is an smv.Matrix in %s; precision=%r "
                              "disagrees" % (A.dtype.name, precision))
         return A, False
+    # A solver multiplies by A up to maxiter times: reuse is declared, so
+    # on the GPU AUTO's rung is planned by measurement (Matrix, reuse=).
     return Matrix(A, backend=backend or "auto",
-                  precision=precision or "float64"), True
+                  precision=precision or "float64", reuse=True), True
 
 
 def _solve(method, A, b, x0, rtol, tol, atol, maxiter, M, callback,

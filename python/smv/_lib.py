@@ -59,6 +59,26 @@ class Csr(ctypes.Structure):
     ]
 
 
+# smv_matrix_options.flags (include/smv.h).
+SMV_MATRIX_CUSPARSE = 1
+SMV_MATRIX_TUNE = 2
+SMV_MATRIX_HOT = 4
+SMV_MATRIX_REUSE = 8
+
+
+class MatrixOptions(ctypes.Structure):
+    """smv_matrix_options, field for field (include/smv.h): two 4-byte
+    ints, then the int64 at byte 8 (no padding), 16 bytes in all;
+    src/core/reuse.c asserts the same offsets at compile time and the
+    Python tests check these."""
+
+    _fields_ = [
+        ("flags", ctypes.c_uint),
+        ("tune_runs", ctypes.c_int),
+        ("expected_calls", ctypes.c_int64),
+    ]
+
+
 class Error(ctypes.Structure):
     """smv_error: the detailed error the host (CPU) functions fill."""
 
@@ -194,6 +214,11 @@ context_free = _declare("smv_context_free", None, P)
 context_error = _declare("smv_context_error", ctypes.c_char_p, P)
 matrix_create = _declare("smv_matrix_create", I, P, CSR_P, I, ctypes.POINTER(P))
 matrix_free = _declare("smv_matrix_free", None, P)
+MOPT_P = ctypes.POINTER(MatrixOptions)
+matrix_create_ex = _declare("smv_matrix_create_ex", I, P, CSR_P, I, MOPT_P,
+                            ctypes.POINTER(P))
+matrix_reuse_threshold = _declare("smv_matrix_reuse_threshold", I64, I)
+matrix_reuse_declared = _declare("smv_matrix_reuse_declared", I, MOPT_P)
 matrix_prepare_transpose = _declare("smv_matrix_prepare_transpose", I, P, P)
 spmv_host = _declare("smv_spmv_host_vectors", I, P, I, D, P, c_double_p, D,
                      c_double_p)
@@ -202,7 +227,7 @@ spmv = _declare("smv_spmv", I, P, I, D, P, P, D, P)
 spmv_t = _declare("smv_spmv_t", I, P, I, D, P, P, D, P)
 spmm = _declare("smv_spmm", I, P, I, D, P, P, I64, D, P, I64, I, I)
 matrix_create_device = _declare(
-    "smv_matrix_create_device", I, P, I64, I64, I64, P, P, P, I, I, P,
+    "smv_matrix_create_device", I, P, I64, I64, I64, P, P, P, I, I, MOPT_P,
     ctypes.POINTER(P))
 synchronize = _declare("smv_synchronize", I, P)
 spmv_t_host = _declare("smv_spmv_t_host", I, P, I, D, P, c_double_p, D, c_double_p)

@@ -46,6 +46,25 @@ def check_int(v, name, lo=0, hi=L.INT32_MAX):
     return v
 
 
+def _matrix_options(reuse):
+    """smv_matrix_options for Matrix(reuse=...): None (or False, or 0)
+    declares nothing (NULL: the defaults); True sets SMV_MATRIX_REUSE; an
+    int N > 0 sets expected_calls = N (the library plans by measurement
+    from smv_matrix_reuse_threshold, 960 by default). Anything else is a
+    TypeError, a negative count a ValueError."""
+    if reuse is None or reuse is False:
+        return None
+    o = L.MatrixOptions()
+    if reuse is True:
+        o.flags = L.SMV_MATRIX_REUSE
+        return o
+    n = check_int(reuse, "reuse", 0, 2**63 - 1)
+    if n == 0:
+        return None
+    o.expected_calls = n
+    return o
+
+
 def _fit_int32(a, name):
     """Refuse (OverflowError) an index or offset array whose values do not
     fit int32, before anything casts it: index 2**32 + 1 must not become
@@ -320,7 +339,7 @@ class Matrix:
     """A sparse matrix ready for y = A x, y = A^T x and Y = A X, shaped
     like a scipy.sparse matrix (shape, dtype, nnz, ndim, .T, .dot, @).
 
-    Matrix(A, backend='auto', precision='float64', device=0)
+    Matrix(A, backend='auto', precision='float64', device=0, reuse=None)
       A          a scipy.sparse matrix (csr, csc, coo, ...; converted once
                  to CSR with int32 indices and float64 values), or a
                  matrix already on the GPU: cupyx.scipy.sparse CSR/CSC/COO
@@ -342,6 +361,17 @@ class Matrix:
                  the CPU computes in float64). Results come back in this
                  dtype.
       device     the GPU (default 0; a device matrix's own GPU).
+      reuse      how many products will run on the matrix: an int (the
+                 expected calls, smv_matrix_options.expected_calls) or
+                 True (many: SMV_MATRIX_REUSE); None (default) says
+                 nothing. On the GPU, from smv_matrix_reuse_threshold
+                 calls (960 by default) or with True, the rung AUTO runs
+                 is planned by measurement among a short list (the
+                 rule's pick, compressed storage where the matrix
+                 qualifies, cuSPARSE ALG1 and ALG2) at creation, which
+                 costs tens of products once; pass it for a matrix an
+                 iterative solver will use (smv.cg, ...). Ignored on the
+                 CPU.
 
     Products take numpy arrays (results are numpy) or device arrays
     (results are of the caller's library: CuPy in, CuPy out; torch in,
@@ -364,7 +394,7 @@ class Matrix:
     __array_ufunc__ = None
 
     def __init__(self, A, backend="auto", precision="float64", device=0,
-                 shape=None):
+                 shape=None, reuse=None):
         self._cv = threading.Condition(threading.Lock())
         self._ctx_lock = threading.Lock()
         self._busy = 0
@@ -384,6 +414,8 @@ class Matrix:
         self.dtype = np.dtype(np.float64 if self._prec == L.SMV_F64
                               else np.float32)
         device = check_int(device, "device")
+        opts = _matrix_options(reuse)
+        self._opts = opts  # kept alive while the library reads it
         t = _csr_triple(A, shape)
         if isinstance(t, dict) and backend == "cpu":
             raise ValueError("smv: the CSR arrays are on the GPU; "
@@ -392,7 +424,7 @@ class Matrix:
             A, t = t, None  # host arrays: a scipy matrix
         dev = t or (_device_sparse(A) if backend != "cpu" else None)
         if dev is not None:
-            self._init_device(dev, backend, device)
+            self._init_device(dev, backend, device, opts)
             return
         shape, self._indptr, self._indices, self._data = _to_csr(A)
         self.shape = shape
@@ -403,8 +435,10 @@ class Matrix:
         self.device = device if self._ctx else None
         if self._ctx:
             dA = ctypes.c_void_p()
-            st = L.matrix_create(self._ctx, ctypes.byref(self._csr),
-                                 self._prec, ctypes.byref(dA))
+            st = L.matrix_create_ex(self._ctx, ctypes.byref(self._csr),
+                                    self._prec,
+                                    ctypes.byref(opts) if opts else None,
+                                    ctypes.byref(dA))
             if st != L.SMV_OK:
                 try:
                     L.check(st, "smv_matrix_create", self._ctx)
@@ -418,7 +452,7 @@ class Matrix:
                     "smv_csr_check")
             self.backend = "cpu"
 
-    def _init_device(self, d, backend, device):
+    def _init_device(self, d, backend, device, opts=None):
         """Build from CSR arrays on the GPU (smv_matrix_create_device), on
         the stream of the library that made them."""
         rows, cols = d["shape"]
@@ -448,8 +482,8 @@ class Matrix:
         dA = ctypes.c_void_p()
         st = L.matrix_create_device(
             self._ctx, rows, cols, nnz, ptrs[0], ptrs[1], ptrs[2],
-            L.SMV_F64 if vdt == "float64" else L.SMV_F32, self._prec, None,
-            ctypes.byref(dA))
+            L.SMV_F64 if vdt == "float64" else L.SMV_F32, self._prec,
+            ctypes.byref(opts) if opts else None, ctypes.byref(dA))
         if st != L.SMV_OK:
             try:
                 L.check(st, "smv_matrix_create_device", self._ctx)

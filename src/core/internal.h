@@ -49,6 +49,15 @@ smv_status smv__file_begin(const char *path, smv_file **out, int *fd,
                            smv_error *err);
 smv_status smv__file_end(smv_file *h, int ok, smv_error *err);
 
+/* Options of smv_matrix_create_ex / _device (reuse.c): 1 with the
+ * reason in why ("WHO: unknown flags 0x10", tune_runs or expected_calls
+ * out of range), 0 when they are valid (NULL is). */
+int smv__matrix_options_bad(const smv_matrix_options *opt, const char *who,
+                            char *why, size_t n);
+/* How reuse was declared, for the plan's reason: "SMV_MATRIX_REUSE",
+ * "5000 expected calls >= 960" or both. */
+void smv__reuse_words(const smv_matrix_options *opt, char *buf, size_t n);
+
 /* Clear *err to "no error" (if not NULL). */
 void smv_err_clear(smv_error *err);
 

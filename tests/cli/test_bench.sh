@@ -223,4 +223,11 @@ else
   bad "bench --csv --help: want usage, exit 0, no file named --help"
 fi
 
+# --reuse [N] parses (a bare one before a matrix leaves the matrix alone).
+expect_rc 0 "bench --reuse" $SMV bench --reuse lap2d:20 --backend cpu --runs 2 --quiet
+expect_rc 0 "bench --reuse N" $SMV bench lap2d:20 --reuse 5000 --backend cpu --runs 2 --quiet
+expect_err 2 "want an expected call count" "bench --reuse=x" $SMV bench lap2d:20 --reuse=x
+run $SMV bench --help
+expect_out "--reuse [N]" "bench --help lists --reuse"
+
 finish

@@ -124,4 +124,33 @@ expect_err 2 "--k" "k = 0" $SMV info lap2d:10 --plan --k 0
 expect_err 2 "--k and --layout go with --plan" "k without plan" $SMV info lap2d:10 --k 4
 expect_err 2 "--layout" "bad layout" $SMV info lap2d:10 --plan --k 4 --layout diag
 expect_err 2 "--layout goes with --k" "layout without k" $SMV info lap2d:10 --plan --layout row
+# --reuse [N] (issue 23 item 3): the SpMV plan's option; bare is the flag,
+# a number (or =N) the expected calls; parsed before any device is needed.
+expect_err 2 "--reuse goes with --plan" "reuse without plan" $SMV info lap2d:10 --reuse
+expect_err 2 "--reuse goes with --plan" "reuse with --k" $SMV info lap2d:10 --plan --k 4 --reuse 5000
+expect_err 2 "want an expected call count" "reuse=abc" $SMV info lap2d:10 --plan --reuse=abc
+expect_err 2 "want an expected call count" "reuse 0" $SMV info lap2d:10 --plan --reuse 0
+run $SMV info lap2d:10 --plan --reuse 5000
+if [ "$RC" -eq 0 ]; then
+  grep -q "reuse declared (5000 expected calls >= 960)" "$OUT" && ok || bad "info --plan --reuse 5000: no reuse reason"
+elif [ "$RC" -eq 1 ] && grep -q "needs a CUDA device" "$ERR"; then
+  ok # parsed; no device here
+else
+  bad "info --plan --reuse 5000: exit $RC"
+fi
+run $SMV info --reuse lap2d:10 --plan
+if [ "$RC" -eq 0 ]; then
+  grep -q "reuse declared (SMV_MATRIX_REUSE)" "$OUT" && ok || bad "info --reuse (bare): no reuse reason"
+elif [ "$RC" -eq 1 ] && grep -q "needs a CUDA device" "$ERR"; then
+  ok # the matrix was not taken as N
+else
+  bad "info --reuse lap2d:10 --plan: exit $RC"
+fi
+run $SMV info lap2d:10 --plan --reuse 100
+if [ "$RC" -eq 0 ]; then
+  grep -q "below the reuse threshold 960" "$OUT" && ok || bad "info --reuse 100: no threshold note"
+elif [ "$RC" -eq 1 ]; then ok; else bad "info --plan --reuse 100: exit $RC"; fi
+$SMV info --help >"$T_TMP/h"
+grep -q -- "--reuse \[N\]" "$T_TMP/h" && ok || bad "info --help lacks --reuse"
+
 finish

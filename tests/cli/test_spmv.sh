@@ -141,4 +141,14 @@ expect_rc 0 "--alg omp picks the CPU" "$SMV" spmv lap2d:3 --alg omp
 expect_rc 0 "-v" "$SMV" spmv lap2d:3 --backend cpu -v
 grep -q "smv spmv: cpu, alg omp, f64: 9 x 9, 33 entries" "$ERR" && ok || bad "-v line: $(cat "$ERR")"
 
+# --reuse [N]: a bare --reuse leaves the matrix that follows alone, a
+# number is taken as N; on the CPU it changes nothing.
+expect_rc 0 "--reuse bare" "$SMV" spmv --reuse lap2d:3 --backend cpu
+expect_out "9 1" "--reuse bare: y written"
+expect_rc 0 "--reuse N" "$SMV" spmv --reuse 2000 lap2d:3 --backend cpu
+expect_rc 0 "--reuse=N" "$SMV" spmv lap2d:3 --reuse=2000 --backend cpu
+expect_err 2 "want an expected call count" "--reuse -1" "$SMV" spmv lap2d:3 --reuse=-1
+run "$SMV" spmv --help
+expect_out "--reuse [N]" "spmv --help lists --reuse"
+
 finish

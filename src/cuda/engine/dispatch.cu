@@ -47,7 +47,9 @@
  *   columns span more than 65535) and 16-bit row ends / 10 bytes per entry
  *   in f64, 6 in f32 on local columns (CSR 12, 8): past CSR's copy limit /
  *   scattered columns (all tiles 32-bit: CSR's bytes), set-up reads the
- *   columns on the host; not measured yet, AUTO never picks it
+ *   columns on the host; slower than rung 10 on the H200 (the decode in
+ *   the staged tile): AUTO's rule never picks it, the tuner and the reuse
+ *   plan (SMV_MATRIX_REUSE) time it
  * 0 auto: smv_auto_choose below (src/core/auto.def), once per matrix at
  *   analysis
  *

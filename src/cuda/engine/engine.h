@@ -253,6 +253,12 @@ struct smv_rung {
                 struct smv_auto_facts *f);
   smv_status (*plan_setup)(smv_context *ctx, smv_matrix *m, void *state);
   void (*plan_settle)(smv_matrix *m, void *state);
+  /* Compressed storage: a rung whose set-up re-encodes the matrix (rung
+   * 13 packs the column indices) costs far more than an SpMV, so AUTO's
+   * rule never runs it; the reuse plan (SMV_MATRIX_REUSE, tune.cu) times
+   * it where this says the matrix qualifies, from the statistics alone
+   * (nothing set up). NULL: not a compressed rung. */
+  int (*reuse)(const smv_context *ctx, const smv_matrix *m);
 
   cudaError_t (*launch)(const struct smv_launch *L);
   smv_status (*run)(smv_context *ctx, smv_matrix *m, void *state, double alpha,
@@ -317,6 +323,25 @@ smv_status smv_rung_prepare(smv_context *ctx, smv_matrix *m, smv_alg alg,
  * kept, plus the rung's plan_setup. */
 smv_status smv_rung_prepare_plan(smv_context *ctx, smv_matrix *m, smv_alg alg,
                                  const smv_csr *A);
+/* Plan by measurement among the rungs whose bit is set in `among` (bit a:
+ * rung a; tune.cu). smv_matrix_tune runs it over the registry's tuned
+ * rungs; the analysis (matrix.cu) over those or over the reuse plan's
+ * short list (smv_reuse_candidates). A: the host CSR at analysis (a
+ * rung's set-up reads its row offsets, and its column indices where
+ * A->col_idx is there), NULL after. at_analysis: the rungs set up so far
+ * only for AUTO's rule are not kept unless they win (a later
+ * smv_matrix_tune keeps everything the matrix held). reuse: NULL, or the
+ * words saying how reuse was declared, for the reason. */
+smv_status smv_matrix_measure(smv_context *ctx, smv_matrix *m, int runs,
+                              const smv_csr *A, unsigned among, int at_analysis,
+                              const char *reuse);
+/* The registry's tuned rungs that run m's precision, as a mask. */
+unsigned smv_tuned_candidates(const smv_matrix *m);
+/* The reuse plan's short list, as a mask: the heuristic's rung, every
+ * compressed rung whose `reuse` accepts m, and cuSPARSE ALG1 and ALG2
+ * where the registry has them tuned. */
+unsigned smv_reuse_candidates(const smv_context *ctx, const smv_matrix *m);
+
 /* After a plan (heuristic or tuner): release every rung set up only to
  * plan, unless AUTO runs it or a kept rung needs it; plan_settle the
  * others. */

@@ -12,7 +12,9 @@
  * smv_spmv of a prepared rung does not allocate.
  * Each step is timed (host clock, synchronised) into the plan record that
  * smv_matrix_plan returns; SMV_MATRIX_TUNE then plans by measurement
- * (tune.cu).
+ * among every tuned rung, and reuse declared (SMV_MATRIX_REUSE, or
+ * expected_calls past smv_matrix_reuse_threshold) among a short list that
+ * adds the compressed rungs (tune.cu).
  *
  * Device footprint: (rows + 1) * 4 bytes of row offsets, nnz * 4 of column
  * indices, nnz * 8 (f64) or nnz * 4 (f32) of values, plus the state of the
@@ -177,9 +179,13 @@ smv_status smv_matrix_analyse(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   m->plan.plan_ms = smv_now_ms() - t;
   m->plan.alg = m->auto_alg;
   heuristic_reason(ctx, m);
+  /* Planned by measurement: every tuned rung (SMV_MATRIX_TUNE), or with
+   * reuse declared the short list (tune.cu, smv_reuse_candidates). */
+  const int tune = (m->opts & SMV_MATRIX_TUNE) != 0;
+  const int reuse = !tune && smv_matrix_reuse_declared(opt);
   /* AUTO's rung, unless the tuner follows (it sets up what it times).
    * A library rung's time is its own record (cusparse_ms). */
-  if (st == SMV_OK && !(m->opts & SMV_MATRIX_TUNE)) {
+  if (st == SMV_OK && !tune && !reuse) {
     t = smv_now_ms();
     st = smv_rung_prepare(ctx, m, m->auto_alg, A, 1);
     if (smv_kernel_rung_of(m->auto_alg))
@@ -195,8 +201,24 @@ smv_status smv_matrix_analyse(smv_context *ctx, smv_matrix *m, const smv_csr *A,
       snprintf(m->plan.reason + used, sizeof m->plan.reason - used, "; %s",
                line);
   }
-  if (st == SMV_OK && (m->opts & SMV_MATRIX_TUNE))
-    st = smv_matrix_tune(ctx, m, opt->tune_runs);
+  if (st == SMV_OK && (tune || reuse)) {
+    /* Inside the caller's device guard, outside any capture (creation
+     * synchronises throughout). */
+    char how[96];
+    smv__reuse_words(opt, how, sizeof how);
+    st = smv_matrix_measure(ctx, m, opt->tune_runs, A,
+                            tune ? smv_tuned_candidates(m)
+                                 : smv_reuse_candidates(ctx, m),
+                            1, tune ? NULL : how);
+  } else if (st == SMV_OK && opt && opt->expected_calls > 0) {
+    /* Too few calls to repay a measurement: the rule's plan, and why. */
+    const size_t used = strlen(m->plan.reason);
+    snprintf(m->plan.reason + used, sizeof m->plan.reason - used,
+             "; %lld expected calls, below the reuse threshold %lld: no "
+             "measurement",
+             (long long)opt->expected_calls,
+             (long long)smv_matrix_reuse_threshold(opt->tune_runs));
+  }
   if (st != SMV_OK) {
     (void)cudaStreamSynchronize(ctx->stream);
     release(m);
@@ -224,12 +246,9 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   if (prec != SMV_F64 && prec != SMV_F32)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_create: precision %d",
                        (int)prec);
-  const unsigned known = SMV_MATRIX_CUSPARSE | SMV_MATRIX_TUNE | SMV_MATRIX_HOT;
-  if (opt && ((opt->flags & ~known) || opt->tune_runs < 0))
-    return smv_ctx_set(ctx, SMV_ERR_ARG,
-                       "smv_matrix_create_ex: unknown flags 0x%x or "
-                       "tune_runs %d < 0",
-                       opt->flags & ~known, opt->tune_runs);
+  char why[128];
+  if (smv__matrix_options_bad(opt, "smv_matrix_create_ex", why, sizeof why))
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "%s", why);
   smv_error err;
   memset(&err, 0, sizeof err);
   if (smv_csr_check(A, &err) != SMV_OK)

@@ -329,12 +329,9 @@ smv_matrix_create_device(smv_context *ctx, int64_t rows, int64_t cols,
                        "smv_matrix_create_device: precision %d / values "
                        "precision %d",
                        (int)prec, (int)values_prec);
-  const unsigned known = SMV_MATRIX_CUSPARSE | SMV_MATRIX_TUNE | SMV_MATRIX_HOT;
-  if (opt && ((opt->flags & ~known) || opt->tune_runs < 0))
-    return smv_ctx_set(ctx, SMV_ERR_ARG,
-                       "smv_matrix_create_device: unknown flags 0x%x or "
-                       "tune_runs %d < 0",
-                       opt->flags & ~known, opt->tune_runs);
+  char why[128];
+  if (smv__matrix_options_bad(opt, "smv_matrix_create_device", why, sizeof why))
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "%s", why);
   if (!row_ptr || (nnz > 0 && (!col_idx || !values)))
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_create_device: NULL %s",
                        !row_ptr   ? "row_ptr"

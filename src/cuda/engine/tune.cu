@@ -78,46 +78,74 @@ static smv_status time_alg(smv_context *ctx, smv_matrix *m, smv_alg alg,
   return SMV_OK;
 }
 
-extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
-                                      int runs) {
-  if (!ctx)
-    return SMV_ERR_ARG;
-  if (!m)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_tune: NULL matrix");
-  if (runs < 0 || runs > 100000)
-    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_tune: runs = %d", runs);
+unsigned smv_tuned_candidates(const smv_matrix *m) {
+  unsigned among = 0;
+  for (int a = 1; a < SMV_ALG_COUNT; a++) {
+    const struct smv_rung *r = smv_rung_of((smv_alg)a);
+    if (smv_alg_tuned((smv_alg)a) && r && (r->precisions & (1u << m->prec)))
+      among |= 1u << a;
+  }
+  return among;
+}
+
+unsigned smv_reuse_candidates(const smv_context *ctx, const smv_matrix *m) {
+  unsigned among = 1u << m->heuristic_alg;
+  for (int a = 1; a < SMV_ALG_COUNT; a++) {
+    const struct smv_rung *r = smv_rung_of((smv_alg)a);
+    if (!r || !(r->precisions & (1u << m->prec)))
+      continue;
+    const int sparse = a == SMV_ALG_CUSPARSE_ALG1 || a == SMV_ALG_CUSPARSE_ALG2;
+    if ((sparse && smv_alg_tuned((smv_alg)a)) || (r->reuse && r->reuse(ctx, m)))
+      among |= 1u << a;
+  }
+  return among;
+}
+
+/* "tiled, packed, cusparse-alg1" into buf: the rungs of a mask. */
+static void mask_names(unsigned among, char *buf, size_t n) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int a = 1; a < SMV_ALG_COUNT && used < n; a++)
+    if (among & (1u << a))
+      used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
+                               smv_alg_name((smv_alg)a));
+}
+
+smv_status smv_matrix_measure(smv_context *ctx, smv_matrix *m, int runs,
+                              const smv_csr *A, unsigned among, int at_analysis,
+                              const char *reuse) {
   if (runs == 0)
     runs = 10;
-  if (m->device != ctx->device)
-    return smv_ctx_set(ctx, SMV_ERR_ARG,
-                       "smv_matrix_tune: matrix lives on device %d, context "
-                       "on %d",
-                       m->device, ctx->device);
-  struct smv_device_guard g;
-  smv_status st = smv_device_enter_uncaptured(
-      ctx, &g, "", SMV_ERR_UNSUPPORTED,
-      "smv_matrix_tune: the stream is being captured (tuning times runs and "
-      "synchronises)");
-  if (st != SMV_OK)
-    return st;
   const double t0 = smv_now_ms();
   const smv_alg heuristic = m->heuristic_alg;
   /* The tuner releases only what it sets up itself: what the matrix holds
-   * now stays (smv_rungs_settle below). */
-  for (int a = 1; a < SMV_ALG_COUNT; a++)
-    if (m->ready[a])
-      m->kept[a] = 1;
+   * now stays (smv_rungs_settle below). At analysis what is set up but
+   * not kept was made only for AUTO's rule (rung 12's hot columns, and
+   * rung 10 under them): it is one more candidate, kept only if it wins. */
+  if (!at_analysis)
+    for (int a = 1; a < SMV_ALG_COUNT; a++)
+      if (m->ready[a])
+        m->kept[a] = 1;
   smv_matrix_plan_info *p = &m->plan;
   p->ncandidates = 0;
+  /* "reuse declared (HOW): planned by measurement among LIST: " */
+  char lead[320] = "measured: ";
+  if (reuse) {
+    char names[192];
+    mask_names(among, names, sizeof names);
+    snprintf(lead, sizeof lead,
+             "reuse declared (%s): planned by measurement among %s: ", reuse,
+             names);
+  }
+  smv_status st = SMV_OK;
   if (m->st.rows == 0 || m->st.cols == 0 || m->st.nnz == 0) {
     /* Nothing to time: every rung writes y = beta y. */
     m->auto_alg = heuristic;
     p->measured = 1;
     snprintf(p->reason, sizeof p->reason,
-             "measured: nothing to time (no entries), %s kept",
+             "%snothing to time (no entries), %s kept", lead,
              smv_alg_name(heuristic));
     p->tune_ms = smv_now_ms() - t0;
-    smv_device_leave(&g);
     return SMV_OK;
   }
   const size_t es = m->prec == SMV_F64 ? sizeof(double) : sizeof(float);
@@ -150,12 +178,15 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
   }
   for (int a = 1; a < SMV_ALG_COUNT; a++) {
     const smv_alg alg = (smv_alg)a;
-    if (!smv_alg_tuned(alg)) /* the registry's `tuned` */
+    if (!(among & (1u << a)))
       continue;
+    const struct smv_rung *r = smv_rung_of(alg);
     double ms = -1;
     /* Set up for the measurement (rung 12 with its hot columns), kept
-     * below only if it wins or was asked for. */
-    smv_status cst = smv_rung_prepare_plan(ctx, m, alg, NULL);
+     * below only if it wins or was asked for. The host CSR saves the
+     * copy back of the offsets (and of the columns, where it has them). */
+    const smv_csr *host = A && (!r->host_cols || A->col_idx) ? A : NULL;
+    smv_status cst = smv_rung_prepare_plan(ctx, m, alg, host);
     if (cst == SMV_OK)
       cst = time_alg(ctx, m, alg, x, y, runs, ev, times, &ms);
     if (cst != SMV_OK) {
@@ -188,9 +219,9 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
   m->auto_alg = best;
   p->measured = 1;
   snprintf(p->reason, sizeof p->reason,
-           "measured: %s fastest of %d candidates, median %.2f us of %d "
-           "L2-warm runs (heuristic's %s: %.2f us)",
-           smv_alg_name(best), p->ncandidates, best_ms * 1e3, runs,
+           "%s%s fastest of %d candidates, median %.2f us of %d L2-warm runs "
+           "(heuristic's %s: %.2f us)",
+           lead, smv_alg_name(best), p->ncandidates, best_ms * 1e3, runs,
            smv_alg_name(heuristic), heur_ms * 1e3);
 out:
   if (ev[0])
@@ -203,10 +234,42 @@ out:
     cudaFree(y);
   free(times);
   /* What was set up only for the measurement goes again (rung 12's hot
-   * columns too, unless it won or they were asked for). */
+   * columns too, unless it won or they were asked for; rung 13's packed
+   * arrays unless it won). */
   smv_rungs_settle(m);
+  if (st == SMV_OK) { /* the winner's plan line, where the reason has room */
+    char line[256];
+    smv_rung_describe(m, m->auto_alg, line, sizeof line);
+    const size_t used = strlen(p->reason);
+    if (line[0] && used + 2 + strlen(line) < sizeof p->reason)
+      snprintf(p->reason + used, sizeof p->reason - used, "; %s", line);
+  }
   p->alg = m->auto_alg;
   p->tune_ms = smv_now_ms() - t0;
+  return st;
+}
+
+extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
+                                      int runs) {
+  if (!ctx)
+    return SMV_ERR_ARG;
+  if (!m)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_tune: NULL matrix");
+  if (runs < 0 || runs > 100000)
+    return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_tune: runs = %d", runs);
+  if (m->device != ctx->device)
+    return smv_ctx_set(ctx, SMV_ERR_ARG,
+                       "smv_matrix_tune: matrix lives on device %d, context "
+                       "on %d",
+                       m->device, ctx->device);
+  struct smv_device_guard g;
+  smv_status st = smv_device_enter_uncaptured(
+      ctx, &g, "", SMV_ERR_UNSUPPORTED,
+      "smv_matrix_tune: the stream is being captured (tuning times runs and "
+      "synchronises)");
+  if (st != SMV_OK)
+    return st;
+  st = smv_matrix_measure(ctx, m, runs, NULL, smv_tuned_candidates(m), 0, NULL);
   smv_device_leave(&g);
   return st;
 }

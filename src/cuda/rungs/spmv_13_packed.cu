@@ -37,9 +37,13 @@
  * decodes them inside rung 10's staged tile, so it inherits rung 10's
  * limit on bytes in flight (load, barrier, reduce) and adds the decode; a
  * packed format needs a kernel that keeps more bytes in flight first.
- * Kept as a documented loss: AUTO and the tuner never run it. Scattered
- * columns lose too (every tile wide: the same bytes as CSR plus the
- * set-up); gathers of x, not the stream, limit those anyway.
+ * Kept as a documented loss: AUTO's rule never runs it (its set-up packs
+ * on the host, far more than an SpMV); the tuner times it, and so does the
+ * reuse plan (SMV_MATRIX_REUSE: many calls repay the set-up) where
+ * reuse_ok below accepts the matrix, so a device or a matrix where it wins
+ * gets it by measurement. Scattered columns lose too (every tile wide: the
+ * same bytes as CSR plus the set-up); gathers of x, not the stream, limit
+ * those anyway.
  * The set-up packs the columns on the host (the engine copies them back
  * from the device when the host CSR is gone: 4 bytes per entry, host_cols)
  * and holds on the device
@@ -336,6 +340,19 @@ static cudaError_t launch(const struct smv_launch *P) {
   return P->prec == SMV_F64 ? run_t<double>(P, s) : run_t<float>(P, s);
 }
 
+/* A candidate of the reuse plan (engine.h, `reuse`), from the statistics
+ * alone: entries, past the L2 (the bytes packing saves are DRAM bytes;
+ * inside the L2 an SpMV is launch-bound), and entries near the diagonal:
+ * a mean distance of col_spread x cols at most 8192 columns, an eighth of
+ * a narrow tile's 65535-column span (a tile spans that distance on both
+ * sides of its rows), so most tiles pack their indices in 16 bits. lap3d
+ * of side s: about 2 s^2 / 7 (s = 160: 7300, accepted; s = 200: 11400,
+ * where the +-s^2 neighbours overflow the span, refused). */
+static int reuse_ok(const smv_context *ctx, const smv_matrix *m) {
+  return m->st.nnz > 0 && smv_matrix_past_l2(ctx, m) &&
+         m->st.col_spread * (double)m->st.cols <= 8192.0;
+}
+
 static constexpr struct smv_rung packed_rung() {
   struct smv_rung r =
       smv_kernel_rung(SMV_ALG_PACKED, kernel, smem, 256, launch);
@@ -345,6 +362,7 @@ static constexpr struct smv_rung packed_rung() {
   r.release = release;
   r.device_bytes = device_bytes;
   r.describe = describe;
+  r.reuse = reuse_ok;
   return r;
 }
 
