@@ -323,6 +323,19 @@ smv_status smv_spmv_cpu_f32(const smv_csr *A, float alpha, const float *x,
 /* Also returns |A|*|x| per row (for error bounds); absax may be NULL
  * (then it only validates A and x). */
 smv_status smv_spmv_ref_abs(const smv_csr *A, const double *x, double *absax);
+/* SMV_F64_F32V's error bound (smv_precision) for y = alpha*A*x + beta*y0,
+ * per row: bound[i] (A->rows entries) >= |y_i - y_exact_i| for the
+ * device's result in that mode, evaluated in f64 and rounded up by the
+ * relative 2 g(n_i + 4) its own evaluation may lose. y0 is y before the
+ * call (read only when beta != 0; may be NULL then). NaN or Inf in A, x
+ * or y0 make that row's bound NaN or Inf. Checks A (smv_csr_check). */
+smv_status smv_spmv_f32v_bound(const smv_csr *A, double alpha, const double *x,
+                               double beta, const double *y0, double *bound);
+/* SMV_OK if every finite value of A fits in f32 (|v| <= FLT_MAX; NaN and
+ * Inf pass), else SMV_ERR_OVERFLOW with the first entry beyond it in err
+ * ("row 3, column 7: value 1e+39 is beyond the f32 range ..."). What
+ * smv_matrix_create checks before storing a matrix in SMV_F64_F32V. */
+smv_status smv_csr_check_f32_range(const smv_csr *A, smv_error *err);
 
 /* ---- Transpose on the CPU: y = alpha*A^T*x + beta*y ---------------------
  * x has A->rows entries, y A->cols. Same BLAS semantics as above. */
@@ -455,7 +468,38 @@ smv_status smv_csr_bandwidth(const smv_csr *A, int64_t *bandwidth,
 typedef struct smv_context smv_context; /* device, stream, handles, error */
 typedef struct smv_matrix smv_matrix;   /* a CSR matrix on the device     */
 
-typedef enum { SMV_F64 = 0, SMV_F32 = 1 } smv_precision;
+/* Precision of a device matrix.
+ *   SMV_F64: double values, double vectors (double* x and y).
+ *   SMV_F32: float values, float vectors (float* x and y), float sums.
+ *   SMV_F64_F32V: lossy, opt-in, never chosen by smv itself. The vectors
+ *     (x, y), alpha, beta and every product and sum are double, as in
+ *     SMV_F64 (double* x and y); only the matrix's values are stored as
+ *     float: each value is rounded once to f32 (round to nearest) at
+ *     smv_matrix_create / _create_ex / _create_device. An entry streams in
+ *     8 bytes (4 value + 4 index) instead of 12, for solvers that accept
+ *     the values' rounding. A finite value of magnitude above FLT_MAX is
+ *     refused (SMV_ERR_OVERFLOW, smv_csr_check_f32_range); NaN and Inf
+ *     pass through; values below FLT_MIN become f32 subnormals or zero.
+ *     Runs on rungs 9 (adaptive), 10 (tiled) and 2 (vector), and AUTO
+ *     (rung 9 or 10, by AUTO's rule); every other rung, smv_spmv_t,
+ *     SpMM and the solvers refuse such a matrix with SMV_ERR_UNSUPPORTED.
+ *     The error bound, per row i of n_i entries, with u = 2^-53 and
+ *     g(k) = k u / (1 - k u):
+ *       |y_i - y_exact_i| <= |alpha| sum_j (2^-24 |a_ij| + 2^-150) |x_j|
+ *          + g(n_i + 2) (|alpha| sum_j ((1 + 2^-24) |a_ij| + 2^-150) |x_j|
+ *                        + |beta| |y0_i|)
+ *     (the first term: |fl32(a) - a| <= 2^-24 |a| for |a| >= FLT_MIN, else
+ *     <= 2^-150; the second: f64 summation in any order of the rounded
+ *     products, then alpha and beta). smv_spmv_f32v_bound evaluates it;
+ *     against a computed f64 result (smv_spmv_ref) allow twice it. */
+typedef enum { SMV_F64 = 0, SMV_F32 = 1, SMV_F64_F32V = 2 } smv_precision;
+/* Number of precisions (values 0 .. SMV_PRECISION_COUNT - 1). */
+#define SMV_PRECISION_COUNT 3
+/* "f64", "f32", "f64-f32v"; NULL if out of range. */
+const char *smv_precision_name(smv_precision prec);
+/* Parse one of those names (case-insensitive) into *prec; SMV_ERR_PARSE
+ * for anything else, SMV_ERR_ARG for NULL. */
+smv_status smv_precision_parse(const char *name, smv_precision *prec);
 
 /* The kernel ladder (src/cuda/rungs/spmv_N_*.cu; numbers are stable). */
 typedef enum {

@@ -111,3 +111,25 @@ smv_status smv_auto_rule_line(int i, char *buf, size_t n) {
                          (int)auto_rule[i].alg, auto_rule[i].why);
   return w >= 0 && (size_t)w < n ? SMV_OK : SMV_ERR_ARG;
 }
+
+/* Precision names: one table for smv_precision_name and _parse, so the
+ * CLI prints what it parses. */
+static const char *const precision_names[SMV_PRECISION_COUNT] = {
+    "f64", "f32", "f64-f32v"};
+
+const char *smv_precision_name(smv_precision prec) {
+  if ((int)prec < 0 || prec >= SMV_PRECISION_COUNT)
+    return NULL;
+  return precision_names[prec];
+}
+
+smv_status smv_precision_parse(const char *name, smv_precision *prec) {
+  if (!name || !prec)
+    return SMV_ERR_ARG;
+  for (int i = 0; i < SMV_PRECISION_COUNT; i++)
+    if (strcasecmp(name, precision_names[i]) == 0) {
+      *prec = (smv_precision)i;
+      return SMV_OK;
+    }
+  return SMV_ERR_PARSE;
+}

@@ -120,7 +120,7 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
     smv_device_leave(&g);
     return SMV_OK;
   }
-  const size_t es = m->prec == SMV_F64 ? sizeof(double) : sizeof(float);
+  const size_t es = smv_prec_vector_bytes(m->prec); /* x, y elements */
   void *x = NULL, *y = NULL;
   cudaEvent_t ev[2] = {NULL, NULL};
   cudaError_t e = cudaSuccess;
@@ -138,7 +138,7 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
     st = smv_cu_fail(ctx, e, "smv_matrix_tune: scratch vectors and events");
     goto out;
   }
-  if (m->prec == SMV_F64)
+  if (m->prec != SMV_F32)
     tune_fill<double><<<smv_grid_for(m->st.cols, 256), 256, 0, ctx->stream>>>(
         (double *)x, m->st.cols);
   else
@@ -151,6 +151,8 @@ extern "C" smv_status smv_matrix_tune(smv_context *ctx, smv_matrix *m,
   for (int a = 1; a < SMV_ALG_COUNT; a++) {
     const smv_alg alg = (smv_alg)a;
     if (!smv_alg_tuned(alg)) /* the registry's `tuned` */
+      continue;
+    if (!smv_rung_runs(alg, m->prec)) /* f64-f32v: rungs 9 and 10 only */
       continue;
     double ms = -1;
     /* Set up for the measurement (rung 12 with its hot columns), kept
