@@ -12,7 +12,7 @@
 
 static void info_help(FILE *f) {
   fprintf(f, "usage: smv info MATRIX [--json] [--plan [--tune] [--precision "
-             "f64|f32]\n"
+             "P]\n"
              "                                  [--k K [--layout row|col]]]\n"
              "                                  [--reorder rcm|degree]\n"
              "\n"
@@ -43,7 +43,10 @@ static void info_help(FILE *f) {
              "  --tune     with --plan: plan by measurement (time every "
              "candidate rung,\n"
              "             keep the fastest) and list the candidates' times\n"
-             "  --precision f64|f32   of the --plan upload (default f64)\n"
+             "  --precision P   of the --plan upload: f64 (default), f32 or "
+             "f64-f32v\n"
+             "             (f32 values, f64 vectors: rungs 9 and 10 only, no "
+             "cuSPARSE)\n"
              "  --k K      with --plan: the SpMM plan instead (Y = A*X, X of K "
              "columns,\n"
              "             1..1024, packed leading dimensions): the rung AUTO "
@@ -184,7 +187,8 @@ static void print_table(const char *matrix, const char *source,
 }
 
 /* --plan: the matrix on device 0, its plan and analysis record. Both
- * cuSPARSE algorithms are prepared so their preprocess times show. */
+ * cuSPARSE algorithms are prepared so their preprocess times show (not in
+ * f64-f32v, which cuSPARSE does not run). */
 static int print_plan(const char *matrix, const smv_csr *A, smv_precision prec,
                       int tune) {
   smv_context *ctx = NULL;
@@ -198,8 +202,8 @@ static int print_plan(const char *matrix, const smv_csr *A, smv_precision prec,
   smv_device_props props;
   if (smv_device_props_get(ctx, &props) == SMV_OK)
     printf("device        %s\n", props.name);
-  smv_matrix_options o = {SMV_MATRIX_CUSPARSE | (tune ? SMV_MATRIX_TUNE : 0u),
-                          0};
+  const unsigned cus = prec == SMV_F64_F32V ? 0u : SMV_MATRIX_CUSPARSE;
+  smv_matrix_options o = {cus | (tune ? SMV_MATRIX_TUNE : 0u), 0};
   smv_matrix *dA = NULL;
   st = smv_matrix_create_ex(ctx, A, prec, &o, &dA);
   if (st != SMV_OK) {
@@ -272,7 +276,7 @@ static int print_spmm_plan(const char *matrix, const smv_csr *A,
       break;
     }
     printf("spmm %s-major k=%d %s: %s\n", l == 0 ? "row" : "col", k,
-           prec == SMV_F32 ? "f32" : "f64", smv_spmm_alg_name(c.alg));
+           smv_precision_name(prec), smv_spmm_alg_name(c.alg));
     printf("  why         %s\n", c.why);
   }
   smv_matrix_free(dA);
@@ -320,14 +324,9 @@ int cmd_info(int argc, char **argv) {
     return rc;
   if ((rc = cli_reorder_pick("info", reorder_s, &order)) != CLI_OK)
     return rc;
-  static const char *const precisions[] = {"f64", "f32", NULL};
-  if (precision) {
-    int p = cli_pick(precision, precisions);
-    if (p < 0)
-      return cli_usage("info", "--precision: want f64 or f32, got '%s'",
-                       precision);
-    prec = p == 0 ? SMV_F64 : SMV_F32;
-  }
+  if (precision && smv_precision_parse(precision, &prec) != SMV_OK)
+    return cli_usage("info", "--precision: want f64, f32 or f64-f32v, got '%s'",
+                     precision);
   if (!matrix)
     return cli_usage("info", "missing MATRIX (a .mtx file or a spec such as "
                              "lap2d:100)");
@@ -341,6 +340,8 @@ int cmd_info(int argc, char **argv) {
     return cli_usage("info", "--k and --layout go with --plan");
   if (layout_s && !kstr)
     return cli_usage("info", "--layout goes with --k");
+  if (kstr && prec == SMV_F64_F32V)
+    return cli_usage("info", "--k: SpMM does not run precision f64-f32v");
   if (tune && !plan)
     return cli_usage("info", "--tune goes with --plan");
   if (json && plan)

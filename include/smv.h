@@ -540,6 +540,12 @@ smv_status smv_alg_parse(const char *name, smv_alg *alg);
  * out of range. Names and descriptions come from one registry,
  * src/core/rungs.def. */
 const char *smv_alg_description(smv_alg alg);
+/* 1 if rung alg runs matrices of precision prec, else 0 (AUTO: 1 for
+ * every precision). SMV_F64 and SMV_F32: every rung; SMV_F64_F32V: rungs
+ * 2, 9 and 10 (smv_spmv refuses the others with SMV_ERR_UNSUPPORTED). No
+ * device needed; the engine checks its rungs against it at context
+ * creation. */
+int smv_alg_runs_precision(smv_alg alg, smv_precision prec);
 
 typedef struct {
   char name[256];

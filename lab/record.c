@@ -185,12 +185,18 @@ const char bench_model_text[] =
     "           fresh random x, y poisoned with NaN (beta = 0); FAIL is never "
     "timed.\n";
 
+double bench_min_bytes_vx(int64_t rows, int64_t cols, int64_t nnz,
+                          int value_bytes, int vector_bytes, int beta_nonzero) {
+  const double v = (double)value_bytes, xb = (double)vector_bytes;
+  return (double)nnz * (v + (double)sizeof(smv_index)) +
+         (double)(rows + 1) * (double)sizeof(smv_offset) + (double)cols * xb +
+         (double)rows * xb * (beta_nonzero ? 2.0 : 1.0);
+}
+
 double bench_min_bytes(int64_t rows, int64_t cols, int64_t nnz, int value_bytes,
                        int beta_nonzero) {
-  double v = (double)value_bytes;
-  return (double)nnz * (v + (double)sizeof(smv_index)) +
-         (double)(rows + 1) * (double)sizeof(smv_offset) + (double)cols * v +
-         (double)rows * v * (beta_nonzero ? 2.0 : 1.0);
+  return bench_min_bytes_vx(rows, cols, nnz, value_bytes, value_bytes,
+                            beta_nonzero);
 }
 
 static void rates(const smv_timing *t, double bytes, double nnz,

@@ -103,6 +103,13 @@ smv_status smv_blocks_init(smv_context *ctx) {
                          "src/core/rungs.def: line %d names the descriptor "
                          "of rung %d",
                          a, (int)r->alg);
+    for (int p = 0; r && p < SMV_PRECISION_COUNT; p++)
+      if (!(r->precisions & (1u << p)) !=
+          !smv_alg_runs_precision((smv_alg)a, (smv_precision)p))
+        return smv_ctx_set(ctx, SMV_ERR_ARG,
+                           "rung %d's descriptor and smv_alg_runs_precision "
+                           "(src/core/alg.c) disagree on precision %s",
+                           a, smv_precision_name((smv_precision)p));
     r = smv_kernel_rung_of((smv_alg)a);
     if (!r)
       continue;

@@ -60,7 +60,7 @@ struct smv_context {
    * read it; the H100's and H200's values: docs/engine.md, rule 7). */
   double dram_per_sm_clk;
 
-  int block_override;                  /* 0 = per-rung default            */
+  int block_override; /* 0 = per-rung default            */
   int default_block[SMV_ALG_COUNT][SMV_PRECISION_COUNT]; /* [alg][prec],
                                                           0: no kernel */
 

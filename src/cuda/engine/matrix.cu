@@ -15,8 +15,8 @@
  * (tune.cu).
  *
  * Device footprint: (rows + 1) * 4 bytes of row offsets, nnz * 4 of column
- * indices, nnz * 8 (f64) or nnz * 4 (f32, f64-f32v) of values, plus the state of the
- * rungs set up (each rung's device_bytes: its file gives the sizes).
+ * indices, nnz * 8 (f64) or nnz * 4 (f32, f64-f32v) of values, plus the state
+ * of the rungs set up (each rung's device_bytes: its file gives the sizes).
  * smv_matrix_device_bytes adds these up. f32 values are rounded on the host
  * in chunks of 1 Mi entries (4 MiB of host staging), never a full copy of
  * the matrix.

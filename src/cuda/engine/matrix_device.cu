@@ -450,8 +450,7 @@ smv_matrix_create_device(smv_context *ctx, int64_t rows, int64_t cols,
     if (e != cudaSuccess)
       st = smv_cu_fail(ctx, e, "smv_matrix_create_device: row offsets to host");
   }
-  if (st == SMV_OK && prec == SMV_F64_F32V && values_prec == SMV_F64 &&
-      nnz > 0)
+  if (st == SMV_OK && prec == SMV_F64_F32V && values_prec == SMV_F64 && nnz > 0)
     st = f32_range(ctx, m, host_ptr, rows, nnz, (const double *)values);
   m->plan.stats_ms = smv_now_ms() - t;
   if (st == SMV_OK) {

@@ -217,8 +217,8 @@ __device__ __forceinline__ void block_rows_part(
     const int4 br = __ldg(&block_rows[b]); /* {row, begin, end, 0} */
     const int64_t row = br.x;
     const unsigned begin = (unsigned)br.y, end = (unsigned)br.z;
-    T sum = strided_dot<T, V, EF>(begin + threadIdx.x, end, blockDim.x,
-                                  col_idx, val, x, pol);
+    T sum = strided_dot<T, V, EF>(begin + threadIdx.x, end, blockDim.x, col_idx,
+                                  val, x, pol);
     for (int off = 16; off > 0; off >>= 1)
       sum += __shfl_xor_sync(SMV_FULL_MASK, sum, off);
     if (lane == 0)
@@ -316,13 +316,13 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
   /* Grid: [block rows | chunk warps | row groups]; each test below is
    * block-uniform. */
   if (blockIdx.x < nbr_blocks) {
-    block_rows_part<T, V, EF>(nbr_blocks, nbr, block_rows, col_idx, val, x, alpha,
-                           beta, y, pol);
+    block_rows_part<T, V, EF>(nbr_blocks, nbr, block_rows, col_idx, val, x,
+                              alpha, beta, y, pol);
     return;
   }
   if (blockIdx.x - nbr_blocks < chunk_blocks) {
-    long_rows<T, V, EF>(nbr_blocks, chunk_blocks, nchunks, chunks, col_idx, val, x,
-                     alpha, beta, y, partial, count, pol);
+    long_rows<T, V, EF>(nbr_blocks, chunk_blocks, nchunks, chunks, col_idx, val,
+                        x, alpha, beta, y, partial, count, pol);
     return;
   }
   const unsigned lane = threadIdx.x & (L - 1);
@@ -835,12 +835,12 @@ static void describe(const smv_matrix *, const void *state, char *buf,
 
 /* Attributes and default block: the L = 8 instance. */
 static constexpr struct smv_rung descriptor() {
-  struct smv_rung r = smv_kernel_rung(
-      SMV_ALG_ADAPTIVE,
-      smv_kernel_pick3<spmv_adaptive<double, 8, false>,
-                       spmv_adaptive<float, 8, false>,
-                       spmv_adaptive<double, 8, false, float>>,
-      smv_smem_per_thread<0>, 128, launch);
+  struct smv_rung r =
+      smv_kernel_rung(SMV_ALG_ADAPTIVE,
+                      smv_kernel_pick3<spmv_adaptive<double, 8, false>,
+                                       spmv_adaptive<float, 8, false>,
+                                       spmv_adaptive<double, 8, false, float>>,
+                      smv_smem_per_thread<0>, 128, launch);
   r.precisions |= SMV_PREC_F32V; /* f64-f32v: V = float above */
   r.host_rows = 1;
   r.setup = setup;

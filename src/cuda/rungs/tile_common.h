@@ -314,10 +314,9 @@ piece_finish(int64_t b, int64_t r0, unsigned rb, unsigned re, unsigned k0,
 /* Tile b = {row r0, first entry k0}: a piece of TILE entries of a row too
  * long for one tile: staged here, then piece_finish. */
 template <typename T, int TILE, int LD, typename XS, typename V>
-__device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
-                                           const tile_args<T, V> &a,
-                                           const XS &x, T *sm, T *red,
-                                           unsigned *last_s) {
+__device__ __forceinline__ void
+tile_piece(int64_t b, int64_t r0, unsigned k0, const tile_args<T, V> &a,
+           const XS &x, T *sm, T *red, unsigned *last_s) {
   const unsigned rb = (unsigned)__ldg(&a.row_ptr[r0]);
   const unsigned re = (unsigned)__ldg(&a.row_ptr[r0 + 1]);
   const unsigned k1 = re - k0 < (unsigned)TILE ? re : k0 + TILE;
