@@ -59,8 +59,8 @@ static smv_csr *with_value(double v) {
 }
 
 static void test_range(void) {
-  const double ok[] = {FLT_MAX, -FLT_MAX, FLT_MIN, 0x1p-160, 0.0, NAN,
-                       INFINITY, -INFINITY};
+  const double ok[] = {FLT_MAX, -FLT_MAX, FLT_MIN,  0x1p-160,
+                       0.0,     NAN,      INFINITY, -INFINITY};
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
     smv_csr *A = with_value(ok[i]);
     smv_error err;
