@@ -591,7 +591,10 @@ smv_status smv_device_props_get(smv_context *ctx, smv_device_props *p);
  * and preprocess for rungs 7 and 8. Only AUTO's rung is set up here (and
  * rungs 7 and 8 with SMV_MATRIX_CUSPARSE, rung 12 with SMV_MATRIX_HOT);
  * any other rung is set up by smv_matrix_prepare or on its first call
- * (see smv_spmv). */
+ * (see smv_spmv). prec SMV_F64_F32V rounds the values to float here and
+ * refuses a finite value past FLT_MAX (SMV_ERR_OVERFLOW naming its row
+ * and column); rungs 7, 8 and 12 cannot be asked for at creation
+ * (SMV_MATRIX_CUSPARSE, SMV_MATRIX_HOT: SMV_ERR_UNSUPPORTED). */
 smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
                              smv_precision prec, smv_matrix **dA);
 
@@ -627,16 +630,18 @@ smv_status smv_matrix_prepare(smv_context *ctx, smv_matrix *dA, smv_alg alg);
 /* A matrix from CSR arrays already on the GPU (CuPy, PyTorch, ...): no
  * host round trip of the entries. row_ptr (rows + 1 int32), col_idx (nnz
  * int32) and values (nnz doubles for values_prec SMV_F64, floats for
- * SMV_F32) are device pointers of ctx's device; the matrix is made in
- * precision `prec` (values converted on the device when it differs). The
- * arrays are copied into the matrix's own memory: the caller may free or
+ * SMV_F32; not SMV_F64_F32V) are device pointers of ctx's device; the matrix is
+ * made in precision `prec` (values converted on the device when it differs).
+ * The arrays are copied into the matrix's own memory: the caller may free or
  * change them once the call returns. The copy is checked on the device
  * (row_ptr[0] = 0, non-decreasing, row_ptr[rows] = nnz; 0 <= col_idx < cols;
  * columns need not be sorted within a row) and the statistics the plan
  * needs are computed there; only the row offsets ((rows + 1) * 4 bytes)
  * are copied to the host, for the rungs' plans. Bad input is SMV_ERR_ARG
  * with the first bad row or entry in the context's error (a host pointer
- * or one of another device too); sizes beyond int32 SMV_ERR_OVERFLOW. Runs
+ * or one of another device too); sizes beyond int32 SMV_ERR_OVERFLOW, and
+ * so is, for prec SMV_F64_F32V from f64 values, a finite value past
+ * FLT_MAX (its row, column and value in the context's error). Runs
  * on the context's stream, after the work queued there (set the stream
  * that wrote the arrays with smv_context_set_stream), and synchronises it.
  * opt as smv_matrix_create_ex (NULL = defaults). */
@@ -691,11 +696,14 @@ smv_precision smv_matrix_precision(const smv_matrix *dA);
 void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
                      int64_t *nnz);
 
-/* y = alpha*A*x + beta*y on device pointers (double* for SMV_F64, float*
- * for SMV_F32, matching the matrix). Asynchronous on the context's stream;
- * no allocation, no host synchronisation: it may be captured in a CUDA
- * graph. alpha and beta are rounded to float for SMV_F32. x and y must not
- * overlap (SMV_ERR_ARG, nothing launched).
+/* y = alpha*A*x + beta*y on device pointers (double* for SMV_F64 and
+ * SMV_F64_F32V, float* for SMV_F32, matching the matrix). Asynchronous on
+ * the context's stream; no allocation, no host synchronisation: it may be
+ * captured in a CUDA graph. alpha and beta are rounded to float for
+ * SMV_F32. x and y must not overlap (SMV_ERR_ARG, nothing launched). A
+ * rung that does not run the matrix's precision (smv_alg_runs_precision:
+ * SMV_F64_F32V runs rungs 2, 9, 10 and AUTO) is SMV_ERR_UNSUPPORTED,
+ * nothing launched.
  *
  * Reproducibility (docs/engine.md, "Determinism"): rungs 1-5, 9, 10 and 12
  * use a fixed summation order and give the same bits on every call with the
