@@ -147,9 +147,8 @@ static void heuristic_reason(const smv_context *ctx, smv_matrix *m) {
  * not run the matrix's precision. Only f64-f32v meets that (rungs 2, 9
  * and 10 run it): the rule's lines for cuSPARSE and rung 12 then give
  * rung 9, so AUTO chooses between rungs 9 and 10 by f64's rule. */
-static smv_alg auto_for(const smv_matrix *m, const struct smv_auto_facts *f) {
-  const smv_alg a = smv_auto_choose(f);
-  return smv_rung_runs(a, m->prec) ? a : SMV_ALG_ADAPTIVE;
+static smv_alg auto_for(const smv_matrix *m, smv_alg rule) {
+  return smv_rung_runs(rule, m->prec) ? rule : SMV_ALG_ADAPTIVE;
 }
 
 /* Rungs a creation flag asks for, set up at analysis and kept. */
@@ -182,10 +181,17 @@ smv_status smv_matrix_analyse(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   m->plan.prep_ms = smv_now_ms() - t;
   /* The plan: AUTO's rung from the facts. */
   t = smv_now_ms();
-  m->auto_alg = m->heuristic_alg = auto_for(m, &facts);
+  const smv_alg rule = smv_auto_choose(&facts);
+  m->auto_alg = m->heuristic_alg = auto_for(m, rule);
   m->plan.plan_ms = smv_now_ms() - t;
   m->plan.alg = m->auto_alg;
   heuristic_reason(ctx, m);
+  if (rule != m->auto_alg) { /* say why the rule's rung did not run */
+    const size_t used = strlen(m->plan.reason);
+    snprintf(m->plan.reason + used, sizeof m->plan.reason - used,
+             " (the rule's %s does not run %s)", smv_alg_name(rule),
+             smv_precision_name(m->prec));
+  }
   /* AUTO's rung, unless the tuner follows (it sets up what it times).
    * A library rung's time is its own record (cusparse_ms). */
   if (st == SMV_OK && !(m->opts & SMV_MATRIX_TUNE)) {

@@ -63,8 +63,13 @@
  * tile; like rung 9, two SpMVs of this rung on the SAME matrix must not
  * run concurrently when it has rows longer than a tile (shared partials).
  *
+ * f64-f32v: the same kernels with float values (V = float: int4 + float4
+ * per quad, 32 bytes of index and value per four entries instead of 48),
+ * widened to double before the product; products, sums, x and y in
+ * double, so f64's tile sizes (sm holds doubles).
+ *
  * Attributes and default block: the rung reports its large-matrix instance
- * (TILE = 2048 in f64, 4096 in f32).
+ * (TILE = 2048 in f64 and f64-f32v, 4096 in f32).
  */
 #include "tile_common.h"
 

@@ -67,7 +67,9 @@
  * CUDA streams when it has rows of more than one chunk (see
  * docs/engine.md).
  * Bytes: the CSR (nnz * (V + 4) + (rows + 1) * 4, V = 8 or 4) plus x and
- * y; the state adds 16 bytes per block row and 28 per chunk.
+ * y; the state adds 16 bytes per block row and 28 per chunk. In f64-f32v
+ * (V = 4 with x, y, partials and sums in f64: the kernels' value type
+ * parameter) nnz * 8 + (rows + 1) * 4 + 8 (cols + rows).
  *
  * Attributes and default block: the rung reports its L = 8 instance; every
  * instance runs with the same block size (chunk and row blocks alike).
