@@ -510,6 +510,16 @@ static void test_refused(void) {
     CHECK(smv_alg_runs_precision(p.alg, SMV_F64_F32V));
   }
   smv_matrix_free(dc);
+  /* A matrix of 0 rows: nothing to compute, still refused. */
+  smv_csr *E = tst_generate("empty:0:6");
+  smv_matrix *de = NULL;
+  if (E && smv_matrix_create(ctx, E, SMV_F64_F32V, &de) == SMV_OK) {
+    CHECK_STATUS(smv_spmv(ctx, SMV_ALG_SCALAR, 1.5, de, dx, 0.5, dy),
+                 SMV_ERR_UNSUPPORTED);
+    CHECK_OK(smv_spmv(ctx, SMV_ALG_TILED, 1.5, de, dx, 0.5, dy));
+  }
+  smv_matrix_free(de);
+  smv_csr_free(E);
   smv_device_free(ctx, dx);
   smv_device_free(ctx, dy);
   free(x), free(y);

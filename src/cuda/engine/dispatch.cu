@@ -187,6 +187,14 @@ static smv_status check_common(smv_context *ctx, smv_alg alg,
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "%s: matrix lives on device %d, context on %d", fn,
                        dA->device, ctx->device);
+  /* A rung that does not run the matrix's precision (f64-f32v: all but
+   * 2, 9 and 10) is refused whatever the data, before any shortcut. */
+  if (alg != SMV_ALG_AUTO && !smv_rung_runs(alg, dA->prec)) {
+    char what[80];
+    snprintf(what, sizeof what, "%s: rung %d (%s)", fn, (int)alg,
+             smv_alg_name(alg));
+    return smv_prec_refuse(ctx, dA->prec, what);
+  }
   return SMV_OK;
 }
 
@@ -232,14 +240,6 @@ static smv_status spmv_device(smv_context *ctx, smv_alg alg, double alpha,
                               void *y, const char *fn) {
   const struct smv_matrix_stats *s = &dA->st;
   cudaError_t e;
-  /* A rung that does not run the matrix's precision (f64-f32v: all but
-   * 2, 9 and 10) is refused whatever the data, before any shortcut. */
-  if (alg != SMV_ALG_AUTO && !smv_rung_runs(alg, dA->prec)) {
-    char what[80];
-    snprintf(what, sizeof what, "%s: rung %d (%s)", fn, (int)alg,
-             smv_alg_name(alg));
-    return smv_prec_refuse(ctx, dA->prec, what);
-  }
   /* BLAS semantics: nothing to multiply -> y = beta*y, A and x unread. */
   if (is_zero(dA->prec, alpha) || s->nnz == 0) {
     if (is_one(dA->prec, beta))
