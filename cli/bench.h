@@ -32,6 +32,7 @@ typedef enum {
 
 #define BENCH_F64 1
 #define BENCH_F32 2
+#define BENCH_F32V 4 /* SMV_F64_F32V: a device mode, never in "both" */
 
 typedef struct {
   char **matrices; /* files or generator specs */
@@ -40,7 +41,7 @@ typedef struct {
   int nalgs;
   int block;      /* 0: each rung's default; else every rung at this size */
   int sweep;      /* --block sweep: 32..1024 step 32 for our kernels */
-  int precisions; /* BENCH_F64 | BENCH_F32 */
+  int precisions; /* BENCH_F64 | BENCH_F32 | BENCH_F32V */
   smv_bench_options opt;
   bench_backend backend;
   int device;

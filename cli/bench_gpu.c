@@ -9,6 +9,10 @@
  * wrong under repetition (a race, a stale texture) is a FAIL too.
  * f32: the reference is built from the float-rounded matrix, x, y0, alpha
  * and beta, in double, so only the kernel's own rounding is measured.
+ * f64-f32v: the reference is the f64 one on the matrix as given, and the
+ * bound the mode's documented one (bench_expect_compute_f32v): the
+ * values' rounding is part of what is checked. Only the rungs that run
+ * the mode (smv_alg_runs_precision) are timed; cuSPARSE is not prepared.
  */
 #include "bench.h"
 #include "cli.h"
@@ -60,7 +64,7 @@ static int job_open(gpu_job *j, bench_run *run, const char *name,
   j->prec = prec;
   if (cli_vectors_fit(name, A, 36, 12, "x and y") != CLI_OK)
     return -1;
-  j->vb = prec == SMV_F32 ? sizeof(float) : sizeof(double);
+  j->vb = prec == SMV_F32 ? sizeof(float) : sizeof(double); /* x, y */
   j->alpha = run->cfg->opt.alpha;
   j->beta = run->cfg->opt.beta;
   j->eps = DBL_EPSILON;
@@ -78,12 +82,13 @@ static int job_open(gpu_job *j, bench_run *run, const char *name,
   /* The bench times cuSPARSE too: both prepared at analysis (so their
    * preprocess times are in the plan record, and graph capture works). */
   smv_matrix_options mo = run->cfg->reuse; /* --reuse, else zero */
-  mo.flags |= SMV_MATRIX_CUSPARSE;
+  if (prec != SMV_F64_F32V)                /* cuSPARSE does not run f64-f32v */
+    mo.flags |= SMV_MATRIX_CUSPARSE;
   if (run->cfg->tune)
     mo.flags |= SMV_MATRIX_TUNE;
   /* Rung 12 is timed with its hot columns when it is in the list. */
   for (int a = 0; a < run->cfg->nalgs; a++)
-    if (run->cfg->algs[a] == SMV_ALG_HOT)
+    if (run->cfg->algs[a] == SMV_ALG_HOT && prec != SMV_F64_F32V)
       mo.flags |= SMV_MATRIX_HOT;
   if ((st = smv_matrix_create_ex(run->ctx, A, prec, &mo, &j->dA)) != SMV_OK) {
     what = "smv_matrix_create";
@@ -109,7 +114,7 @@ static int job_open(gpu_job *j, bench_run *run, const char *name,
   }
   return 0;
 fail:
-  cli_error("%s (%s): %s: %s%s%s", name, prec == SMV_F32 ? "f32" : "f64", what,
+  cli_error("%s (%s): %s: %s%s%s", name, smv_precision_name(prec), what,
             smv_status_string(st), run->ctx ? ": " : "",
             run->ctx ? smv_context_error(run->ctx) : "");
   job_close(j);
@@ -128,6 +133,9 @@ static smv_status job_new_vectors(gpu_job *j) {
     j->y0[i] = j->prec == SMV_F32 ? (double)(float)v : v;
   }
   bench_expect_free(&j->ex);
+  if (j->prec == SMV_F64_F32V)
+    return bench_expect_compute_f32v(j->A, j->alpha, j->x, j->beta,
+                                     j->beta != 0 ? j->y0 : NULL, &j->ex);
   return bench_expect_compute(job_ref_matrix(j), j->alpha, j->x, j->beta,
                               j->beta != 0 ? j->y0 : NULL, j->eps, &j->ex);
 }
@@ -135,7 +143,7 @@ static smv_status job_new_vectors(gpu_job *j) {
 static smv_status upload(gpu_job *j, void *dst, const double *src, int64_t n) {
   if (n == 0)
     return SMV_OK;
-  if (j->prec == SMV_F64)
+  if (j->prec != SMV_F32) /* double x and y in f64 and f64-f32v */
     return smv_memcpy_h2d(j->run->ctx, dst, src, (size_t)n * sizeof(double));
   for (int64_t i = 0; i < n; i++)
     j->stage[i] = (float)src[i];
@@ -146,7 +154,7 @@ static smv_status download_y(gpu_job *j) {
   int64_t n = j->A->rows;
   if (n == 0)
     return SMV_OK;
-  if (j->prec == SMV_F64)
+  if (j->prec != SMV_F32)
     return smv_memcpy_d2h(j->run->ctx, j->yh, j->dy,
                           (size_t)n * sizeof(double));
   smv_status st =
@@ -298,6 +306,8 @@ static int gpu_rungs(gpu_job *j, bench_records *rs) {
     bench_plan_print(stdout, j->name, j->prec, j->dA);
   for (int k = 0; k < cfg->nalgs && rc == 0; k++) {
     smv_alg alg = cfg->algs[k];
+    if (!smv_alg_runs_precision(alg, j->prec))
+      continue; /* f64-f32v: only rungs 2, 9, 10 and AUTO */
     bench_record r;
     bench_record_start(&r, run, j->name, j->A, j->prec, smv_alg_name(alg),
                        j->alpha, j->beta);
@@ -335,7 +345,7 @@ static int gpu_sweep(gpu_job *j, bench_records *rs) {
   int rc = 0;
   for (int k = 0; k < cfg->nalgs && rc == 0; k++) {
     smv_alg alg = cfg->algs[k];
-    if (!smv_kernel_name(alg))
+    if (!smv_kernel_name(alg) || !smv_alg_runs_precision(alg, j->prec))
       continue; /* cuSPARSE and auto: no block size of ours */
     for (int b = 32; b <= 1024 && rc == 0; b += 32) {
       bench_record r;

@@ -332,11 +332,23 @@ int bench_main(const bench_config *cfg) {
       continue;
     }
     size_t from = rs.n;
-    for (int p = 0; p < 2; p++) {
-      if (!(cfg->precisions & (p ? BENCH_F32 : BENCH_F64)))
+    static const struct {
+      int bit;
+      smv_precision prec;
+    } precs[] = {
+        {BENCH_F64, SMV_F64}, {BENCH_F32, SMV_F32}, {BENCH_F32V, SMV_F64_F32V}};
+    for (size_t p = 0; p < sizeof precs / sizeof precs[0]; p++) {
+      if (!(cfg->precisions & precs[p].bit))
         continue;
-      smv_precision prec = p ? SMV_F32 : SMV_F64;
+      smv_precision prec = precs[p].prec;
       int r;
+      if (!run.ctx && prec == SMV_F64_F32V) {
+        cli_error("%s: precision f64-f32v is a device mode (no CUDA "
+                  "device)",
+                  name);
+        matrices_failed++;
+        break;
+      }
       if (!run.ctx)
         r = bench_cpu_matrix(&run, name, A, prec, &rs);
       else

@@ -13,7 +13,7 @@ void bench_plan_print(FILE *f, const char *name, smv_precision prec,
   smv_matrix_plan_info p;
   if (smv_matrix_plan(dA, &p) != SMV_OK)
     return;
-  const char *pr = prec == SMV_F32 ? "f32" : "f64";
+  const char *pr = smv_precision_name(prec);
   fprintf(f, "plan %s (%s): AUTO runs %s, %s\n", name, pr, smv_alg_name(p.alg),
           p.measured ? "measured" : "heuristic");
   fprintf(f, "  why: %s\n", p.reason);

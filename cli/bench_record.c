@@ -23,12 +23,13 @@ void bench_record_start(bench_record *r, const bench_run *run,
   r->rows = A->rows;
   r->cols = A->cols;
   r->nnz = A->nnz;
-  snprintf(r->precision, sizeof r->precision, "%s",
-           prec == SMV_F32 ? "f32" : "f64");
+  snprintf(r->precision, sizeof r->precision, "%s", smv_precision_name(prec));
   snprintf(r->alg, sizeof r->alg, "%s", alg);
   r->alpha = alpha;
   r->beta = beta;
-  r->bytes = bench_min_bytes(A->rows, A->cols, A->nnz, prec == SMV_F32 ? 4 : 8,
-                             beta != 0);
+  /* f64-f32v: 4-byte values, 8-byte x and y. */
+  r->bytes =
+      bench_min_bytes_vx(A->rows, A->cols, A->nnz, prec == SMV_F64 ? 8 : 4,
+                         prec == SMV_F32 ? 4 : 8, beta != 0);
   r->copy_gbps = run->copy_gbps; /* NaN on the CPU path */
 }

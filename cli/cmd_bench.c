@@ -33,7 +33,12 @@ static const char usage_text[] =
     "                        32..1024 step 32 for each of our kernels, with "
     "the calculated\n"
     "                        occupancy beside each time\n"
-    "  --precision f64|f32|both   (default f64)\n"
+    "  --precision f64|f32|both|f64-f32v   (default f64; both = f64 and "
+    "f32;\n"
+    "                        f64-f32v: f32 values, f64 vectors, GPU only, "
+    "its rungs\n"
+    "                        (2, 9, 10, auto), verified within its error "
+    "bound)\n"
     "  --flush-l2            also time with L2 flushed (4x L2 written) "
     "before each run\n"
     "  --graph-batch N       SpMVs captured per CUDA graph (default 100, 0 = "
@@ -185,12 +190,16 @@ static int bench_options(int argc, char **argv, bench_config *cfg,
       cfg->block = (int)n;
     }
   }
-  static const char *const precisions[] = {"f64", "f32", "both", NULL};
-  static const int precs[] = {BENCH_F64, BENCH_F32, BENCH_F64 | BENCH_F32};
+  static const char *const precisions[] = {"f64", "f32", "both", "f64-f32v",
+                                           NULL};
+  static const int precs[] = {BENCH_F64, BENCH_F32, BENCH_F64 | BENCH_F32,
+                              BENCH_F32V};
   int k;
   if (prec) {
     if ((k = cli_pick(prec, precisions)) < 0)
-      return cli_usage("bench", "--precision: want f64, f32 or both, got '%s'",
+      return cli_usage("bench",
+                       "--precision: want f64, f32, both or f64-f32v, got "
+                       "'%s'",
                        prec);
     cfg->precisions = precs[k];
   }

@@ -12,7 +12,7 @@
 
 static void info_help(FILE *f) {
   fprintf(f, "usage: smv info MATRIX [--json] [--plan [--tune] [--reuse [N]] "
-             "[--precision f64|f32]\n"
+             "[--precision P]\n"
              "                                  [--k K [--layout row|col]]]\n"
              "                                  [--reorder rcm|degree]\n"
              "\n"
@@ -53,7 +53,10 @@ static void info_help(FILE *f) {
              "reason says\n"
              "             \"reuse declared\" and the candidates' times are "
              "listed\n"
-             "  --precision f64|f32   of the --plan upload (default f64)\n"
+             "  --precision P   of the --plan upload: f64 (default), f32 or "
+             "f64-f32v\n"
+             "             (f32 values, f64 vectors: rungs 9 and 10 only, no "
+             "cuSPARSE)\n"
              "  --k K      with --plan: the SpMM plan instead (Y = A*X, X of K "
              "columns,\n"
              "             1..1024, packed leading dimensions): the rung AUTO "
@@ -194,7 +197,8 @@ static void print_table(const char *matrix, const char *source,
 }
 
 /* --plan: the matrix on device 0, its plan and analysis record. Both
- * cuSPARSE algorithms are prepared so their preprocess times show. */
+ * cuSPARSE algorithms are prepared so their preprocess times show (not in
+ * f64-f32v, which cuSPARSE does not run). */
 static int print_plan(const char *matrix, const smv_csr *A, smv_precision prec,
                       int tune, const smv_matrix_options *reuse) {
   smv_context *ctx = NULL;
@@ -209,7 +213,10 @@ static int print_plan(const char *matrix, const smv_csr *A, smv_precision prec,
   if (smv_device_props_get(ctx, &props) == SMV_OK)
     printf("device        %s\n", props.name);
   smv_matrix_options o = *reuse; /* --reuse, else zero */
-  o.flags |= SMV_MATRIX_CUSPARSE | (tune ? SMV_MATRIX_TUNE : 0u);
+  if (prec != SMV_F64_F32V)
+    o.flags |= SMV_MATRIX_CUSPARSE;
+  if (tune)
+    o.flags |= SMV_MATRIX_TUNE;
   smv_matrix *dA = NULL;
   st = smv_matrix_create_ex(ctx, A, prec, &o, &dA);
   if (st != SMV_OK) {
@@ -282,7 +289,7 @@ static int print_spmm_plan(const char *matrix, const smv_csr *A,
       break;
     }
     printf("spmm %s-major k=%d %s: %s\n", l == 0 ? "row" : "col", k,
-           prec == SMV_F32 ? "f32" : "f64", smv_spmm_alg_name(c.alg));
+           smv_precision_name(prec), smv_spmm_alg_name(c.alg));
     printf("  why         %s\n", c.why);
   }
   smv_matrix_free(dA);
@@ -337,14 +344,9 @@ int cmd_info(int argc, char **argv) {
     return rc;
   if ((rc = cli_reorder_pick("info", reorder_s, &order)) != CLI_OK)
     return rc;
-  static const char *const precisions[] = {"f64", "f32", NULL};
-  if (precision) {
-    int p = cli_pick(precision, precisions);
-    if (p < 0)
-      return cli_usage("info", "--precision: want f64 or f32, got '%s'",
-                       precision);
-    prec = p == 0 ? SMV_F64 : SMV_F32;
-  }
+  if (precision && smv_precision_parse(precision, &prec) != SMV_OK)
+    return cli_usage("info", "--precision: want f64, f32 or f64-f32v, got '%s'",
+                     precision);
   if (!matrix)
     return cli_usage("info", "missing MATRIX (a .mtx file or a spec such as "
                              "lap2d:100)");
@@ -358,6 +360,8 @@ int cmd_info(int argc, char **argv) {
     return cli_usage("info", "--k and --layout go with --plan");
   if (layout_s && !kstr)
     return cli_usage("info", "--layout goes with --k");
+  if (kstr && prec == SMV_F64_F32V)
+    return cli_usage("info", "--k: SpMM does not run precision f64-f32v");
   if (tune && !plan)
     return cli_usage("info", "--tune goes with --plan");
   if ((reuse_bare || reuse_n) && (!plan || kstr))

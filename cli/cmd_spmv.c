@@ -11,8 +11,8 @@ static void spmv_help(FILE *f) {
   fprintf(
       f,
       "usage: smv spmv MATRIX [--x FILE] [--y FILE] [--alpha A] [--beta B]\n"
-      "                [-o FILE] [--backend auto|cpu|cuda] [--precision "
-      "f64|f32]\n"
+      "                [-o FILE] [--backend auto|cpu|cuda]\n"
+      "                [--precision f64|f32|f64-f32v]\n"
       "                [--alg NAME] [--reuse [N]] [-v]\n"
       "\n"
       "Compute y = alpha*A*x + beta*y once and write y as a Matrix Market "
@@ -41,7 +41,12 @@ static void spmv_help(FILE *f) {
       "  --precision P   f64 (default) or f32 (values, x and y rounded to "
       "float,\n"
       "                  float accumulation; the result is written as "
-      "double)\n"
+      "double),\n"
+      "                  or f64-f32v (lossy: the matrix's values rounded "
+      "once to\n"
+      "                  float, x, y and every sum in double; a value "
+      "past the\n"
+      "                  float range is an error; bound: docs/engine.md)\n"
       "  --alg NAME      ");
   char text[512];
   snprintf(text, sizeof text,
@@ -146,8 +151,6 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
     return cli_usage("spmv", "%s needs a file name",
                      o->x && !*o->x ? "--x" : "--y");
   static const char *const backends[] = {"auto", "cpu", "cuda", NULL};
-  static const char *const precisions[] = {"f64", "f32",
-                                           NULL}; /* smv_precision */
   int k;
   if (bk_s) {
     static const backend bks[] = {BK_AUTO, BK_CPU, BK_CUDA};
@@ -156,12 +159,9 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
                        bk_s);
     o->bk = bks[k];
   }
-  if (prec_s) {
-    if ((k = cli_pick(prec_s, precisions)) < 0)
-      return cli_usage("spmv", "--precision must be f64 or f32, not '%s'",
-                       prec_s);
-    o->prec = (smv_precision)k;
-  }
+  if (prec_s && smv_precision_parse(prec_s, &o->prec) != SMV_OK)
+    return cli_usage(
+        "spmv", "--precision must be f64, f32 or f64-f32v, not '%s'", prec_s);
   if (o->alg_name) {
     cpu_alg c = strcmp(o->alg_name, "omp") == 0   ? CPU_OMP
                 : strcmp(o->alg_name, "ref") == 0 ? CPU_REF
@@ -191,9 +191,40 @@ static int parse_args(int argc, char **argv, spmv_args *o) {
   return CLI_OK;
 }
 
+/* f64-f32v on the CPU: the f64 product of a copy whose values are rounded
+ * once to float, which is what the device mode computes (its error bound
+ * holds for both). A value past the float range is refused, as
+ * smv_matrix_create refuses it. */
+static int run_cpu_f32v(const spmv_args *o, const smv_csr *A, const double *x,
+                        double *y) {
+  smv_error err;
+  smv_status st = smv_csr_check_f32_range(A, &err);
+  if (st != SMV_OK)
+    return cli_fail(st, &err);
+  smv_csr *B = NULL;
+  if ((st = smv_csr_copy(A, &B)) != SMV_OK) {
+    cli_error("copying the matrix for f64-f32v: %s", smv_status_string(st));
+    return CLI_ERR;
+  }
+  for (int64_t k = 0; k < B->nnz; k++)
+    B->values[k] = (double)(float)B->values[k];
+  st = o->cpu == CPU_REF ? smv_spmv_ref(B, o->alpha, x, o->beta, y)
+                         : smv_spmv_cpu(B, o->alpha, x, o->beta, y);
+  smv_csr_free(B);
+  if (st != SMV_OK) {
+    if (smv_csr_check(A, &err) != SMV_OK)
+      return cli_fail(err.status, &err);
+    cli_error("CPU SpMV failed: %s", smv_status_string(st));
+    return CLI_ERR;
+  }
+  return CLI_OK;
+}
+
 static int run_cpu(const spmv_args *o, const smv_csr *A, const double *x,
                    double *y) {
   smv_status st;
+  if (o->prec == SMV_F64_F32V)
+    return run_cpu_f32v(o, A, x, y);
   if (o->prec == SMV_F64) {
     st = o->cpu == CPU_REF ? smv_spmv_ref(A, o->alpha, x, o->beta, y)
                            : smv_spmv_cpu(A, o->alpha, x, o->beta, y);
@@ -343,7 +374,7 @@ int cmd_spmv(int argc, char **argv) {
     fprintf(stderr,
             "smv spmv: %s, alg %s, %s: %lld x %lld, %lld entries, %.3f ms "
             "(including %s)\n",
-            use_cuda ? "cuda" : "cpu", alg, o.prec == SMV_F64 ? "f64" : "f32",
+            use_cuda ? "cuda" : "cpu", alg, smv_precision_name(o.prec),
             (long long)A->rows, (long long)A->cols, (long long)A->nnz,
             (t1 - t0) * 1e3,
             use_cuda ? "upload, analysis and copies" : "argument checks");

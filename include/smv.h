@@ -323,6 +323,19 @@ smv_status smv_spmv_cpu_f32(const smv_csr *A, float alpha, const float *x,
 /* Also returns |A|*|x| per row (for error bounds); absax may be NULL
  * (then it only validates A and x). */
 smv_status smv_spmv_ref_abs(const smv_csr *A, const double *x, double *absax);
+/* SMV_F64_F32V's error bound (smv_precision) for y = alpha*A*x + beta*y0,
+ * per row: bound[i] (A->rows entries) >= |y_i - y_exact_i| for the
+ * device's result in that mode, evaluated in f64 and rounded up by the
+ * relative 2 g(n_i + 4) its own evaluation may lose. y0 is y before the
+ * call (read only when beta != 0; may be NULL then). NaN or Inf in A, x
+ * or y0 make that row's bound NaN or Inf. Checks A (smv_csr_check). */
+smv_status smv_spmv_f32v_bound(const smv_csr *A, double alpha, const double *x,
+                               double beta, const double *y0, double *bound);
+/* SMV_OK if every finite value of A fits in f32 (|v| <= FLT_MAX; NaN and
+ * Inf pass), else SMV_ERR_OVERFLOW with the first entry beyond it in err
+ * ("row 3, column 7: value 1e+39 is beyond the f32 range ..."). What
+ * smv_matrix_create checks before storing a matrix in SMV_F64_F32V. */
+smv_status smv_csr_check_f32_range(const smv_csr *A, smv_error *err);
 
 /* ---- Transpose on the CPU: y = alpha*A^T*x + beta*y ---------------------
  * x has A->rows entries, y A->cols. Same BLAS semantics as above. */
@@ -455,7 +468,38 @@ smv_status smv_csr_bandwidth(const smv_csr *A, int64_t *bandwidth,
 typedef struct smv_context smv_context; /* device, stream, handles, error */
 typedef struct smv_matrix smv_matrix;   /* a CSR matrix on the device     */
 
-typedef enum { SMV_F64 = 0, SMV_F32 = 1 } smv_precision;
+/* Precision of a device matrix.
+ *   SMV_F64: double values, double vectors (double* x and y).
+ *   SMV_F32: float values, float vectors (float* x and y), float sums.
+ *   SMV_F64_F32V: lossy, opt-in, never chosen by smv itself. The vectors
+ *     (x, y), alpha, beta and every product and sum are double, as in
+ *     SMV_F64 (double* x and y); only the matrix's values are stored as
+ *     float: each value is rounded once to f32 (round to nearest) at
+ *     smv_matrix_create / _create_ex / _create_device. An entry streams in
+ *     8 bytes (4 value + 4 index) instead of 12, for solvers that accept
+ *     the values' rounding. A finite value of magnitude above FLT_MAX is
+ *     refused (SMV_ERR_OVERFLOW, smv_csr_check_f32_range); NaN and Inf
+ *     pass through; values below FLT_MIN become f32 subnormals or zero.
+ *     Runs on rungs 9 (adaptive), 10 (tiled) and 2 (vector), and AUTO
+ *     (rung 9 or 10, by AUTO's rule); every other rung, smv_spmv_t,
+ *     SpMM and the solvers refuse such a matrix with SMV_ERR_UNSUPPORTED.
+ *     The error bound, per row i of n_i entries, with u = 2^-53 and
+ *     g(k) = k u / (1 - k u):
+ *       |y_i - y_exact_i| <= |alpha| sum_j (2^-24 |a_ij| + 2^-150) |x_j|
+ *          + g(n_i + 2) (|alpha| sum_j ((1 + 2^-24) |a_ij| + 2^-150) |x_j|
+ *                        + |beta| |y0_i|)
+ *     (the first term: |fl32(a) - a| <= 2^-24 |a| for |a| >= FLT_MIN, else
+ *     <= 2^-150; the second: f64 summation in any order of the rounded
+ *     products, then alpha and beta). smv_spmv_f32v_bound evaluates it;
+ *     against a computed f64 result (smv_spmv_ref) allow twice it. */
+typedef enum { SMV_F64 = 0, SMV_F32 = 1, SMV_F64_F32V = 2 } smv_precision;
+/* Number of precisions (values 0 .. SMV_PRECISION_COUNT - 1). */
+#define SMV_PRECISION_COUNT 3
+/* "f64", "f32", "f64-f32v"; NULL if out of range. */
+const char *smv_precision_name(smv_precision prec);
+/* Parse one of those names (case-insensitive) into *prec; SMV_ERR_PARSE
+ * for anything else, SMV_ERR_ARG for NULL. */
+smv_status smv_precision_parse(const char *name, smv_precision *prec);
 
 /* The kernel ladder (src/cuda/rungs/spmv_N_*.cu; numbers are stable). */
 typedef enum {
@@ -496,6 +540,12 @@ smv_status smv_alg_parse(const char *name, smv_alg *alg);
  * out of range. Names and descriptions come from one registry,
  * src/core/rungs.def. */
 const char *smv_alg_description(smv_alg alg);
+/* 1 if rung alg runs matrices of precision prec, else 0 (AUTO: 1 for
+ * every precision). SMV_F64 and SMV_F32: every rung; SMV_F64_F32V: rungs
+ * 2, 9 and 10 (smv_spmv refuses the others with SMV_ERR_UNSUPPORTED). No
+ * device needed; the engine checks its rungs against it at context
+ * creation. */
+int smv_alg_runs_precision(smv_alg alg, smv_precision prec);
 
 typedef struct {
   char name[256];
@@ -541,7 +591,10 @@ smv_status smv_device_props_get(smv_context *ctx, smv_device_props *p);
  * and preprocess for rungs 7 and 8. Only AUTO's rung is set up here (and
  * rungs 7 and 8 with SMV_MATRIX_CUSPARSE, rung 12 with SMV_MATRIX_HOT);
  * any other rung is set up by smv_matrix_prepare or on its first call
- * (see smv_spmv). */
+ * (see smv_spmv). prec SMV_F64_F32V rounds the values to float here and
+ * refuses a finite value past FLT_MAX (SMV_ERR_OVERFLOW naming its row
+ * and column); rungs 7, 8 and 12 cannot be asked for at creation
+ * (SMV_MATRIX_CUSPARSE, SMV_MATRIX_HOT: SMV_ERR_UNSUPPORTED). */
 smv_status smv_matrix_create(smv_context *ctx, const smv_csr *A,
                              smv_precision prec, smv_matrix **dA);
 
@@ -612,16 +665,18 @@ smv_status smv_matrix_prepare(smv_context *ctx, smv_matrix *dA, smv_alg alg);
 /* A matrix from CSR arrays already on the GPU (CuPy, PyTorch, ...): no
  * host round trip of the entries. row_ptr (rows + 1 int32), col_idx (nnz
  * int32) and values (nnz doubles for values_prec SMV_F64, floats for
- * SMV_F32) are device pointers of ctx's device; the matrix is made in
- * precision `prec` (values converted on the device when it differs). The
- * arrays are copied into the matrix's own memory: the caller may free or
+ * SMV_F32; not SMV_F64_F32V) are device pointers of ctx's device; the matrix is
+ * made in precision `prec` (values converted on the device when it differs).
+ * The arrays are copied into the matrix's own memory: the caller may free or
  * change them once the call returns. The copy is checked on the device
  * (row_ptr[0] = 0, non-decreasing, row_ptr[rows] = nnz; 0 <= col_idx < cols;
  * columns need not be sorted within a row) and the statistics the plan
  * needs are computed there; only the row offsets ((rows + 1) * 4 bytes)
  * are copied to the host, for the rungs' plans. Bad input is SMV_ERR_ARG
  * with the first bad row or entry in the context's error (a host pointer
- * or one of another device too); sizes beyond int32 SMV_ERR_OVERFLOW. Runs
+ * or one of another device too); sizes beyond int32 SMV_ERR_OVERFLOW, and
+ * so is, for prec SMV_F64_F32V from f64 values, a finite value past
+ * FLT_MAX (its row, column and value in the context's error). Runs
  * on the context's stream, after the work queued there (set the stream
  * that wrote the arrays with smv_context_set_stream), and synchronises it.
  * opt as smv_matrix_create_ex (NULL = defaults). */
@@ -676,11 +731,14 @@ smv_precision smv_matrix_precision(const smv_matrix *dA);
 void smv_matrix_dims(const smv_matrix *dA, int64_t *rows, int64_t *cols,
                      int64_t *nnz);
 
-/* y = alpha*A*x + beta*y on device pointers (double* for SMV_F64, float*
- * for SMV_F32, matching the matrix). Asynchronous on the context's stream;
- * no allocation, no host synchronisation: it may be captured in a CUDA
- * graph. alpha and beta are rounded to float for SMV_F32. x and y must not
- * overlap (SMV_ERR_ARG, nothing launched).
+/* y = alpha*A*x + beta*y on device pointers (double* for SMV_F64 and
+ * SMV_F64_F32V, float* for SMV_F32, matching the matrix). Asynchronous on
+ * the context's stream; no allocation, no host synchronisation: it may be
+ * captured in a CUDA graph. alpha and beta are rounded to float for
+ * SMV_F32. x and y must not overlap (SMV_ERR_ARG, nothing launched). A
+ * rung that does not run the matrix's precision (smv_alg_runs_precision:
+ * SMV_F64_F32V runs rungs 2, 9, 10 and AUTO) is SMV_ERR_UNSUPPORTED,
+ * nothing launched.
  *
  * Reproducibility (docs/engine.md, "Determinism"): rungs 1-5, 9, 10 and 12
  * use a fixed summation order and give the same bits on every call with the

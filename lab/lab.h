@@ -43,7 +43,7 @@ typedef struct {
   char backend[8]; /* "cuda" or "cpu" */
   char matrix[256];
   int64_t rows, cols, nnz;
-  char precision[4]; /* "f64" / "f32" */
+  char precision[12]; /* smv_precision_name: "f64", "f32", "f64-f32v" */
   char alg[32];
   int block; /* threads per block launched (0: not ours / not known) */
   int sweep; /* 1: a point of the block sweep */
@@ -103,6 +103,11 @@ const bench_record *bench_find(const bench_records *rs, int sweep,
  * otherwise. V = 8 for f64, 4 for f32. */
 double bench_min_bytes(int64_t rows, int64_t cols, int64_t nnz, int value_bytes,
                        int beta_nonzero);
+/* The same for a precision whose values and vectors differ in width: V
+ * bytes per value, X per element of x and y (f64-f32v: V = 4, X = 8, so
+ * nnz * (4 + 4) + (rows + 1) * 4 + cols * 8 + rows * 8 or 16). */
+double bench_min_bytes_vx(int64_t rows, int64_t cols, int64_t nnz,
+                          int value_bytes, int vector_bytes, int beta_nonzero);
 /* Fill the derived rates of one record from its timings. */
 void bench_derive(bench_record *r);
 /* Speedups over cusparse-alg1 of the same matrix, precision and
@@ -149,6 +154,13 @@ typedef struct {
 smv_status bench_expect_compute(const smv_csr *A, double alpha, const double *x,
                                 double beta, const double *y0, double eps,
                                 bench_expect *e);
+/* The expectation for precision f64-f32v: the f64 reference on A itself
+ * and, per row, twice smv_spmv_f32v_bound (the mode's distance to the
+ * exact product plus the reference's own, which that bound also covers),
+ * not the usual tolerance. */
+smv_status bench_expect_compute_f32v(const smv_csr *A, double alpha,
+                                     const double *x, double beta,
+                                     const double *y0, bench_expect *e);
 void bench_expect_free(bench_expect *e);
 /* Check y against e: returns the number of rows outside the bound (NaN is
  * always outside), the worst |y - ref| / bound in *worst (Inf when a row

@@ -174,6 +174,8 @@ const char bench_model_text[] =
     "(rows*V,\n"
     "           2*rows*V when beta != 0); V = 8 (f64) or 4 (f32). GB/s = "
     "bytes / median.\n"
+    "           f64-f32v: 4-byte values, x and y of 8 (nnz*8 + (rows+1)*4 "
+    "+ 8*(cols+rows)).\n"
     "           GFLOP/s = 2*nnz / median. %copy = GB/s / device copy "
     "bandwidth.\n"
     "modes      warm: L2-warm, runs back to back, one event pair each;\n"
@@ -183,14 +185,24 @@ const char bench_model_text[] =
     "verify     |y - ref| <= 2 eps (len_i + 2) (|alpha| (|A||x|)_i + |beta "
     "y0_i|) per row,\n"
     "           fresh random x, y poisoned with NaN (beta = 0); FAIL is never "
-    "timed.\n";
+    "timed.\n"
+    "           f64-f32v: against the f64 reference on the matrix as given, "
+    "within\n"
+    "           twice smv_spmv_f32v_bound per row (the values' rounding to "
+    "f32 included).\n";
+
+double bench_min_bytes_vx(int64_t rows, int64_t cols, int64_t nnz,
+                          int value_bytes, int vector_bytes, int beta_nonzero) {
+  const double v = (double)value_bytes, xb = (double)vector_bytes;
+  return (double)nnz * (v + (double)sizeof(smv_index)) +
+         (double)(rows + 1) * (double)sizeof(smv_offset) + (double)cols * xb +
+         (double)rows * xb * (beta_nonzero ? 2.0 : 1.0);
+}
 
 double bench_min_bytes(int64_t rows, int64_t cols, int64_t nnz, int value_bytes,
                        int beta_nonzero) {
-  double v = (double)value_bytes;
-  return (double)nnz * (v + (double)sizeof(smv_index)) +
-         (double)(rows + 1) * (double)sizeof(smv_offset) + (double)cols * v +
-         (double)rows * v * (beta_nonzero ? 2.0 : 1.0);
+  return bench_min_bytes_vx(rows, cols, nnz, value_bytes, value_bytes,
+                            beta_nonzero);
 }
 
 static void rates(const smv_timing *t, double bytes, double nnz,

@@ -53,6 +53,35 @@ smv_status bench_expect_compute(const smv_csr *A, double alpha, const double *x,
   return SMV_OK;
 }
 
+smv_status bench_expect_compute_f32v(const smv_csr *A, double alpha,
+                                     const double *x, double beta,
+                                     const double *y0, bench_expect *e) {
+  memset(e, 0, sizeof *e);
+  if (!A || (beta != 0 && !y0 && A->rows > 0))
+    return SMV_ERR_ARG;
+  const int64_t n = A->rows;
+  const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
+  e->n = n;
+  e->ref = malloc(bytes);
+  e->bound = malloc(bytes);
+  if (!e->ref || !e->bound) {
+    bench_expect_free(e);
+    return SMV_ERR_NOMEM;
+  }
+  for (int64_t i = 0; i < n; i++)
+    e->ref[i] = beta != 0 ? y0[i] : 0.0;
+  smv_status st = smv_spmv_f32v_bound(A, alpha, x, beta, y0, e->bound);
+  if (st == SMV_OK)
+    st = smv_spmv_ref(A, alpha, x, beta, e->ref);
+  if (st != SMV_OK) {
+    bench_expect_free(e);
+    return st;
+  }
+  for (int64_t i = 0; i < n; i++)
+    e->bound[i] *= 2.0;
+  return SMV_OK;
+}
+
 void bench_expect_free(bench_expect *e) {
   free(e->ref);
   free(e->bound);

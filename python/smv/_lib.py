@@ -37,6 +37,7 @@ SMV_ERR_UNSUPPORTED = -5
 
 SMV_F64 = 0
 SMV_F32 = 1
+SMV_F64_F32V = 2  # f32 values, f64 vectors (C only for now: smv.h)
 SMV_LAYOUT_ROW_MAJOR = 0
 SMV_LAYOUT_COL_MAJOR = 1
 INT32_MAX = 2**31 - 1

@@ -111,3 +111,42 @@ smv_status smv_auto_rule_line(int i, char *buf, size_t n) {
                          (int)auto_rule[i].alg, auto_rule[i].why);
   return w >= 0 && (size_t)w < n ? SMV_OK : SMV_ERR_ARG;
 }
+
+/* Precision names: one table for smv_precision_name and _parse, so the
+ * CLI prints what it parses. */
+static const char *const precision_names[SMV_PRECISION_COUNT] = {"f64", "f32",
+                                                                 "f64-f32v"};
+
+const char *smv_precision_name(smv_precision prec) {
+  if ((int)prec < 0 || prec >= SMV_PRECISION_COUNT)
+    return NULL;
+  return precision_names[prec];
+}
+
+smv_status smv_precision_parse(const char *name, smv_precision *prec) {
+  if (!name || !prec)
+    return SMV_ERR_ARG;
+  for (int i = 0; i < SMV_PRECISION_COUNT; i++)
+    if (strcasecmp(name, precision_names[i]) == 0) {
+      *prec = (smv_precision)i;
+      return SMV_OK;
+    }
+  return SMV_ERR_PARSE;
+}
+
+/* The rungs that run f64-f32v (f32 values, f64 vectors and sums): the
+ * ones whose kernels take the value type as a template parameter. The
+ * engine's descriptors say the same (checked by smv_blocks_init). */
+static const smv_alg f32v_rungs[] = {SMV_ALG_VECTOR, SMV_ALG_ADAPTIVE,
+                                     SMV_ALG_TILED};
+
+int smv_alg_runs_precision(smv_alg alg, smv_precision prec) {
+  if (!info(alg) || !smv_precision_name(prec))
+    return 0;
+  if (alg == SMV_ALG_AUTO || prec != SMV_F64_F32V)
+    return 1;
+  for (size_t i = 0; i < sizeof f32v_rungs / sizeof f32v_rungs[0]; i++)
+    if (f32v_rungs[i] == alg)
+      return 1;
+  return 0;
+}

@@ -23,6 +23,17 @@ extern "C" {
 smv_status smv_err_set(smv_error *err, smv_status st, const char *file,
                        long line, const char *fmt, ...) SMV_PRINTF(5, 6);
 
+/* Bytes of one stored matrix value: 8 in SMV_F64, 4 in SMV_F32 and
+ * SMV_F64_F32V (values rounded to float). */
+static inline size_t smv_prec_value_bytes(smv_precision p) {
+  return p == SMV_F64 ? 8 : 4;
+}
+/* Bytes of one element of x and y (and of every sum): 4 in SMV_F32, 8 in
+ * SMV_F64 and SMV_F64_F32V. */
+static inline size_t smv_prec_vector_bytes(smv_precision p) {
+  return p == SMV_F32 ? 4 : 8;
+}
+
 /* 1 if the byte ranges [a, a+na) and [b, b+nb) share a byte (an empty
  * range or a NULL pointer shares none). Compared as integers: the pointers
  * may belong to different objects. Used to refuse y overlapping x. */

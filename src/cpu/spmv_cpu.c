@@ -35,6 +35,7 @@
  * reference, smv_csr_check and the GPU upload check them. */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 
 #ifdef _OPENMP
@@ -95,6 +96,63 @@ smv_status smv_spmv_ref_abs(const smv_csr *A, const double *x, double *absax) {
       sum += fabs(A->values[k]) * fabs(x[A->col_idx[k]]);
     absax[i] = sum;
   }
+  return SMV_OK;
+}
+
+/* ---- SMV_F64_F32V: the value range and the error bound ------------------
+ * The bound (smv.h, smv_precision; derived in docs/engine.md, "f64 vectors,
+ * f32 values"), per row of n entries, u = 2^-53, g(k) = k u / (1 - k u):
+ *   |alpha| sum_j (2^-24 |a_j| + 2^-150) |x_j|          (values to f32)
+ *   + g(n + 2) (|alpha| sum_j |fl32(a_j)| |x_j| + |beta y0|)  (f64 sums)
+ * with |fl32(a)| <= (1 + 2^-24) |a| + 2^-150. */
+static double gamma_u53(double k) {
+  const double ku = k * 0x1p-53;
+  return ku / (1.0 - ku);
+}
+
+smv_status smv_spmv_f32v_bound(const smv_csr *A, double alpha, const double *x,
+                               double beta, const double *y0, double *bound) {
+  smv_status st = spmv_args(A, x, bound, sizeof *x);
+  if (st != SMV_OK)
+    return st;
+  if (beta != 0.0 && A->rows > 0 && !y0)
+    return SMV_ERR_ARG;
+  st = smv_csr_check(A, NULL);
+  if (st != SMV_OK)
+    return st;
+  const double aa = fabs(alpha);
+  for (int64_t i = 0; i < A->rows; i++) {
+    double rnd = 0.0, mag = 0.0; /* the two sums over the row */
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+      const double a = fabs(A->values[k]), xa = fabs(x[A->col_idx[k]]);
+      rnd += (0x1p-24 * a + 0x1p-150) * xa;
+      mag += ((1.0 + 0x1p-24) * a + 0x1p-150) * xa;
+    }
+    const double n = (double)(A->row_ptr[i + 1] - A->row_ptr[i]);
+    const double y0a = beta != 0.0 ? fabs(beta) * fabs(y0[i]) : 0.0;
+    const double b = aa * rnd + gamma_u53(n + 2.0) * (aa * mag + y0a);
+    /* This evaluation's own rounding (sums of n non-negative terms of a
+     * few factors each): at most a relative g(n + 4); allow twice it. */
+    bound[i] = b * (1.0 + 2.0 * gamma_u53(n + 4.0));
+  }
+  return SMV_OK;
+}
+
+smv_status smv_csr_check_f32_range(const smv_csr *A, smv_error *err) {
+  smv_status st = smv_csr_offsets_check(A);
+  if (st != SMV_OK)
+    return smv_err_set(err, st, NULL, 0, "CSR: invalid row offsets");
+  for (int64_t i = 0; i < A->rows; i++)
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+      const double v = A->values[k];
+      if (isfinite(v) && fabs(v) > (double)FLT_MAX)
+        return smv_err_set(err, SMV_ERR_OVERFLOW, NULL, 0,
+                           "row %lld, column %lld: value %.17g is beyond the "
+                           "f32 range (|v| > FLT_MAX = %.9g), so precision "
+                           "f64-f32v cannot store it",
+                           (long long)i, (long long)A->col_idx[k], v,
+                           (double)FLT_MAX);
+    }
   return SMV_OK;
 }
 

@@ -183,6 +183,9 @@ expect_err 2 "unknown rung" "bad --alg" $SMV bench lap2d:4 --alg nosuch
 expect_err 2 "multiple of 32" "block 33" $SMV bench lap2d:4 --block 33
 expect_err 2 "multiple of 32" "block 2048" $SMV bench lap2d:4 --block 2048
 expect_err 2 "--precision" "bad precision" $SMV bench lap2d:4 --precision f16
+# f64-f32v is a device mode: the CPU path says so (exit 1).
+expect_err 1 "precision f64-f32v is a device mode" "f64-f32v on the CPU" \
+  $SMV bench lap2d:4 --precision f64-f32v --backend cpu --runs 3 --quiet
 expect_err 2 "--runs" "runs 0" $SMV bench lap2d:4 --runs 0
 expect_err 2 "--max-time" "negative max-time" $SMV bench lap2d:4 --max-time -1
 expect_err 2 "unknown option" "unknown option" $SMV bench lap2d:4 --frobnicate

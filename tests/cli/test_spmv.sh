@@ -40,7 +40,7 @@ expect_err 2 "missing MATRIX" "no matrix" "$SMV" spmv
 expect_err 2 "needs --y FILE" "beta without y" "$SMV" spmv "$T_TMP/a.mtx" --beta 2
 expect_err 2 "explicit --beta" "y without beta" "$SMV" spmv "$T_TMP/a.mtx" --y "$T_TMP/y.mtx"
 expect_err 2 "--backend must be auto, cpu or cuda" "bad backend" "$SMV" spmv lap2d:3 --backend gpu
-expect_err 2 "--precision must be f64 or f32" "bad precision" "$SMV" spmv lap2d:3 --precision f16
+expect_err 2 "--precision must be f64, f32 or f64-f32v" "bad precision" "$SMV" spmv lap2d:3 --precision f16
 expect_err 2 "unknown --alg 'fastest'" "bad alg" "$SMV" spmv lap2d:3 --alg fastest
 # The rung names come from the registry: the error lists every line of
 # src/core/rungs.def, in number order (the tests run from the repository root).
@@ -63,6 +63,18 @@ for alg in omp ref; do
   values 7 6
 done
 expect_rc 0 "A x f32" "$SMV" spmv "$T_TMP/a.mtx" --x "$T_TMP/x.mtx" --backend cpu --precision f32
+values 7 6
+# f64-f32v on the CPU: the values rounded once to float, the product in
+# double: 0.1 times 1 gives float(0.1) exactly, not 0.1.
+printf '%%%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 0.1\n' >"$T_TMP/tenth.mtx"
+expect_rc 0 "f64-f32v rounds the values" "$SMV" spmv "$T_TMP/tenth.mtx" --backend cpu --precision f64-f32v
+expect_out "0.10000000149011612" "f64-f32v value is float(0.1)"
+expect_rc 0 "f64 keeps the values" "$SMV" spmv "$T_TMP/tenth.mtx" --backend cpu --precision f64
+expect_out "0.10000000000000001" "f64 value is 0.1"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 1e39\n' >"$T_TMP/big.mtx"
+expect_err 1 "row 1, column 1: value 9.9999999999999994e+38 is beyond the f32 range" \
+  "f64-f32v refuses a value past FLT_MAX" "$SMV" spmv "$T_TMP/big.mtx" --backend cpu --precision f64-f32v
+expect_rc 0 "f64-f32v ref" "$SMV" spmv "$T_TMP/a.mtx" --x "$T_TMP/x.mtx" --backend cpu --alg ref --precision f64-f32v
 values 7 6
 # alpha and beta: 2*(7,6) - (10,20) = (4, -8); --opt=value form too.
 expect_rc 0 "alpha beta" "$SMV" spmv "$T_TMP/a.mtx" --x "$T_TMP/x.mtx" --y "$T_TMP/y.mtx" \

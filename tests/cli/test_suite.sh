@@ -70,7 +70,7 @@ expect_err 2 "no --suite" "suite with --from-csv" $SMV bench --suite small --fro
 # smv info --plan: a device call; usage errors without one.
 expect_err 2 "--tune goes with --plan" "tune without plan" $SMV info lap2d:5 --tune
 expect_err 2 "not with --json" "plan with json" $SMV info lap2d:5 --plan --json
-expect_err 2 "--precision: want f64 or f32" "bad precision" $SMV info lap2d:5 --plan --precision f16
+expect_err 2 "--precision: want f64, f32 or f64-f32v" "bad precision" $SMV info lap2d:5 --plan --precision f16
 run $SMV info lap2d:20 --plan --tune --precision f32
 if [ "$RC" -eq 0 ]; then
   expect_out "AUTO runs" "plan line"

@@ -64,6 +64,7 @@
  */
 #include "engine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,17 +105,26 @@ smv_status smv_blocks_init(smv_context *ctx) {
                          "src/core/rungs.def: line %d names the descriptor "
                          "of rung %d",
                          a, (int)r->alg);
+    for (int p = 0; r && p < SMV_PRECISION_COUNT; p++)
+      if (!(r->precisions & (1u << p)) !=
+          !smv_alg_runs_precision((smv_alg)a, (smv_precision)p))
+        return smv_ctx_set(ctx, SMV_ERR_ARG,
+                           "rung %d's descriptor and smv_alg_runs_precision "
+                           "(src/core/alg.c) disagree on precision %s",
+                           a, smv_precision_name((smv_precision)p));
     r = smv_kernel_rung_of((smv_alg)a);
     if (!r)
       continue;
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < SMV_PRECISION_COUNT; p++) {
       smv_precision prec = (smv_precision)p;
+      if (!(r->precisions & (1u << p))) /* no kernel: stays 0 */
+        continue;
       cudaFuncAttributes fa;
       cudaError_t e = cudaFuncGetAttributes(&fa, r->kernel(prec));
       if (e != cudaSuccess)
         return smv_cu_fail(ctx, e, "cudaFuncGetAttributes(%s, %s)",
                            smv_kernel_name((smv_alg)a),
-                           prec == SMV_F64 ? "f64" : "f32");
+                           smv_precision_name(prec));
       int best = 0, best_w = -1;
       for (int b = 32; b <= 1024; b += 32) {
         int w = warps_at(arch, r, prec, &fa, b);
@@ -131,7 +141,7 @@ smv_status smv_blocks_init(smv_context *ctx) {
         return smv_ctx_set(ctx, SMV_ERR_CUDA,
                            "%s (%s): no block size can launch on this device",
                            smv_kernel_name((smv_alg)a),
-                           prec == SMV_F64 ? "f64" : "f32");
+                           smv_precision_name(prec));
       ctx->default_block[a][p] = best;
     }
   }
@@ -157,11 +167,13 @@ smv_alg smv_auto_choose(const struct smv_auto_facts *f) {
 /* ---- smv_spmv -------------------------------------------------------------
  */
 
+/* alpha and beta as the kernels see them: float in f32, double in f64
+ * and f64-f32v. */
 static int is_zero(smv_precision prec, double v) {
-  return prec == SMV_F64 ? v == 0.0 : (float)v == 0.0f;
+  return prec != SMV_F32 ? v == 0.0 : (float)v == 0.0f;
 }
 static int is_one(smv_precision prec, double v) {
-  return prec == SMV_F64 ? v == 1.0 : (float)v == 1.0f;
+  return prec != SMV_F32 ? v == 1.0 : (float)v == 1.0f;
 }
 
 /* The checks every entry point opens with; `fn` names it in the error. */
@@ -177,6 +189,14 @@ static smv_status check_common(smv_context *ctx, smv_alg alg,
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "%s: matrix lives on device %d, context on %d", fn,
                        dA->device, ctx->device);
+  /* A rung that does not run the matrix's precision (f64-f32v: all but
+   * 2, 9 and 10) is refused whatever the data, before any shortcut. */
+  if (alg != SMV_ALG_AUTO && !smv_rung_runs(alg, dA->prec)) {
+    char what[80];
+    snprintf(what, sizeof what, "%s: rung %d (%s)", fn, (int)alg,
+             smv_alg_name(alg));
+    return smv_prec_refuse(ctx, dA->prec, what);
+  }
   return SMV_OK;
 }
 
@@ -281,7 +301,7 @@ extern "C" smv_status smv_spmv(smv_context *ctx, smv_alg alg, double alpha,
     return SMV_OK; /* y has no entries */
   if (!y)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmv: y is NULL");
-  const size_t es = dA->prec == SMV_F32 ? sizeof(float) : sizeof(double);
+  const size_t es = smv_prec_vector_bytes(dA->prec);
   if (smv_overlap(x, (size_t)dA->st.cols * es, y, (size_t)dA->st.rows * es))
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "smv_spmv: x and y overlap (in-place SpMV is not "
@@ -468,13 +488,18 @@ static smv_status kernel_of(smv_context *ctx, smv_alg alg, smv_precision prec,
                             const struct smv_rung **r) {
   if (!ctx)
     return SMV_ERR_ARG;
-  if (prec != SMV_F64 && prec != SMV_F32)
+  if (!smv_precision_name(prec))
     return smv_ctx_set(ctx, SMV_ERR_ARG, "precision %d", (int)prec);
   *r = smv_kernel_rung_of(alg);
   if (!*r)
     return smv_ctx_set(ctx, SMV_ERR_NOT_FOUND,
                        "alg %d (%s) has no kernel of smv's own", (int)alg,
                        smv_alg_name(alg) ? smv_alg_name(alg) : "unknown");
+  if (!((*r)->precisions & (1u << prec))) {
+    char what[64];
+    snprintf(what, sizeof what, "rung %d (%s)", (int)alg, smv_alg_name(alg));
+    return smv_prec_refuse(ctx, prec, what);
+  }
   if (!out)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "%s", null_msg);
   return SMV_OK;

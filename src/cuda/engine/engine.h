@@ -60,8 +60,9 @@ struct smv_context {
    * read it; the H100's and H200's values: docs/engine.md, rule 7). */
   double dram_per_sm_clk;
 
-  int block_override;                  /* 0 = per-rung default            */
-  int default_block[SMV_ALG_COUNT][2]; /* [alg][prec], 0: no kernel */
+  int block_override; /* 0 = per-rung default            */
+  int default_block[SMV_ALG_COUNT][SMV_PRECISION_COUNT]; /* [alg][prec],
+                                                          0: no kernel */
 
   struct smv_tex_entry tex[SMV_TEX_CACHE];
   int ntex;
@@ -265,6 +266,9 @@ struct smv_rung {
                     const void *x, double beta, void *y);
 };
 #define SMV_PREC_BOTH (1u << SMV_F64 | 1u << SMV_F32)
+/* SMV_F64_F32V (f32 values, f64 vectors and sums): only the rungs that set
+ * this bit run it (2, 9, 10); every other refuses it. */
+#define SMV_PREC_F32V (1u << SMV_F64_F32V)
 
 /* A descriptor with its number, both precisions and nothing else; a
  * rung's file sets its hooks on the result (in a constexpr function: the
@@ -350,6 +354,12 @@ void smv_rungs_settle(smv_matrix *m);
 void smv_rungs_release(smv_matrix *m);
 /* Device bytes of every rung's state. */
 size_t smv_rungs_device_bytes(const smv_matrix *m);
+/* Whether rung alg (not AUTO) runs matrices of precision prec. */
+int smv_rung_runs(smv_alg alg, smv_precision prec);
+/* SMV_ERR_UNSUPPORTED on ctx: "WHAT: precision P runs only on rungs ...
+ * (and AUTO)", naming the rungs that run it, from their descriptors. */
+smv_status smv_prec_refuse(smv_context *ctx, smv_precision prec,
+                           const char *what);
 /* Rung alg's plan line for the analysis record ("" if it has none or is
  * not set up). */
 void smv_rung_describe(const smv_matrix *m, smv_alg alg, char *buf, size_t n);

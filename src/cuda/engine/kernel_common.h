@@ -13,6 +13,8 @@
 
 #include "engine.h"
 
+#include <cstddef>
+#include <type_traits>
 #include <utility>
 
 #define SMV_FULL_MASK 0xffffffffu
@@ -167,30 +169,49 @@ static inline cudaError_t smv_launch_k(void (*k)(Exp...), unsigned grid,
  * texture; 9: its chunk list) writes launch() itself and may still use
  * smv_kernel_pick and smv_smem_per_thread. */
 
-/* The f64 or f32 instance of a kernel, as the runtime's queries want it. */
+/* The f64 or f32 instance of a kernel, as the runtime's queries want it
+ * (a rung runs only the precisions its descriptor names: f64-f32v asks
+ * smv_kernel_pick3 of the rungs that run it). */
 template <auto K64, auto K32>
 static const void *smv_kernel_pick(smv_precision prec) {
   return prec == SMV_F64 ? (const void *)K64 : (const void *)K32;
 }
-
-/* SMEM elements of the precision's type per thread of the block. */
-template <int SMEM>
-static size_t smv_smem_per_thread(smv_precision prec, int block) {
-  return (size_t)block * SMEM *
-         (prec == SMV_F64 ? sizeof(double) : sizeof(float));
+/* The same with KMX, the f64-f32v instance (double vectors and sums,
+ * float values). */
+template <auto K64, auto K32, auto KMX>
+static const void *smv_kernel_pick3(smv_precision prec) {
+  return prec == SMV_F64_F32V ? (const void *)KMX
+                              : smv_kernel_pick<K64, K32>(prec);
 }
 
-template <auto K64, auto K32, int LANES, int SMEM> struct smv_simple_glue {
-  template <typename T, typename K>
+/* SMEM elements of the precision's sum type per thread of the block
+ * (double in f64 and f64-f32v, float in f32). */
+template <int SMEM>
+static size_t smv_smem_per_thread(smv_precision prec, int block) {
+  return (size_t)block * SMEM * smv_prec_vector_bytes(prec);
+}
+
+/* KMX: the f64-f32v instance K<double, float>, or nullptr for a rung that
+ * does not run that precision (the dispatcher refuses it first). */
+template <auto K64, auto K32, int LANES, int SMEM, auto KMX = nullptr>
+struct smv_simple_glue {
+  template <typename T, typename V, typename K>
   static cudaError_t run(K k, const struct smv_launch *L) {
     unsigned grid = smv_grid_for(L->rows * LANES, L->block);
     return smv_launch_k(k, grid, L->block,
                         smv_smem_per_thread<SMEM>(L->prec, L->block), L->stream,
-                        L->rows, L->row_ptr, L->col_idx, (const T *)L->values,
+                        L->rows, L->row_ptr, L->col_idx, (const V *)L->values,
                         (const T *)L->x, (T)L->alpha, (T)L->beta, (T *)L->y);
   }
   static cudaError_t launch(const struct smv_launch *L) {
-    return L->prec == SMV_F64 ? run<double>(K64, L) : run<float>(K32, L);
+    if (L->prec == SMV_F64_F32V) {
+      if constexpr (std::is_same<decltype(KMX), std::nullptr_t>::value)
+        return cudaErrorInvalidValue;
+      else
+        return run<double, float>(KMX, L);
+    }
+    return L->prec == SMV_F64 ? run<double, double>(K64, L)
+                              : run<float, float>(K32, L);
   }
 };
 

@@ -17,8 +17,8 @@
  * adds the compressed rungs (tune.cu).
  *
  * Device footprint: (rows + 1) * 4 bytes of row offsets, nnz * 4 of column
- * indices, nnz * 8 (f64) or nnz * 4 (f32) of values, plus the state of the
- * rungs set up (each rung's device_bytes: its file gives the sizes).
+ * indices, nnz * 8 (f64) or nnz * 4 (f32, f64-f32v) of values, plus the state
+ * of the rungs set up (each rung's device_bytes: its file gives the sizes).
  * smv_matrix_device_bytes adds these up. f32 values are rounded on the host
  * in chunks of 1 Mi entries (4 MiB of host staging), never a full copy of
  * the matrix.
@@ -117,7 +117,7 @@ static void release(smv_matrix *m) {
 }
 
 int smv_matrix_past_l2(const smv_context *ctx, const smv_matrix *m) {
-  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
+  const double vbytes = (double)smv_prec_value_bytes(m->prec);
   return (double)m->st.nnz * (vbytes + 4.0) > (double)ctx->prop.l2CacheSize;
 }
 
@@ -134,7 +134,7 @@ double smv_now_ms(void) {
 /* The heuristic's reason: the statistics it decides from, beside the L2. */
 static void heuristic_reason(const smv_context *ctx, smv_matrix *m) {
   const struct smv_matrix_stats *s = &m->st;
-  const double esize = m->prec == SMV_F64 ? 8.0 : 4.0;
+  const double esize = (double)smv_prec_value_bytes(m->prec);
   const double mb =
       ((double)s->nnz * (4.0 + esize) + (double)(s->rows + 1) * 4.0) / 1e6;
   snprintf(m->plan.reason, sizeof m->plan.reason,
@@ -143,6 +143,14 @@ static void heuristic_reason(const smv_context *ctx, smv_matrix *m) {
            (long long)s->rows, (long long)s->nnz, s->row_mean,
            (long long)s->row_max, s->col_spread, mb,
            (double)ctx->prop.l2CacheSize / 1e6, smv_alg_name(m->auto_alg));
+}
+
+/* AUTO's rung: the rule's line, or rung 9 where the rung of that line does
+ * not run the matrix's precision. Only f64-f32v meets that (rungs 2, 9
+ * and 10 run it): the rule's lines for cuSPARSE and rung 12 then give
+ * rung 9, so AUTO chooses between rungs 9 and 10 by f64's rule. */
+static smv_alg auto_for(const smv_matrix *m, smv_alg rule) {
+  return smv_rung_runs(rule, m->prec) ? rule : SMV_ALG_ADAPTIVE;
 }
 
 /* Rungs a creation flag asks for, set up at analysis and kept. */
@@ -175,10 +183,17 @@ smv_status smv_matrix_analyse(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   m->plan.prep_ms = smv_now_ms() - t;
   /* The plan: AUTO's rung from the facts. */
   t = smv_now_ms();
-  m->auto_alg = m->heuristic_alg = smv_auto_choose(&facts);
+  const smv_alg rule = smv_auto_choose(&facts);
+  m->auto_alg = m->heuristic_alg = auto_for(m, rule);
   m->plan.plan_ms = smv_now_ms() - t;
   m->plan.alg = m->auto_alg;
   heuristic_reason(ctx, m);
+  if (rule != m->auto_alg) { /* say why the rule's rung did not run */
+    const size_t used = strlen(m->plan.reason);
+    snprintf(m->plan.reason + used, sizeof m->plan.reason - used,
+             " (the rule's %s does not run %s)", smv_alg_name(rule),
+             smv_precision_name(m->prec));
+  }
   /* Planned by measurement: every tuned rung (SMV_MATRIX_TUNE), or with
    * reuse declared the short list (tune.cu, smv_reuse_candidates). */
   const int tune = (m->opts & SMV_MATRIX_TUNE) != 0;
@@ -243,7 +258,7 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
     return SMV_ERR_ARG;
   if (!A)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_create: NULL matrix");
-  if (prec != SMV_F64 && prec != SMV_F32)
+  if (!smv_precision_name(prec))
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_matrix_create: precision %d",
                        (int)prec);
   char why[128];
@@ -254,6 +269,11 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   if (smv_csr_check(A, &err) != SMV_OK)
     return smv_ctx_set(ctx, SMV_ERR_INVALID_MATRIX, "invalid CSR matrix: %s",
                        err.message[0] ? err.message : "check failed");
+  /* f64-f32v stores the values as float: a finite value past FLT_MAX
+   * would become Inf, so it is refused, naming the entry. */
+  if (prec == SMV_F64_F32V && smv_csr_check_f32_range(A, &err) != SMV_OK)
+    return smv_ctx_set(ctx, SMV_ERR_OVERFLOW, "smv_matrix_create: %s",
+                       err.message);
 
   smv_matrix *m = (smv_matrix *)calloc(1, sizeof *m);
   if (!m)
@@ -271,7 +291,7 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
     free(m);
     return st;
   }
-  const size_t esize = prec == SMV_F64 ? sizeof(double) : sizeof(float);
+  const size_t esize = smv_prec_value_bytes(prec);
   const size_t nnz = (size_t)A->nnz;
   t = smv_now_ms();
   st = upload(ctx, (void **)&m->row_ptr, A->row_ptr,
@@ -282,7 +302,7 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   if (st == SMV_OK)
     st = upload(ctx, &m->values, prec == SMV_F64 ? A->values : NULL,
                 nnz * esize, "values");
-  if (st == SMV_OK && prec == SMV_F32 && nnz > 0)
+  if (st == SMV_OK && prec != SMV_F64 && nnz > 0) /* f32, f64-f32v */
     st = upload_f32(ctx, (float *)m->values, A->values, A->nnz);
   m->plan.upload_ms = smv_now_ms() - t;
   /* The analysis (shared with smv_matrix_create_device): releases m on
@@ -332,7 +352,7 @@ extern "C" void smv_matrix_dims(const smv_matrix *m, int64_t *rows,
 extern "C" size_t smv_matrix_device_bytes(const smv_matrix *m) {
   if (!m)
     return 0;
-  const size_t esize = m->prec == SMV_F64 ? sizeof(double) : sizeof(float);
+  const size_t esize = smv_prec_value_bytes(m->prec);
   size_t b = ((size_t)m->st.rows + 1) * 4 + (size_t)m->st.nnz * (4 + esize);
   return b + smv_rungs_device_bytes(m); /* every rung's set-up */
 }

@@ -30,6 +30,7 @@
 #include "analyse.h"
 #include "engine.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,12 +190,80 @@ static smv_status dev_alloc(smv_context *ctx, void **p, size_t bytes,
   return SMV_OK;
 }
 
+/* The first entry (lowest index) of n doubles whose value is finite and
+ * beyond FLT_MAX in magnitude, into *bad (ULLONG_MAX: none): f64-f32v
+ * refuses such values, as smv_csr_check_f32_range does on the host. */
+__global__ static void f32_range_kernel(int64_t n, const double *v,
+                                        unsigned long long *bad) {
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    const double a = fabs(v[i]);
+    if (isfinite(a) && a > (double)FLT_MAX)
+      atomicMin(bad, (unsigned long long)i);
+  }
+}
+
+/* f64-f32v from f64 values: SMV_ERR_OVERFLOW naming the first value past
+ * FLT_MAX (row, column, value), once the offsets are checked and on the
+ * host (host_ptr, rows + 1 entries). One more read of the caller's values
+ * (nnz * 8 bytes) and three small copies back. */
+static smv_status f32_range(smv_context *ctx, const smv_matrix *m,
+                            const int32_t *host_ptr, int64_t rows, int64_t nnz,
+                            const double *values) {
+  unsigned long long *d = NULL, bad = ~0ull;
+  smv_status st = dev_alloc(ctx, (void **)&d, sizeof *d, "range check flag");
+  if (st != SMV_OK)
+    return st;
+  cudaError_t e =
+      cudaMemcpyAsync(d, &bad, sizeof bad, cudaMemcpyHostToDevice, ctx->stream);
+  if (e == cudaSuccess) {
+    f32_range_kernel<<<smv_grid_for(nnz, 256), 256, 0, ctx->stream>>>(
+        nnz, values, d);
+    e = cudaGetLastError();
+  }
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(&bad, d, sizeof bad, cudaMemcpyDeviceToHost,
+                        ctx->stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(ctx->stream);
+  cudaFree(d);
+  if (e != cudaSuccess)
+    return smv_cu_fail(ctx, e, "smv_matrix_create_device: f32 range check");
+  if (bad == ~0ull)
+    return SMV_OK;
+  /* The row holding entry `bad`: the last row whose offset is <= bad. */
+  int64_t lo = 0, hi = rows; /* host_ptr[lo] <= bad < host_ptr[hi] */
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if ((unsigned long long)host_ptr[mid] <= bad)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  int32_t col = -1;
+  double v = 0;
+  e = cudaMemcpyAsync(&col, m->col_idx + bad, sizeof col,
+                      cudaMemcpyDeviceToHost, ctx->stream);
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(&v, values + bad, sizeof v, cudaMemcpyDeviceToHost,
+                        ctx->stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(ctx->stream);
+  if (e != cudaSuccess)
+    return smv_cu_fail(ctx, e, "smv_matrix_create_device: f32 range check");
+  return smv_ctx_set(ctx, SMV_ERR_OVERFLOW,
+                     "smv_matrix_create_device: row %lld, column %d: value "
+                     "%.17g is beyond the f32 range (|v| > FLT_MAX = %.9g), "
+                     "so precision f64-f32v cannot store it",
+                     (long long)lo, (int)col, v, (double)FLT_MAX);
+}
+
 /* Copy (and convert) the caller's arrays into m's own. */
 static smv_status copy_arrays(smv_context *ctx, smv_matrix *m, int64_t rows,
                               int64_t nnz, const int32_t *row_ptr,
                               const int32_t *col_idx, const void *values,
                               smv_precision vprec) {
-  const size_t es = m->prec == SMV_F64 ? 8 : 4;
+  const size_t es = smv_prec_value_bytes(m->prec);
   smv_status st = dev_alloc(ctx, (void **)&m->row_ptr, (size_t)(rows + 1) * 4,
                             "row offsets");
   if (st == SMV_OK)
@@ -210,12 +279,13 @@ static smv_status copy_arrays(smv_context *ctx, smv_matrix *m, int64_t rows,
     e = cudaMemcpyAsync(m->col_idx, col_idx, (size_t)nnz * 4,
                         cudaMemcpyDeviceToDevice, ctx->stream);
   if (e == cudaSuccess && nnz > 0) {
-    if (vprec == m->prec) {
+    /* Stored as floats in f32 and f64-f32v. */
+    if (smv_prec_value_bytes(vprec) == es) {
       e = cudaMemcpyAsync(m->values, values, (size_t)nnz * es,
                           cudaMemcpyDeviceToDevice, ctx->stream);
     } else {
       const unsigned grid = smv_grid_for(nnz, 256);
-      if (m->prec == SMV_F32)
+      if (es == sizeof(float))
         f64_to_f32<<<grid, 256, 0, ctx->stream>>>(nnz, (const double *)values,
                                                   (float *)m->values);
       else
@@ -323,7 +393,7 @@ smv_matrix_create_device(smv_context *ctx, int64_t rows, int64_t cols,
         "smv_matrix_create_device: %lld x %lld with %lld "
         "entries (each must be in 0..%d)",
         (long long)rows, (long long)cols, (long long)nnz, SMV_INDEX_MAX);
-  if ((prec != SMV_F64 && prec != SMV_F32) ||
+  if (!smv_precision_name(prec) ||
       (values_prec != SMV_F64 && values_prec != SMV_F32))
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "smv_matrix_create_device: precision %d / values "
@@ -377,6 +447,8 @@ smv_matrix_create_device(smv_context *ctx, int64_t rows, int64_t cols,
     if (e != cudaSuccess)
       st = smv_cu_fail(ctx, e, "smv_matrix_create_device: row offsets to host");
   }
+  if (st == SMV_OK && prec == SMV_F64_F32V && values_prec == SMV_F64 && nnz > 0)
+    st = f32_range(ctx, m, host_ptr, rows, nnz, (const double *)values);
   m->plan.stats_ms = smv_now_ms() - t;
   if (st == SMV_OK) {
     smv_csr A;

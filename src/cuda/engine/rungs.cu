@@ -108,9 +108,11 @@ smv_status smv_rung_prepare(smv_context *ctx, smv_matrix *m, smv_alg alg,
   const struct smv_rung *r = smv_rung_of(alg);
   if (!r)
     return SMV_OK; /* AUTO: nothing of its own */
-  if (!(r->precisions & (1u << m->prec)))
-    return smv_ctx_set(ctx, SMV_ERR_UNSUPPORTED, "%s does not run in %s",
-                       smv_alg_name(alg), m->prec == SMV_F64 ? "f64" : "f32");
+  if (!(r->precisions & (1u << m->prec))) {
+    char what[64];
+    snprintf(what, sizeof what, "rung %d (%s)", (int)alg, smv_alg_name(alg));
+    return smv_prec_refuse(ctx, m->prec, what);
+  }
   const int dep_was_ready =
       r->needs == SMV_ALG_AUTO || ready(m, smv_rung_of(r->needs));
   if (r->needs != SMV_ALG_AUTO) {
@@ -159,6 +161,31 @@ smv_status smv_rung_prepare_plan(smv_context *ctx, smv_matrix *m, smv_alg alg,
   return st;
 }
 
+int smv_rung_runs(smv_alg alg, smv_precision prec) {
+  const struct smv_rung *r = smv_rung_of(alg);
+  return r && (int)prec >= 0 && prec < SMV_PRECISION_COUNT &&
+         (r->precisions & (1u << prec));
+}
+
+smv_status smv_prec_refuse(smv_context *ctx, smv_precision prec,
+                           const char *what) {
+  char list[160] = "";
+  size_t used = 0;
+  for (int a = 1; a < SMV_ALG_COUNT; a++)
+    if (smv_rung_runs((smv_alg)a, prec)) {
+      const int w = snprintf(list + used, sizeof list - used, "%s%d (%s)",
+                             used ? ", " : "", a, smv_alg_name((smv_alg)a));
+      if (w < 0 || (size_t)w >= sizeof list - used)
+        break;
+      used += (size_t)w;
+    }
+  const char *name = smv_precision_name(prec);
+  return smv_ctx_set(ctx, SMV_ERR_UNSUPPORTED,
+                     "%s does not run precision %s; it runs only on rungs %s "
+                     "and AUTO",
+                     what, name ? name : "?", list);
+}
+
 void smv_rungs_settle(smv_matrix *m) {
   /* From the top: a rung only needs rungs below it (rungs.def), so its
    * dependents are decided before it. */
@@ -205,7 +232,9 @@ void smv_rung_describe(const smv_matrix *m, smv_alg alg, char *buf, size_t n) {
 smv_status smv_auto_facts_of(smv_context *ctx, smv_matrix *m, const smv_csr *A,
                              struct smv_auto_facts *f) {
   const struct smv_matrix_stats *s = &m->st;
-  const double vbytes = m->prec == SMV_F64 ? 8.0 : 4.0;
+  /* x's bytes per element (8 in f64 and f64-f32v); the matrix's bytes
+   * per entry are smv_matrix_past_l2's (8 + 4, or 4 + 4 for f32 values). */
+  const double vbytes = (double)smv_prec_vector_bytes(m->prec);
   const double l2 = (double)ctx->prop.l2CacheSize;
   memset(f, 0, sizeof *f);
   f->past_l2 = smv_matrix_past_l2(ctx, m);
@@ -214,14 +243,16 @@ smv_status smv_auto_facts_of(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   f->even = (double)s->row_max <= 4.0 * s->row_mean;
   f->long_rare = s->long_rows * 10000 <= s->rows;
   f->row_mean = s->row_mean;
-  f->f64 = m->prec == SMV_F64;
+  /* f64 sums and vectors: SMV_F64 and SMV_F64_F32V follow the f64 lines. */
+  f->f64 = m->prec != SMV_F32;
   f->long_f64 = ctx->dram_per_sm_clk > 16.0 ? 56.0 : 72.0;
   /* Rungs whose state the rule reads (rung 12's hot columns), only where
    * they ask: set up for planning, released by smv_rungs_settle unless
    * AUTO runs them or they were asked for. */
   for (int a = 1; a < SMV_ALG_COUNT; a++) {
     const struct smv_rung *r = smv_rung_of((smv_alg)a);
-    if (!r || !r->probe || !r->facts || !r->probe(ctx, m))
+    if (!r || !r->probe || !r->facts || !smv_rung_runs((smv_alg)a, m->prec) ||
+        !r->probe(ctx, m))
       continue;
     smv_status st = smv_rung_prepare_plan(ctx, m, (smv_alg)a, A);
     if (st != SMV_OK)

@@ -22,7 +22,7 @@ cudaError_t smv_launch_scale(smv_precision prec, int64_t n, double beta,
   unsigned grid = smv_grid_for(n, block);
   if (grid > 65536)
     grid = 65536;
-  if (prec == SMV_F64)
+  if (prec != SMV_F32) /* y is double in f64 and f64-f32v */
     return smv_launch_k(smv_scale_kernel<double>, grid, block, 0, stream, n,
                         beta, (double *)y);
   return smv_launch_k(smv_scale_kernel<float>, grid, block, 0, stream, n,

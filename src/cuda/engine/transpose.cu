@@ -73,6 +73,10 @@ extern "C" smv_status smv_matrix_prepare_transpose(smv_context *ctx,
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "transpose: matrix lives on device %d, context on %d",
                        m->device, ctx->device);
+  /* f64-f32v runs smv_spmv only (rungs 2, 9, 10): refused here, before
+   * A^T is built, so smv_spmv_t never runs a rung that would refuse it. */
+  if (m->prec == SMV_F64_F32V)
+    return smv_prec_refuse(ctx, m->prec, "smv_spmv_t (the transposed product)");
   if (m->transpose)
     return SMV_OK;
   /* Building A^T downloads A and synchronises: not during a capture. */

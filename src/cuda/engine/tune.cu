@@ -148,7 +148,7 @@ smv_status smv_matrix_measure(smv_context *ctx, smv_matrix *m, int runs,
     p->tune_ms = smv_now_ms() - t0;
     return SMV_OK;
   }
-  const size_t es = m->prec == SMV_F64 ? sizeof(double) : sizeof(float);
+  const size_t es = smv_prec_vector_bytes(m->prec); /* x, y elements */
   void *x = NULL, *y = NULL;
   cudaEvent_t ev[2] = {NULL, NULL};
   cudaError_t e = cudaSuccess;
@@ -166,7 +166,7 @@ smv_status smv_matrix_measure(smv_context *ctx, smv_matrix *m, int runs,
     st = smv_cu_fail(ctx, e, "smv_matrix_tune: scratch vectors and events");
     goto out;
   }
-  if (m->prec == SMV_F64)
+  if (m->prec != SMV_F32)
     tune_fill<double><<<smv_grid_for(m->st.cols, 256), 256, 0, ctx->stream>>>(
         (double *)x, m->st.cols);
   else
@@ -179,6 +179,8 @@ smv_status smv_matrix_measure(smv_context *ctx, smv_matrix *m, int runs,
   for (int a = 1; a < SMV_ALG_COUNT; a++) {
     const smv_alg alg = (smv_alg)a;
     if (!(among & (1u << a)))
+      continue;
+    if (!smv_rung_runs(alg, m->prec)) /* f64-f32v: rungs 9 and 10 only */
       continue;
     const struct smv_rung *r = smv_rung_of(alg);
     double ms = -1;

@@ -63,19 +63,27 @@
  * tile; like rung 9, two SpMVs of this rung on the SAME matrix must not
  * run concurrently when it has rows longer than a tile (shared partials).
  *
+ * f64-f32v: the same kernels with float values (V = float: int4 + float4
+ * per quad, 32 bytes of index and value per four entries instead of 48),
+ * widened to double before the product; products, sums, x and y in
+ * double, so f64's tile sizes (sm holds doubles).
+ *
  * Attributes and default block: the rung reports its large-matrix instance
- * (TILE = 2048 in f64, 4096 in f32).
+ * (TILE = 2048 in f64 and f64-f32v, 4096 in f32).
  */
 #include "tile_common.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The tile list: see tile_common.h; each tile: tiled_tile there. */
-template <typename T, int TILE, int LD>
+/* The tile list: see tile_common.h; each tile: tiled_tile there. V: the
+ * stored values' type (float in f64-f32v: 16-byte loads of four 4-byte
+ * values, each widened to double before its product, products and sums in
+ * double), else T. */
+template <typename T, int TILE, int LD, typename V = T>
 __global__ void __maxnreg__(32)
     spmv_tiled(int64_t ntiles, const int2 *__restrict__ tiles,
-               const tile_args<T> a) {
+               const tile_args<T, V> a) {
   __shared__ T sm[TILE];
   __shared__ T red[32];
   __shared__ unsigned last_s;
@@ -87,6 +95,8 @@ __global__ void __maxnreg__(32)
 #define SMV_TILED_TILE_MAX 4096
 
 static const void *kernel(smv_precision prec) {
+  if (prec == SMV_F64_F32V)
+    return (const void *)spmv_tiled<double, 2048, SMV_TILE_EF, float>;
   return prec == SMV_F64 ? (const void *)spmv_tiled<double, 2048, SMV_TILE_EF>
                          : (const void *)spmv_tiled<float, 4096, SMV_TILE_EF>;
 }
@@ -102,14 +112,22 @@ static size_t smem(smv_precision, int) { return 0; } /* all static */
  * more L1 hits with fewer warps active, and the kernel faster. Not in f64
  * nor on local columns: there the blocks in flight matter more than the
  * L1 (both ran slower with it). */
-template <typename T, int TILE, int LD> struct tiled_kernel {
-  static constexpr auto fn = spmv_tiled<T, TILE, LD>;
+template <typename T, int TILE, int LD, typename V = T> struct tiled_kernel {
+  static constexpr auto fn = spmv_tiled<T, TILE, LD, V>;
   static constexpr int smem_pct =
       std::is_same<T, float>::value && LD == SMV_TILE_EF_TG ? 40 : 0;
 };
+/* f64-f32v's kernels (T = double: f64's carveout, none). */
+template <typename T, int TILE, int LD>
+using tiled_kernel_f32v = tiled_kernel<T, TILE, LD, float>;
+template <typename T, int TILE, int LD>
+using tiled_kernel_same = tiled_kernel<T, TILE, LD>;
 
 static cudaError_t launch(const struct smv_launch *P) {
-  return tile_run<tiled_kernel>(P, (const struct smv_tiles *)P->state);
+  const struct smv_tiles *tl = (const struct smv_tiles *)P->state;
+  if (P->prec == SMV_F64_F32V)
+    return tile_run_t<tiled_kernel_f32v, double, float>(P, tl);
+  return tile_run<tiled_kernel_same>(P, tl);
 }
 
 /* ---- analysis --------------------------------------------------------------
@@ -168,7 +186,9 @@ int64_t smv_tiled_end(const smv_csr *A, int64_t start, int64_t tile) {
  * ran faster with it, rows of 17-26 slower; on the H100 the 2048 tile
  * already streams near the copy bandwidth: bench/results/h200/suite.md). */
 static int tiled_top(const smv_context *ctx, const smv_matrix *m) {
-  if (m->prec != SMV_F64)
+  /* f64-f32v stages double products like f64 (8 bytes a slot of sm): f64's
+   * tile sizes keep its 16 or 32 KiB per block. */
+  if (m->prec == SMV_F32)
     return SMV_TILED_TILE_MAX;
   return m->st.row_mean >= 32.0 && ctx->dram_per_sm_clk > 16.0 ? 4096 : 2048;
 }
@@ -180,5 +200,10 @@ static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
                          "tiled", state);
 }
 
-const struct smv_rung smv_rung_tiled =
-    smv_tile_rung<SMV_ALG_TILED>(kernel, smem, 256, launch, setup);
+static constexpr struct smv_rung descriptor() {
+  struct smv_rung r =
+      smv_tile_rung<SMV_ALG_TILED>(kernel, smem, 256, launch, setup);
+  r.precisions |= SMV_PREC_F32V; /* f64-f32v: V = float above */
+  return r;
+}
+const struct smv_rung smv_rung_tiled = descriptor();

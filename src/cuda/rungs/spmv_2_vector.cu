@@ -41,17 +41,31 @@
  */
 #include "kernel_common.h"
 
-template <typename T>
+/* V: the stored values' type, T the vectors' and sums' (V = float, T =
+ * double for f64-f32v: each value widened before its product). */
+template <typename T, typename V = T>
 __global__ void spmv_vector(int64_t rows, const int32_t *row_ptr,
-                            const int32_t *col_idx, const T *val, const T *x,
+                            const int32_t *col_idx, const V *val, const T *x,
                             T alpha, T beta, T *y) {
   /* Plain loads; the shared-memory reduction (smv_reduce_smem,
    * kernel_common.h). The loop over rows: smv_warp_per_row. */
   smv_warp_per_row<T>(
       rows, [=](int64_t i) { return row_ptr[i]; },
-      [=](unsigned k) { return val[k] * x[col_idx[k]]; },
+      [=](unsigned k) { return T(val[k]) * x[col_idx[k]]; },
       smv_reduce_smem<T>{alpha, beta, y});
 }
 
-const struct smv_rung smv_rung_vector =
-    SMV_SIMPLE_RUNG(SMV_ALG_VECTOR, spmv_vector, 32, 1, 128);
+/* Rung 2 also runs f64-f32v: the simple reference for rungs 9 and 10 in
+ * that precision (same loads as f64 with 4-byte values). */
+static constexpr struct smv_rung descriptor() {
+  struct smv_rung r = smv_kernel_rung(
+      SMV_ALG_VECTOR,
+      smv_kernel_pick3<spmv_vector<double>, spmv_vector<float>,
+                       spmv_vector<double, float>>,
+      smv_smem_per_thread<1>, 128,
+      smv_simple_glue<spmv_vector<double>, spmv_vector<float>, 32, 1,
+                      spmv_vector<double, float>>::launch);
+  r.precisions |= SMV_PREC_F32V;
+  return r;
+}
+const struct smv_rung smv_rung_vector = descriptor();

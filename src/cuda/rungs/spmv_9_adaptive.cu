@@ -67,7 +67,9 @@
  * CUDA streams when it has rows of more than one chunk (see
  * docs/engine.md).
  * Bytes: the CSR (nnz * (V + 4) + (rows + 1) * 4, V = 8 or 4) plus x and
- * y; the state adds 16 bytes per block row and 28 per chunk.
+ * y; the state adds 16 bytes per block row and 28 per chunk. In f64-f32v
+ * (V = 4 with x, y, partials and sums in f64: the kernels' value type
+ * parameter) nnz * 8 + (rows + 1) * 4 + 8 (cols + rows).
  *
  * Attributes and default block: the rung reports its L = 8 instance; every
  * instance runs with the same block size (chunk and row blocks alike).
@@ -163,11 +165,13 @@ __device__ __forceinline__ V smv_ld_mat(const V *a, uint64_t pol) {
  * value loads and then four x gathers before the first multiply (slots
  * past the end are predicated off), so a thread has up to four gathers in
  * flight even on rows shorter than 4 * step. `step` is a constant (L or
- * 32) wherever this is inlined, except for block rows (blockDim.x). */
-template <typename T, bool EF>
+ * 32) wherever this is inlined, except for block rows (blockDim.x).
+ * V is the stored values' type, T the sums' and x's: V = float, T =
+ * double in f64-f32v (each value widened to double before its product). */
+template <typename T, typename V, bool EF>
 __device__ __forceinline__ T strided_dot(
     unsigned k, unsigned end, unsigned step, const int32_t *__restrict__ col,
-    const T *__restrict__ val, const T *__restrict__ x, uint64_t pol) {
+    const V *__restrict__ val, const T *__restrict__ x, uint64_t pol) {
   T sum = T(0);
   for (; k < end; k += 4 * step) {
     const bool p1 = k + step < end, p2 = k + 2 * step < end,
@@ -176,10 +180,10 @@ __device__ __forceinline__ T strided_dot(
     const int32_t c1 = p1 ? smv_ld_mat<EF>(&col[k + step], pol) : 0;
     const int32_t c2 = p2 ? smv_ld_mat<EF>(&col[k + 2 * step], pol) : 0;
     const int32_t c3 = p3 ? smv_ld_mat<EF>(&col[k + 3 * step], pol) : 0;
-    const T v0 = smv_ld_mat<EF>(&val[k], pol);
-    const T v1 = p1 ? smv_ld_mat<EF>(&val[k + step], pol) : T(0);
-    const T v2 = p2 ? smv_ld_mat<EF>(&val[k + 2 * step], pol) : T(0);
-    const T v3 = p3 ? smv_ld_mat<EF>(&val[k + 3 * step], pol) : T(0);
+    const V v0 = smv_ld_mat<EF>(&val[k], pol);
+    const V v1 = p1 ? smv_ld_mat<EF>(&val[k + step], pol) : V(0);
+    const V v2 = p2 ? smv_ld_mat<EF>(&val[k + 2 * step], pol) : V(0);
+    const V v3 = p3 ? smv_ld_mat<EF>(&val[k + 3 * step], pol) : V(0);
     /* x may be the output of the kernel before us (PDL, change 6): the
      * matrix loads above overlap its end, the gathers wait for it. */
     smv_pdl_wait();
@@ -187,10 +191,10 @@ __device__ __forceinline__ T strided_dot(
     const T x1 = p1 ? __ldg(&x[c1]) : T(0);
     const T x2 = p2 ? __ldg(&x[c2]) : T(0);
     const T x3 = p3 ? __ldg(&x[c3]) : T(0);
-    sum += v0 * x0;
-    sum += v1 * x1;
-    sum += v2 * x2;
-    sum += v3 * x3;
+    sum += T(v0) * x0;
+    sum += T(v1) * x1;
+    sum += T(v2) * x2;
+    sum += T(v3) * x3;
   }
   return sum;
 }
@@ -204,10 +208,10 @@ __device__ __forceinline__ T strided_dot(
  * pay a fence, an atomic and a second read of the partials, on the
  * critical path of a small SpMV. The loop bound and the barriers are
  * block-uniform. */
-template <typename T, bool EF>
+template <typename T, typename V, bool EF>
 __device__ __forceinline__ void block_rows_part(
     unsigned nbr_blocks, int64_t nbr, const int4 *__restrict__ block_rows,
-    const int32_t *__restrict__ col_idx, const T *__restrict__ val,
+    const int32_t *__restrict__ col_idx, const V *__restrict__ val,
     const T *__restrict__ x, T alpha, T beta, T *__restrict__ y, uint64_t pol) {
   __shared__ T warp_sum[32]; /* blockDim.x <= 1024: at most 32 warps */
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -215,8 +219,8 @@ __device__ __forceinline__ void block_rows_part(
     const int4 br = __ldg(&block_rows[b]); /* {row, begin, end, 0} */
     const int64_t row = br.x;
     const unsigned begin = (unsigned)br.y, end = (unsigned)br.z;
-    T sum = strided_dot<T, EF>(begin + threadIdx.x, end, blockDim.x, col_idx,
-                               val, x, pol);
+    T sum = strided_dot<T, V, EF>(begin + threadIdx.x, end, blockDim.x, col_idx,
+                                  val, x, pol);
     for (int off = 16; off > 0; off >>= 1)
       sum += __shfl_xor_sync(SMV_FULL_MASK, sum, off);
     if (lane == 0)
@@ -237,11 +241,11 @@ __device__ __forceinline__ void block_rows_part(
 /* The long rows: warp w of the first `chunk_blocks` blocks takes chunks
  * w, w + nwarps, ... Every branch below is warp-uniform (c, n and `last`
  * are the same on all 32 lanes), so the full-mask shuffles are safe. */
-template <typename T, bool EF>
+template <typename T, typename V, bool EF>
 __device__ __forceinline__ void
 long_rows(unsigned first_block, unsigned chunk_blocks, int64_t nchunks,
           const int4 *__restrict__ chunks, const int32_t *__restrict__ col_idx,
-          const T *__restrict__ val, const T *__restrict__ x, T alpha, T beta,
+          const V *__restrict__ val, const T *__restrict__ x, T alpha, T beta,
           T *__restrict__ y, T *partial, unsigned *count, uint64_t pol) {
   const unsigned lane = threadIdx.x & 31u;
   const int64_t nwarps = ((int64_t)chunk_blocks * blockDim.x) >> 5;
@@ -256,7 +260,7 @@ long_rows(unsigned first_block, unsigned chunk_blocks, int64_t nchunks,
     const unsigned row_begin = (unsigned)ch.z, row_end = (unsigned)ch.w;
     const unsigned end =
         row_end - first < SMV_CHUNK ? row_end : first + SMV_CHUNK;
-    T sum = strided_dot<T, EF>(first + lane, end, 32, col_idx, val, x, pol);
+    T sum = strided_dot<T, V, EF>(first + lane, end, 32, col_idx, val, x, pol);
     for (int off = 16; off > 0; off >>= 1)
       sum += __shfl_xor_sync(SMV_FULL_MASK, sum, off);
     /* Chunks of this row (its length < 2^31, so + SMV_CHUNK - 1 fits). */
@@ -296,10 +300,11 @@ long_rows(unsigned first_block, unsigned chunk_blocks, int64_t nchunks,
   }
 }
 
-template <typename T, int L, bool EF>
+/* V: the stored values' type (float in f64-f32v, else T). */
+template <typename T, int L, bool EF, typename V = T>
 __global__ void
 spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
-              const int32_t *__restrict__ col_idx, const T *__restrict__ val,
+              const int32_t *__restrict__ col_idx, const V *__restrict__ val,
               const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
               unsigned long_threshold, unsigned nbr_blocks, int64_t nbr,
               const int4 *__restrict__ block_rows, unsigned chunk_blocks,
@@ -313,13 +318,13 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
   /* Grid: [block rows | chunk warps | row groups]; each test below is
    * block-uniform. */
   if (blockIdx.x < nbr_blocks) {
-    block_rows_part<T, EF>(nbr_blocks, nbr, block_rows, col_idx, val, x, alpha,
-                           beta, y, pol);
+    block_rows_part<T, V, EF>(nbr_blocks, nbr, block_rows, col_idx, val, x,
+                              alpha, beta, y, pol);
     return;
   }
   if (blockIdx.x - nbr_blocks < chunk_blocks) {
-    long_rows<T, EF>(nbr_blocks, chunk_blocks, nchunks, chunks, col_idx, val, x,
-                     alpha, beta, y, partial, count, pol);
+    long_rows<T, V, EF>(nbr_blocks, chunk_blocks, nchunks, chunks, col_idx, val,
+                        x, alpha, beta, y, partial, count, pol);
     return;
   }
   const unsigned lane = threadIdx.x & (L - 1);
@@ -336,7 +341,7 @@ spmv_adaptive(int64_t rows, const int32_t *__restrict__ row_ptr,
     const unsigned end = (unsigned)__ldg(&row_ptr[row + 1]);
     if (end - begin > long_threshold)
       continue; /* a chunk warp writes this row */
-    T sum = strided_dot<T, EF>(begin + lane, end, L, col_idx, val, x, pol);
+    T sum = strided_dot<T, V, EF>(begin + lane, end, L, col_idx, val, x, pol);
     for (int off = L / 2; off > 0; off >>= 1)
       sum += __shfl_xor_sync(mask, sum, off);
     smv_pdl_wait(); /* before y (an empty row made no round) */
@@ -390,22 +395,24 @@ template <> struct smv_vec4<double> {
   using type = smv_double4;
 };
 
-template <typename T, bool VY>
+/* W: the stored values' type (float in f64-f32v: a 16-byte load of four
+ * values, each widened to double before its product), T the vectors'. */
+template <typename T, bool VY, typename W = T>
 __global__ void
 spmv_one_per_row(int64_t rows, const int32_t *__restrict__ col_idx,
-                 const T *__restrict__ val, const T *__restrict__ x, T alpha,
+                 const W *__restrict__ val, const T *__restrict__ x, T alpha,
                  T beta, T *__restrict__ y) {
   using V = smv_vec4<T>;
   const int64_t quads = rows >> 2;
   for (int64_t q = smv_tid(); q < quads; q += smv_nthreads()) {
     const int64_t i = 4 * q;
     const int4 c = __ldg(reinterpret_cast<const int4 *>(col_idx) + q);
-    const typename V::type v = V::load(val + i);
+    const typename smv_vec4<W>::type v = smv_vec4<W>::load(val + i);
     typename V::type r;
-    r.x = alpha * (v.x * __ldg(&x[c.x]));
-    r.y = alpha * (v.y * __ldg(&x[c.y]));
-    r.z = alpha * (v.z * __ldg(&x[c.z]));
-    r.w = alpha * (v.w * __ldg(&x[c.w]));
+    r.x = alpha * (T(v.x) * __ldg(&x[c.x]));
+    r.y = alpha * (T(v.y) * __ldg(&x[c.y]));
+    r.z = alpha * (T(v.z) * __ldg(&x[c.z]));
+    r.w = alpha * (T(v.w) * __ldg(&x[c.w]));
     if constexpr (VY) {
       if (beta != T(0)) {
         const typename V::type o = V::load_y(y + i);
@@ -422,20 +429,21 @@ spmv_one_per_row(int64_t rows, const int32_t *__restrict__ col_idx,
   }
   /* The last rows % 4 rows, one per thread. */
   for (int64_t i = 4 * quads + smv_tid(); i < rows; i += smv_nthreads())
-    y[i] =
-        smv_combine(alpha, val[i] * __ldg(&x[__ldg(&col_idx[i])]), beta, &y[i]);
+    y[i] = smv_combine(alpha, T(val[i]) * __ldg(&x[__ldg(&col_idx[i])]), beta,
+                       &y[i]);
 }
 
-template <typename T> static cudaError_t run_one_per_row(const smv_launch *P) {
+template <typename T, typename V>
+static cudaError_t run_one_per_row(const smv_launch *P) {
   const unsigned grid = smv_grid_for((P->rows + 3) / 4, P->block);
   const bool vy = ((uintptr_t)P->y & 15u) == 0;
-  auto k = vy ? spmv_one_per_row<T, true> : spmv_one_per_row<T, false>;
+  auto k = vy ? spmv_one_per_row<T, true, V> : spmv_one_per_row<T, false, V>;
   return smv_launch_k(k, grid, P->block, 0, P->stream, P->rows, P->col_idx,
-                      (const T *)P->values, (const T *)P->x, (T)P->alpha,
+                      (const V *)P->values, (const T *)P->x, (T)P->alpha,
                       (T)P->beta, (T *)P->y);
 }
 
-template <typename T, int L, bool EF>
+template <typename T, typename V, int L, bool EF>
 static cudaError_t run_l(const smv_launch *P) {
   const struct adaptive_plan *p = (const struct adaptive_plan *)P->state;
   /* The plan's block size unless the caller fixed one for every rung
@@ -458,37 +466,47 @@ static cudaError_t run_l(const smv_launch *P) {
     row_blocks = room;
   const unsigned grid = nbr_blocks + chunk_blocks + (unsigned)row_blocks;
   return smv_launch_pdl(
-      spmv_adaptive<T, L, EF>, grid, block, 0, P->stream, p->pdl != PDL_OFF,
-      P->rows, P->row_ptr, P->col_idx, (const T *)P->values, (const T *)P->x,
+      spmv_adaptive<T, L, EF, V>, grid, block, 0, P->stream, p->pdl != PDL_OFF,
+      P->rows, P->row_ptr, P->col_idx, (const V *)P->values, (const T *)P->x,
       (T)P->alpha, (T)P->beta, (T *)P->y, (unsigned)p->long_threshold,
       nbr_blocks, p->nblock_rows, (const int4 *)p->block_rows, chunk_blocks,
       p->nchunks, (const int4 *)p->chunks, (T *)p->partials, p->counts,
       (unsigned)(p->pdl == PDL_TRIGGER));
 }
 
-template <typename T> static cudaError_t run(const struct smv_launch *P) {
+/* T: the vectors' and sums' type, V the stored values' (f64: double,
+ * double; f32: float, float; f64-f32v: double, float). */
+template <typename T, typename V>
+static cudaError_t run(const struct smv_launch *P) {
   const struct adaptive_plan *p = (const struct adaptive_plan *)P->state;
   if (p->one_per_row)
-    return run_one_per_row<T>(P);
+    return run_one_per_row<T, V>(P);
   const bool ef = p->evict_first; /* only ever set with lanes >= 8 */
   switch (p->lanes) {
   case 1:
-    return run_l<T, 1, false>(P);
+    return run_l<T, V, 1, false>(P);
   case 2:
-    return run_l<T, 2, false>(P);
+    return run_l<T, V, 2, false>(P);
   case 4:
-    return run_l<T, 4, false>(P);
+    return run_l<T, V, 4, false>(P);
   case 8:
-    return ef ? run_l<T, 8, true>(P) : run_l<T, 8, false>(P);
+    return ef ? run_l<T, V, 8, true>(P) : run_l<T, V, 8, false>(P);
   case 16:
-    return ef ? run_l<T, 16, true>(P) : run_l<T, 16, false>(P);
+    return ef ? run_l<T, V, 16, true>(P) : run_l<T, V, 16, false>(P);
   default:
-    return ef ? run_l<T, 32, true>(P) : run_l<T, 32, false>(P);
+    return ef ? run_l<T, V, 32, true>(P) : run_l<T, V, 32, false>(P);
   }
 }
 
 static cudaError_t launch(const struct smv_launch *P) {
-  return P->prec == SMV_F64 ? run<double>(P) : run<float>(P);
+  switch (P->prec) {
+  case SMV_F64:
+    return run<double, double>(P);
+  case SMV_F64_F32V:
+    return run<double, float>(P);
+  default:
+    return run<float, float>(P);
+  }
 }
 
 /* ---- analysis --------------------------------------------------------------
@@ -821,9 +839,11 @@ static void describe(const smv_matrix *, const void *state, char *buf,
 static constexpr struct smv_rung descriptor() {
   struct smv_rung r =
       smv_kernel_rung(SMV_ALG_ADAPTIVE,
-                      smv_kernel_pick<spmv_adaptive<double, 8, false>,
-                                      spmv_adaptive<float, 8, false>>,
+                      smv_kernel_pick3<spmv_adaptive<double, 8, false>,
+                                       spmv_adaptive<float, 8, false>,
+                                       spmv_adaptive<double, 8, false, float>>,
                       smv_smem_per_thread<0>, 128, launch);
+  r.precisions |= SMV_PREC_F32V; /* f64-f32v: V = float above */
   r.host_rows = 1;
   r.setup = setup;
   r.release = release;

@@ -132,18 +132,19 @@ __device__ __forceinline__ void transpose_cols(const int c[4], int out[4]) {
  * fewer requests than rung 10's quad-order gathers). The values go to
  * sm at their entries' places; the products are made there once the
  * gathers are in (one quad per thread per round: 32 registers). Whole
- * warps iterate (blockDim is a multiple of 32). */
-template <typename T, bool EF, typename XS>
+ * warps iterate (blockDim is a multiple of 32). V: the stored values'
+ * type (float in f64-f32v, widened to T when staged), else T. */
+template <typename T, bool EF, typename XS, typename V>
 __device__ __forceinline__ void
 stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
-         const T *__restrict__ val, const XS &x, T *sm) {
+         const V *__restrict__ val, const XS &x, T *sm) {
   const unsigned t = threadIdx.x, B = blockDim.x, lane = t & 31u;
   for (unsigned w0 = qa + (t & ~31u); w0 < qb; w0 += B) {
     const unsigned q = w0 + lane;
     const bool p = q < qb;
     int c[4] = {0, 0, 0, 0};
-    T v[4];
-    quad_load<T, EF>(q, p, col, val, c, v);
+    V v[4];
+    quad_load<V, EF>(q, p, col, val, c, v);
     int g[4];
     transpose_cols(c, g);
     T xg[4];
@@ -155,7 +156,7 @@ stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
       const unsigned s = 4 * q - k0;
 #pragma unroll
       for (int j = 0; j < 4; j++)
-        sm[s + j] = v[j];
+        sm[s + j] = T(v[j]);
     }
     __syncwarp(); /* the warp's values are in sm */
     const unsigned b = 4 * w0 - k0;
@@ -188,11 +189,13 @@ __device__ __forceinline__ void stage_ends(unsigned k0, unsigned k1,
 }
 
 /* Stage the products of entries [k0, k1) (k1 - k0 <= the tile) into sm;
- * x: where x[c] comes from (x_plain, x_hot). */
-template <typename T, int LD, typename XS>
+ * x: where x[c] comes from (x_plain, x_hot); V: the stored values' type
+ * (float in f64-f32v: 16-byte loads of four values, each widened to T
+ * before its product), else T. */
+template <typename T, int LD, typename XS, typename V>
 __device__ __forceinline__ void
 stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
-      const T *__restrict__ val, const XS &x, T *sm) {
+      const V *__restrict__ val, const XS &x, T *sm) {
   constexpr bool EF = LD != SMV_TILE_RO;
   const unsigned qa = (k0 + 3) >> 2, qb = k1 >> 2; /* full quads [qa, qb) */
   if constexpr (LD == SMV_TILE_EF_TG || XS::entry_order) {
@@ -204,9 +207,9 @@ stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
     for (unsigned q = qa + t; q < qb; q += 2 * B) {
       const bool p1 = q + B < qb;
       int c0[4] = {0, 0, 0, 0}, c1[4] = {0, 0, 0, 0};
-      T v0[4], v1[4] = {T(0), T(0), T(0), T(0)};
-      quad_load<T, EF>(q, true, col, val, c0, v0);
-      quad_load<T, EF>(q + B, p1, col, val, c1, v1);
+      V v0[4], v1[4] = {V(0), V(0), V(0), V(0)};
+      quad_load<V, EF>(q, true, col, val, c0, v0);
+      quad_load<V, EF>(q + B, p1, col, val, c1, v1);
       T x0[4], x1[4];
 #pragma unroll
       for (int j = 0; j < 4; j++)
@@ -217,16 +220,17 @@ stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
       const unsigned s0 = 4 * q - k0, s1 = 4 * (q + B) - k0;
 #pragma unroll
       for (int j = 0; j < 4; j++)
-        sm[s0 + j] = v0[j] * x0[j];
+        sm[s0 + j] = T(v0[j]) * x0[j];
       if (p1) {
 #pragma unroll
         for (int j = 0; j < 4; j++)
-          sm[s1 + j] = v1[j] * x1[j];
+          sm[s1 + j] = T(v1[j]) * x1[j];
       }
     }
   }
-  stage_ends<4>(k0, k1, qa, qb, sm,
-                [&](unsigned k) { return __ldg(&val[k]) * x(__ldg(&col[k])); });
+  stage_ends<4>(k0, k1, qa, qb, sm, [&](unsigned k) {
+    return T(__ldg(&val[k])) * x(__ldg(&col[k]));
+  });
 }
 
 /* Sum of every thread's s over the block, in a fixed order (a function
@@ -257,11 +261,13 @@ __device__ __forceinline__ T block_sum(const T *sm, unsigned n, T *red) {
   return block_reduce(s, red);
 }
 
-/* Everything a tile kernel reads and writes besides its own list. */
-template <typename T> struct tile_args {
+/* Everything a tile kernel reads and writes besides its own list. T: the
+ * vectors' and sums' type; V: the stored values' (float in f64-f32v, run
+ * by rung 10 only; else T). */
+template <typename T, typename V = T> struct tile_args {
   const int32_t *__restrict__ row_ptr;
   const int32_t *__restrict__ col;
-  const T *__restrict__ val;
+  const V *__restrict__ val;
   const T *__restrict__ x;
   T alpha, beta;
   T *__restrict__ y;
@@ -276,10 +282,10 @@ template <typename T> struct tile_args {
  * its first piece b0, and the block that arrives last adds the partials
  * in piece order and writes y. Ends on a barrier (shared memory is
  * free). Rung 13 runs it on its own staging. */
-template <typename T, int TILE>
+template <typename T, int TILE, typename V>
 __device__ __forceinline__ void
 piece_finish(int64_t b, int64_t r0, unsigned rb, unsigned re, unsigned k0,
-             unsigned k1, const tile_args<T> &a, const T *sm, T *red,
+             unsigned k1, const tile_args<T, V> &a, const T *sm, T *red,
              unsigned *last_s) {
   const unsigned t = threadIdx.x, B = blockDim.x;
   const T s = block_sum(sm, k1 - k0, red);
@@ -307,10 +313,10 @@ piece_finish(int64_t b, int64_t r0, unsigned rb, unsigned re, unsigned k0,
 
 /* Tile b = {row r0, first entry k0}: a piece of TILE entries of a row too
  * long for one tile: staged here, then piece_finish. */
-template <typename T, int TILE, int LD, typename XS>
-__device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
-                                           const tile_args<T> &a, const XS &x,
-                                           T *sm, T *red, unsigned *last_s) {
+template <typename T, int TILE, int LD, typename XS, typename V>
+__device__ __forceinline__ void
+tile_piece(int64_t b, int64_t r0, unsigned k0, const tile_args<T, V> &a,
+           const XS &x, T *sm, T *red, unsigned *last_s) {
   const unsigned rb = (unsigned)__ldg(&a.row_ptr[r0]);
   const unsigned re = (unsigned)__ldg(&a.row_ptr[r0 + 1]);
   const unsigned k1 = re - k0 < (unsigned)TILE ? re : k0 + TILE;
@@ -326,10 +332,10 @@ __device__ __forceinline__ void tile_piece(int64_t b, int64_t r0, unsigned k0,
  * then log2 P shuffles: a fixed order, so the bits depend only on
  * blockDim. Rung 10 gives the bounds from the CSR offsets, rung 13 from
  * its 16-bit row ends. */
-template <typename T, typename BOUNDS>
+template <typename T, typename BOUNDS, typename V>
 __device__ __forceinline__ void
 rows_sum(int64_t r0, unsigned R, unsigned n, const BOUNDS &bounds,
-         const tile_args<T> &a, const T *sm, T *red) {
+         const tile_args<T, V> &a, const T *sm, T *red) {
   const unsigned t = threadIdx.x, B = blockDim.x;
   T *__restrict__ y = a.y;
   const T alpha = a.alpha, beta = a.beta;
@@ -362,9 +368,9 @@ rows_sum(int64_t r0, unsigned R, unsigned n, const BOUNDS &bounds,
  * tile's products in sm, then sum each row (rows_sum). A piece of a long
  * row goes to tile_piece. Ends on a barrier (sm, red and last_s are free
  * for the next tile). */
-template <typename T, int TILE, int LD, typename XS>
+template <typename T, int TILE, int LD, typename XS, typename V>
 __device__ __forceinline__ void
-tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T> &a,
+tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T, V> &a,
            const XS &x, T *sm, T *red, unsigned *last_s) {
   const int32_t *__restrict__ row_ptr = a.row_ptr;
   const int2 d = __ldg(&tiles[b]);
@@ -447,11 +453,12 @@ template <auto Fn> static void smv_carveout(int pct) {
 
 /* A tile rung's launch: K<T, TILE, LD>::fn is its kernel for a tile size
  * and load mode, launched one block per tile on the list tl;
- * K<...>::smem_pct > 0 sets its carveout (smv_carveout). */
-template <template <typename, int, int> class K, typename T>
+ * K<...>::smem_pct > 0 sets its carveout (smv_carveout). V: the stored
+ * values' type (rung 10's f64-f32v kernels take tile_args<double, float>). */
+template <template <typename, int, int> class K, typename T, typename V = T>
 static cudaError_t tile_run_t(const smv_launch *P, const struct smv_tiles *tl) {
-  const tile_args<T> a = {
-      P->row_ptr,      P->col_idx,        (const T *)P->values,
+  const tile_args<T, V> a = {
+      P->row_ptr,      P->col_idx,        (const V *)P->values,
       (const T *)P->x, (T)P->alpha,       (T)P->beta,
       (T *)P->y,       (T *)tl->partials, tl->counts};
   return tile_dispatch(tl, [&](auto tile, auto ld) {

@@ -212,6 +212,10 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "%s: matrix lives on device %d, context on %d", who,
                        dA->device, ctx->device);
+  /* The solvers' kernels (the persistent ones too) read f64 or f32
+   * values; f64-f32v runs smv_spmv only. */
+  if (dA->prec == SMV_F64_F32V)
+    return smv_prec_refuse(ctx, dA->prec, who);
   if (dA->st.rows != dA->st.cols)
     return smv_ctx_set(ctx, SMV_ERR_DIM,
                        "%s: the matrix is %lld x %lld; a solver needs a "

@@ -65,6 +65,8 @@ extern "C" smv_status smv_solve_cuda_host(smv_context *ctx, smv_matrix *dA,
     return SMV_ERR_ARG;
   if (!dA)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_solve_cuda_host: NULL matrix");
+  if (dA->prec == SMV_F64_F32V) /* before any copy: the solvers refuse it */
+    return smv_prec_refuse(ctx, dA->prec, "smv_solve_cuda_host");
   if (method != SMV_METHOD_CG && method != SMV_METHOD_BICGSTAB)
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "smv_solve_cuda_host: method must be CG or BiCGStab "

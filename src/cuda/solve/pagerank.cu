@@ -101,6 +101,8 @@ extern "C" smv_status smv_pagerank_cuda(smv_context *ctx, const smv_csr *A,
   char why[160];
   if (smv_solve_opts_check(opt, &o, why, sizeof why) != SMV_OK)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_pagerank_cuda: %s", why);
+  if (prec == SMV_F64_F32V) /* its kernels read f64 or f32 values */
+    return smv_prec_refuse(ctx, prec, "smv_pagerank_cuda");
   if (prec != SMV_F64 && prec != SMV_F32)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_pagerank_cuda: bad precision");
   smv_error err;

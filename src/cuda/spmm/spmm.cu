@@ -93,6 +93,8 @@ static smv_status check(smv_context *ctx, smv_spmm_alg alg,
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "%s: matrix lives on device %d, context on %d", fn,
                        dA->device, ctx->device);
+  if (dA->prec == SMV_F64_F32V) /* its kernels have no f32-value path */
+    return smv_prec_refuse(ctx, dA->prec, fn);
   const double a = dA->prec == SMV_F32 ? (double)(float)alpha : alpha;
   char why[256];
   smv_status st =
@@ -369,6 +371,8 @@ extern "C" smv_status smv_spmm_plan(smv_context *ctx, const smv_matrix *dA,
     return SMV_ERR_ARG;
   if (!dA || !c)
     return smv_ctx_set(ctx, SMV_ERR_ARG, "smv_spmm_plan: NULL argument");
+  if (dA->prec == SMV_F64_F32V)
+    return smv_prec_refuse(ctx, dA->prec, "smv_spmm_plan");
   if (auto_choice(dA, k, layout, ldx, ldy, c) != SMV_OK)
     return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "smv_spmm_plan: k = %d or layout %d out of range", k,
@@ -456,6 +460,8 @@ extern "C" smv_status smv_spmm_tune(smv_context *ctx, smv_matrix *dA, int k,
                        "smv_spmm_tune: matrix lives on device %d, context on "
                        "%d",
                        dA->device, ctx->device);
+  if (dA->prec == SMV_F64_F32V)
+    return smv_prec_refuse(ctx, dA->prec, "smv_spmm_tune");
   const int row = layout == SMV_LAYOUT_ROW_MAJOR;
   const int64_t rows = dA->st.rows, cols = dA->st.cols;
   const int64_t ldx = row ? k : (cols > 0 ? cols : 1);
