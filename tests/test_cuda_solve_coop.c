@@ -12,8 +12,8 @@
  * variants (SMV_SOLVE_COOP_VARIANT=cg2, two barriers an iteration, and
  * cg1, one: cg_coop1.cu), and test_shapes for each block size and fewer
  * blocks per SM (SMV_SOLVE_COOP_BLOCK, SMV_SOLVE_COOP_PER_SM).
- * The persistent BiCGStab (bicgstab_coop.cu), off unless
- * SMV_SOLVE_COOP_BICGSTAB=1: off by default, then with the knob the
+ * The persistent BiCGStab (bicgstab_coop.cu), the default: off with
+ * SMV_SOLVE_COOP_BICGSTAB=0 (the graph path), then by default the
  * graph path's and the CPU's iteration counts within BiCGStab's slack,
  * 2 + 5% (lap2d, lap3d, a nonsymmetric convection-diffusion matrix; f64
  * and f32, Jacobi and none), the true residual, the same bits run to run
@@ -529,11 +529,11 @@ static void check_bicgstab_coop(const char *name, const smv_csr *A, int f32,
   o.precond = pc;
   o.persistent = 1;
   smv_solve_result rg, r, r2, rc;
-  unsetenv("SMV_SOLVE_COOP_BICGSTAB");
+  setenv("SMV_SOLVE_COOP_BICGSTAB", "0", 1);
   CHECK_OK(gpu_bi(dA, b, x, &o, &rg));
   CHECKF(!rg.persistent && rg.graph_used && rg.converged,
-         "%s, knob unset: persistent %d graph %d converged %d", what,
-         rg.persistent, rg.graph_used, rg.converged);
+         "%s, knob 0: persistent %d graph %d converged %d", what, rg.persistent,
+         rg.graph_used, rg.converged);
   smv_error err;
   if (f32) {
     for (int64_t i = 0; i < n; i++)
@@ -542,7 +542,7 @@ static void check_bicgstab_coop(const char *name, const smv_csr *A, int f32,
   } else {
     CHECK_OK(smv_bicgstab(A, b, xc, &o, &rc, &err));
   }
-  setenv("SMV_SOLVE_COOP_BICGSTAB", "1", 1);
+  unsetenv("SMV_SOLVE_COOP_BICGSTAB"); /* the default: persistent */
   o.history = hist;
   o.history_len = 5001;
   tc_fill_nan(x, n);

@@ -2,10 +2,11 @@
  * bicgstab_coop.cu — BiCGStab as one persistent cooperative kernel (issue
  * 24): whole iterations, both SpMVs included, in one launch, with grid
  * barriers between the phases instead of the graph path's six launches
- * (bicgstab.cu). Off by default: only SMV_SOLVE_COOP_BICGSTAB=1 lets
- * cg_coop_plan (cg_coop.cu) choose it, under the same refusals and knobs
- * as the persistent CG (SMV_SOLVE_COOP, _BLOCK, _PER_SM, _GRID), and the
- * driver falls back to the graph path when the launch is refused.
+ * (bicgstab.cu). cg_coop_plan (cg_coop.cu) chooses it as for CG, under
+ * the same refusals and knobs (SMV_SOLVE_COOP, _BLOCK, _PER_SM, _GRID,
+ * _LANES; SMV_SOLVE_COOP_BICGSTAB=0 keeps BiCGStab on the graph path),
+ * and the driver falls back to the graph path when the launch is
+ * refused.
  *
  * The same steps and scalars as bicgstab.cu and the CPU version
  * (src/solve/solve_cpu_body.h): right Jacobi preconditioning (phat =

@@ -86,8 +86,11 @@
  *   SMV_SOLVE_COOP_GRID=G           test hook: the grid, co-resident or
  *                                   not (a refused launch);
  *   SMV_SOLVE_COOP=0                never the persistent kernel;
- *   SMV_SOLVE_COOP_BICGSTAB=1       BiCGStab too (bicgstab_coop.cu; off
- *                                   by default: not yet run on a device).
+ *   SMV_SOLVE_COOP_BICGSTAB=0       BiCGStab on the graph path (its
+ *                                   persistent kernel, bicgstab_coop.cu,
+ *                                   is the default where the plan allows:
+ *                                   faster to solution on every matrix of
+ *                                   experiment coop/c4, solvers.md).
  * The grid never exceeds the blocks the rows need.
  */
 #include "cg_coop.h"
@@ -282,8 +285,8 @@ bool cg_coop_plan(solver &S, const char **why) {
   *why = nullptr;
   if (S.method == SMV_METHOD_BICGSTAB) {
     const char *bi = getenv("SMV_SOLVE_COOP_BICGSTAB");
-    if (!bi || strcmp(bi, "1") != 0) {
-      *why = "the persistent BiCGStab is off (SMV_SOLVE_COOP_BICGSTAB=1)";
+    if (bi && strcmp(bi, "0") == 0) {
+      *why = "SMV_SOLVE_COOP_BICGSTAB=0";
       return false;
     }
   }

@@ -6,7 +6,7 @@
  * Two ways to run the iterations:
  *   - CG on a matrix that fits the L2 (or persistent = 1), where the
  *     device can launch cooperatively: the persistent kernel (cg_coop.cu;
- *     BiCGStab too with SMV_SOLVE_COOP_BICGSTAB=1, bicgstab_coop.cu),
+ *     BiCGStab too, bicgstab_coop.cu, unless SMV_SOLVE_COOP_BICGSTAB=0),
  *     one launch for the whole solve (one per progress report), stopping
  *     decided on the device after every iteration;
  *   - otherwise (BiCGStab, PageRank, larger matrices, persistent = -1, a
