@@ -19,14 +19,15 @@ double bench_rng_value(smv_rng *g) {
   return (b & 1) ? -v : v;
 }
 
-smv_status bench_expect_compute(const smv_csr *A, double alpha, const double *x,
-                                double beta, const double *y0, double eps,
-                                bench_expect *e) {
+/* e's two arrays of A->rows doubles, ref holding beta y0 (0 for beta =
+ * 0) for the reference to add to. */
+static smv_status expect_alloc(const smv_csr *A, double beta, const double *y0,
+                               bench_expect *e) {
   memset(e, 0, sizeof *e);
   if (!A || (beta != 0 && !y0 && A->rows > 0))
     return SMV_ERR_ARG;
-  int64_t n = A->rows;
-  size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
+  const int64_t n = A->rows;
+  const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
   e->n = n;
   e->ref = malloc(bytes);
   e->bound = malloc(bytes);
@@ -36,7 +37,17 @@ smv_status bench_expect_compute(const smv_csr *A, double alpha, const double *x,
   }
   for (int64_t i = 0; i < n; i++)
     e->ref[i] = beta != 0 ? y0[i] : 0.0;
-  smv_status st = smv_spmv_ref(A, alpha, x, beta, e->ref);
+  return SMV_OK;
+}
+
+smv_status bench_expect_compute(const smv_csr *A, double alpha, const double *x,
+                                double beta, const double *y0, double eps,
+                                bench_expect *e) {
+  smv_status st = expect_alloc(A, beta, y0, e);
+  if (st != SMV_OK)
+    return st;
+  const int64_t n = A->rows;
+  st = smv_spmv_ref(A, alpha, x, beta, e->ref);
   if (st == SMV_OK)
     st = smv_spmv_ref_abs(A, x, e->bound);
   if (st != SMV_OK) {
@@ -56,21 +67,11 @@ smv_status bench_expect_compute(const smv_csr *A, double alpha, const double *x,
 smv_status bench_expect_compute_f32v(const smv_csr *A, double alpha,
                                      const double *x, double beta,
                                      const double *y0, bench_expect *e) {
-  memset(e, 0, sizeof *e);
-  if (!A || (beta != 0 && !y0 && A->rows > 0))
-    return SMV_ERR_ARG;
+  smv_status st = expect_alloc(A, beta, y0, e);
+  if (st != SMV_OK)
+    return st;
   const int64_t n = A->rows;
-  const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
-  e->n = n;
-  e->ref = malloc(bytes);
-  e->bound = malloc(bytes);
-  if (!e->ref || !e->bound) {
-    bench_expect_free(e);
-    return SMV_ERR_NOMEM;
-  }
-  for (int64_t i = 0; i < n; i++)
-    e->ref[i] = beta != 0 ? y0[i] : 0.0;
-  smv_status st = smv_spmv_f32v_bound(A, alpha, x, beta, y0, e->bound);
+  st = smv_spmv_f32v_bound(A, alpha, x, beta, y0, e->bound);
   if (st == SMV_OK)
     st = smv_spmv_ref(A, alpha, x, beta, e->ref);
   if (st != SMV_OK) {
