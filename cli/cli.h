@@ -61,9 +61,9 @@ int cli_reuse_options(const char *cmd, int reuse_flag, const char *calls,
   "(alone:\n"                                                                  \
   "                        many); from smv_matrix_reuse_threshold (960 by "    \
   "default)\n"                                                                 \
-  "                        AUTO is planned by measurement among the rule's "   \
-  "pick,\n"                                                                    \
-  "                        rung 13 (packed, where the matrix qualifies) and "  \
+  "                        AUTO is planned by measurement where rung 13 "      \
+  "(packed)\n"                                                                 \
+  "                        qualifies: among it, the rule's pick and "          \
   "cuSPARSE\n"
 
 /* An option with a value, "NAME VALUE" or "NAME=VALUE" (alias, such as

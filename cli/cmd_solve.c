@@ -71,11 +71,11 @@ static void solve_help(FILE *f) {
       "                    the size) or off (the CUDA-graph path)\n"
       "                    On CUDA the matrix is made with reuse declared "
       "(maxit\n"
-      "                    SpMVs expected): AUTO's rung is measured among "
-      "the rule's\n"
-      "                    pick, rung 13 (packed) where the matrix "
-      "qualifies and\n"
-      "                    cuSPARSE (docs/engine.md, \"Declaring reuse\")\n"
+      "                    SpMVs expected): where rung 13 (packed) "
+      "qualifies, AUTO's\n"
+      "                    rung is measured among it, the rule's pick and "
+      "cuSPARSE\n"
+      "                    (docs/engine.md, \"Declaring reuse\")\n"
       "  --reorder R       rcm or degree: solve P A P^T (P x) = P b, rows "
       "and columns\n"
       "                    in reverse Cuthill-McKee or increasing-degree "
@@ -361,8 +361,9 @@ static int run_solver(const solve_args *a, smv_context *ctx, const smv_csr *A,
     st = smv_pagerank_cuda(ctx, A, a->prec, x, o, res);
   } else if (ctx) {
     /* A solver multiplies by A up to maxit times (BiCGStab twice an
-     * iteration): reuse declared, so AUTO's rung is planned by
-     * measurement among the reuse plan's short list (include/smv.h). */
+     * iteration): reuse declared, so where a compressed rung qualifies
+     * AUTO's rung is planned by measurement among the reuse plan's short
+     * list (include/smv.h). */
     smv_matrix_options mo = {.flags = SMV_MATRIX_REUSE,
                              .expected_calls =
                                  (int64_t)o->maxit *

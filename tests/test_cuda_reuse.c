@@ -2,12 +2,14 @@
  * test_cuda_reuse.c — declaring reuse at creation (SMV_MATRIX_REUSE,
  * smv_matrix_options.expected_calls; issue 23 item 3), on the device
  * (SKIP without one):
- *   - with reuse declared the plan is measured among the short list: the
- *     rule's pick, rung 13 exactly where the matrix qualifies (entries,
- *     past the L2, mean distance from the diagonal at most 8192 columns:
- *     recomputed here from the host CSR and the device's L2), cuSPARSE
+ *   - with reuse declared, where rung 13 qualifies (entries, past the
+ *     L2, mean distance from the diagonal at most 8192 columns:
+ *     recomputed here from the host CSR and the device's L2), the plan is
+ *     measured among the short list: the rule's pick, rung 13, cuSPARSE
  *     ALG1 and ALG2; AUTO becomes one of them, the reason says "reuse
- *     declared", and AUTO's result matches the CPU reference;
+ *     declared", and AUTO's result matches the CPU reference; where it
+ *     does not qualify, no measurement: the rule's plan and bytes, and
+ *     the reason says so;
  *   - the losers' set-up is released: the matrix holds its CSR arrays
  *     and the winner's state, nothing more (rung 13's packed arrays
  *     included), measured with smv_matrix_device_bytes against a matrix
@@ -87,13 +89,29 @@ static void reuse_check(const char *spec, const smv_csr *A, int f32,
   smv_matrix_plan_info h, p;
   CHECK_OK(smv_matrix_plan(plain, &h));
   CHECK_OK(smv_matrix_plan(dA, &p));
+  const int want13 = packed_qualifies(A, f32, l2_bytes(ctx));
+  if (!want13) {
+    /* No compressed rung qualifies: no measurement, the rule's plan and
+     * nothing more held than without reuse; the reason says why. */
+    CHECK(p.measured == 0);
+    CHECK_STR_HAS(p.reason, "reuse declared (");
+    CHECK_STR_HAS(p.reason, "no compressed rung qualifies");
+    CHECKF(p.alg == h.alg, "%s %s: reuse plan %s, rule %s", spec,
+           f32 ? "f32" : "f64", smv_alg_name(p.alg), smv_alg_name(h.alg));
+    CHECK(smv_matrix_device_bytes(dA) == smv_matrix_device_bytes(plain));
+    CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_AUTO, 1.5, -0.5, 0, 1, spec), 0);
+    printf("  %s %s: rule %s kept (rung 13 not eligible): %s\n", spec,
+           f32 ? "f32" : "f64", smv_alg_name(h.alg), p.reason);
+    smv_matrix_free(plain);
+    smv_matrix_free(dA);
+    return;
+  }
   CHECK(p.measured == 1);
   CHECK_STR_HAS(p.reason, "reuse declared (");
   CHECK_STR_HAS(p.reason, "planned by measurement among");
   CHECK(p.tune_ms > 0);
-  /* The short list: the rule's pick, rung 13 where it qualifies,
+  /* The short list: the rule's pick, rung 13 (it qualifies here),
    * cuSPARSE ALG1 and ALG2, each once. */
-  const int want13 = packed_qualifies(A, f32, l2_bytes(ctx));
   int found = 0, rule = 0, packed = 0, sparse = 0;
   CHECK(p.ncandidates >= 1 && p.ncandidates <= SMV_REUSE_CANDIDATES_MAX);
   for (int c = 0; c < p.ncandidates; c++) {

@@ -365,11 +365,12 @@ class Matrix:
                  expected calls, smv_matrix_options.expected_calls) or
                  True (many: SMV_MATRIX_REUSE); None (default) says
                  nothing. On the GPU, from smv_matrix_reuse_threshold
-                 calls (960 by default) or with True, the rung AUTO runs
-                 is planned by measurement among a short list (the
-                 rule's pick, compressed storage where the matrix
-                 qualifies, cuSPARSE ALG1 and ALG2) at creation, which
-                 costs tens of products once; pass it for a matrix an
+                 calls (960 by default) or with True, where compressed
+                 storage qualifies (past the L2, columns near the
+                 diagonal) the rung AUTO runs is planned by measurement
+                 among a short list (the rule's pick, the compressed
+                 rung, cuSPARSE ALG1 and ALG2) at creation, which costs
+                 tens of products once; pass it for a matrix an
                  iterative solver will use (smv.cg, ...). Ignored on the
                  CPU.
 

@@ -345,6 +345,8 @@ unsigned smv_tuned_candidates(const smv_matrix *m);
  * compressed rung whose `reuse` accepts m, and cuSPARSE ALG1 and ALG2
  * where the registry has them tuned. */
 unsigned smv_reuse_candidates(const smv_context *ctx, const smv_matrix *m);
+/* Whether a mask holds a compressed rung (one with a `reuse` test). */
+int smv_reuse_compressed(unsigned among);
 
 /* After a plan (heuristic or tuner): release every rung set up only to
  * plan, unless AUTO runs it or a kept rung needs it; plan_settle the

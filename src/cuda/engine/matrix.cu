@@ -197,7 +197,16 @@ smv_status smv_matrix_analyse(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   /* Planned by measurement: every tuned rung (SMV_MATRIX_TUNE), or with
    * reuse declared the short list (tune.cu, smv_reuse_candidates). */
   const int tune = (m->opts & SMV_MATRIX_TUNE) != 0;
-  const int reuse = !tune && smv_matrix_reuse_declared(opt);
+  int reuse = !tune && smv_matrix_reuse_declared(opt);
+  /* Reuse is measured only where a compressed rung qualifies. Without
+   * one the short list is the rule's pick against cuSPARSE, which the
+   * rule decides already; inside the L2 (where rung 13 never qualifies)
+   * the persistent solvers run their own SpMV and never the plan's, so
+   * a solve would pay tens of SpMVs of measurement for nothing. */
+  const unsigned among = reuse ? smv_reuse_candidates(ctx, m) : 0u;
+  const int reuse_rule = reuse && !smv_reuse_compressed(among);
+  if (reuse_rule)
+    reuse = 0;
   /* AUTO's rung, unless the tuner follows (it sets up what it times).
    * A library rung's time is its own record (cusparse_ms). */
   if (st == SMV_OK && !tune && !reuse) {
@@ -222,9 +231,16 @@ smv_status smv_matrix_analyse(smv_context *ctx, smv_matrix *m, const smv_csr *A,
     char how[96];
     smv__reuse_words(opt, how, sizeof how);
     st = smv_matrix_measure(ctx, m, opt->tune_runs, A,
-                            tune ? smv_tuned_candidates(m)
-                                 : smv_reuse_candidates(ctx, m),
-                            1, tune ? NULL : how);
+                            tune ? smv_tuned_candidates(m) : among, 1,
+                            tune ? NULL : how);
+  } else if (st == SMV_OK && reuse_rule) {
+    char how[96];
+    smv__reuse_words(opt, how, sizeof how);
+    const size_t used = strlen(m->plan.reason);
+    snprintf(m->plan.reason + used, sizeof m->plan.reason - used,
+             "; reuse declared (%s): no compressed rung qualifies, the "
+             "rule's plan stands (no measurement)",
+             how);
   } else if (st == SMV_OK && opt && opt->expected_calls > 0) {
     /* Too few calls to repay a measurement: the rule's plan, and why. */
     const size_t used = strlen(m->plan.reason);

@@ -101,6 +101,15 @@ unsigned smv_reuse_candidates(const smv_context *ctx, const smv_matrix *m) {
   return among;
 }
 
+int smv_reuse_compressed(unsigned among) {
+  for (int a = 1; a < SMV_ALG_COUNT; a++) {
+    const struct smv_rung *r = smv_rung_of((smv_alg)a);
+    if ((among & (1u << a)) && r && r->reuse)
+      return 1;
+  }
+  return 0;
+}
+
 /* "tiled, packed, cusparse-alg1" into buf: the rungs of a mask. */
 static void mask_names(unsigned among, char *buf, size_t n) {
   size_t used = 0;
