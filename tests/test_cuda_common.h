@@ -189,20 +189,56 @@ static inline smv_status tc_download(smv_context *ctx, int f32, const void *d,
   return st;
 }
 
+/* One SpMV of alg on dA, y = alpha A x + beta y0, into y (m doubles):
+ * on the device (device pointers in dA's vector precision, x and y
+ * `shift` elements into their buffers, so rung 3's offset binding and the
+ * kernels' unaligned paths are exercised; y reads NaN wherever the
+ * download misses) or through smv_spmv_host_vectors. Returns the calls'
+ * status. */
+static inline smv_status tc_run(smv_context *ctx, smv_matrix *dA, smv_alg alg,
+                                double alpha, const double *x, int64_t n,
+                                double beta, const double *y0, double *y,
+                                int64_t m, int use_host, int shift) {
+  memcpy(y, y0, (size_t)m * sizeof(double));
+  if (use_host)
+    return smv_spmv_host_vectors(ctx, alg, alpha, dA, x, beta, y);
+  const int f32 = smv_matrix_precision(dA) == SMV_F32;
+  const size_t es = f32 ? sizeof(float) : sizeof(double);
+  void *dx = NULL, *dy = NULL;
+  smv_status st = smv_device_malloc(ctx, ((size_t)n + (size_t)shift) * es, &dx);
+  if (st == SMV_OK)
+    st = smv_device_malloc(ctx, ((size_t)m + (size_t)shift) * es, &dy);
+  void *xp = dx ? (char *)dx + (size_t)shift * es : NULL;
+  void *yp = dy ? (char *)dy + (size_t)shift * es : NULL;
+  if (st == SMV_OK)
+    st = tc_upload(ctx, f32, x, n, xp);
+  if (st == SMV_OK)
+    st = tc_upload(ctx, f32, y0, m, yp); /* NaN poison when beta = 0 */
+  if (st == SMV_OK)
+    st = smv_spmv(ctx, alg, alpha, dA, xp, beta, yp);
+  if (st == SMV_OK)
+    st = smv_synchronize(ctx);
+  for (int64_t i = 0; i < m; i++)
+    y[i] = NAN; /* whatever the download misses fails the check */
+  if (st == SMV_OK)
+    st = tc_download(ctx, f32, yp, m, y);
+  smv_device_free(ctx, dx);
+  smv_device_free(ctx, dy);
+  return st;
+}
+
 /* One SpMV case: fresh random x (NaN when alpha = 0: it must not be
- * read), y0 random (NaN when beta = 0: it must be overwritten), run on the
- * device (device pointers, x and y `x_shift` elements into their buffers,
- * so rung 3's offset binding and kernels' unaligned paths are exercised)
- * or through smv_spmv_host_vectors, check every
- * row. A must be float-rounded already for SMV_F32. Returns bad rows (or 1 for
- * a failed call). */
+ * read), y0 random (NaN when beta = 0: it must be overwritten), run by
+ * tc_run (x and y `x_shift` elements into their device buffers) on the
+ * device or through smv_spmv_host_vectors, check every row. A must be
+ * float-rounded already for SMV_F32. Returns bad rows (or 1 for a failed
+ * call). */
 static inline int64_t tc_case(smv_context *ctx, smv_matrix *dA,
                               const smv_csr *A, smv_alg alg, double alpha,
                               double beta, int use_host, int x_shift,
                               const char *label) {
   const int f32 = smv_matrix_precision(dA) == SMV_F32;
   const int64_t m = A->rows, n = A->cols;
-  const size_t es = f32 ? sizeof(float) : sizeof(double);
   char what[400];
   snprintf(what, sizeof what, "%s alg=%s %s alpha=%g beta=%g %s", label,
            smv_alg_name(alg), f32 ? "f32" : "f64", alpha, beta,
@@ -211,7 +247,6 @@ static inline int64_t tc_case(smv_context *ctx, smv_matrix *dA,
   double *y0 = (double *)malloc(((size_t)m + 1) * sizeof(double));
   double *y = (double *)malloc(((size_t)m + 1) * sizeof(double));
   int64_t bad = 0;
-  void *dx = NULL, *dy = NULL;
   smv_status st = SMV_OK;
   if (!x || !y0 || !y) {
     fprintf(stderr, "%s: out of host memory\n", what);
@@ -219,28 +254,7 @@ static inline int64_t tc_case(smv_context *ctx, smv_matrix *dA,
     goto out;
   }
   tc_fill_inputs(x, n, alpha, y0, m, beta);
-  memcpy(y, y0, (size_t)m * sizeof(double));
-  if (use_host) {
-    st = smv_spmv_host_vectors(ctx, alg, alpha, dA, x, beta, y);
-  } else {
-    st = smv_device_malloc(ctx, ((size_t)n + (size_t)x_shift) * es, &dx);
-    if (st == SMV_OK)
-      st = smv_device_malloc(ctx, ((size_t)m + (size_t)x_shift) * es, &dy);
-    void *xp = dx ? (char *)dx + (size_t)x_shift * es : NULL;
-    void *yp = dy ? (char *)dy + (size_t)x_shift * es : NULL;
-    if (st == SMV_OK)
-      st = tc_upload(ctx, f32, x, n, xp);
-    if (st == SMV_OK)
-      st = tc_upload(ctx, f32, y0, m, yp); /* NaN poison when beta = 0 */
-    if (st == SMV_OK)
-      st = smv_spmv(ctx, alg, alpha, dA, xp, beta, yp);
-    if (st == SMV_OK)
-      st = smv_synchronize(ctx);
-    for (int64_t i = 0; i < m; i++)
-      y[i] = NAN; /* whatever the download misses fails the check */
-    if (st == SMV_OK)
-      st = tc_download(ctx, f32, yp, m, y);
-  }
+  st = tc_run(ctx, dA, alg, alpha, x, n, beta, y0, y, m, use_host, x_shift);
   if (st != SMV_OK) {
     fprintf(stderr, "%s: %s: %s\n", what, smv_status_string(st),
             smv_context_error(ctx));
@@ -249,8 +263,6 @@ static inline int64_t tc_case(smv_context *ctx, smv_matrix *dA,
   }
   bad = tc_verify(A, f32, alpha, x, beta, y0, y, what);
 out:
-  smv_device_free(ctx, dx);
-  smv_device_free(ctx, dy);
   free(x), free(y0), free(y);
   return bad;
 }

@@ -40,41 +40,6 @@ static void random_values(smv_csr *A) {
     A->values[k] = tc_uniform() * 4.0;
 }
 
-/* One SpMV of alg on dA (made from A in f64-f32v): x random, y0 random or
- * NaN (beta = 0); device pointers (x and y `shift` elements into their
- * buffers) or smv_spmv_host_vectors. The result in y (m doubles); returns
- * the call's status. */
-static smv_status mx_run(smv_context *ctx, smv_matrix *dA, smv_alg alg,
-                         double alpha, const double *x, int64_t n, double beta,
-                         const double *y0, double *y, int64_t m, int use_host,
-                         int shift) {
-  memcpy(y, y0, (size_t)m * sizeof(double));
-  if (use_host)
-    return smv_spmv_host_vectors(ctx, alg, alpha, dA, x, beta, y);
-  void *dx = NULL, *dy = NULL;
-  const size_t es = sizeof(double);
-  smv_status st = smv_device_malloc(ctx, ((size_t)n + (size_t)shift) * es, &dx);
-  if (st == SMV_OK)
-    st = smv_device_malloc(ctx, ((size_t)m + (size_t)shift) * es, &dy);
-  double *xp = dx ? (double *)dx + shift : NULL;
-  double *yp = dy ? (double *)dy + shift : NULL;
-  if (st == SMV_OK && n > 0)
-    st = smv_memcpy_h2d(ctx, xp, x, (size_t)n * es);
-  if (st == SMV_OK && m > 0)
-    st = smv_memcpy_h2d(ctx, yp, y0, (size_t)m * es);
-  if (st == SMV_OK)
-    st = smv_spmv(ctx, alg, alpha, dA, xp, beta, yp);
-  if (st == SMV_OK)
-    st = smv_synchronize(ctx);
-  for (int64_t i = 0; i < m; i++)
-    y[i] = NAN; /* whatever the download misses fails the check */
-  if (st == SMV_OK && m > 0)
-    st = smv_memcpy_d2h(ctx, y, yp, (size_t)m * es);
-  smv_device_free(ctx, dx);
-  smv_device_free(ctx, dy);
-  return st;
-}
-
 /* One checked case; returns the bad rows (1 for a failed call). */
 static int64_t mx_case(smv_context *ctx, smv_matrix *dA, const smv_csr *A,
                        smv_alg alg, double alpha, double beta, int use_host,
@@ -97,7 +62,7 @@ static int64_t mx_case(smv_context *ctx, smv_matrix *dA, const smv_csr *A,
   else
     tc_fill(y0, m);
   smv_status st =
-      mx_run(ctx, dA, alg, alpha, x, n, beta, y0, y, m, use_host, 3);
+      tc_run(ctx, dA, alg, alpha, x, n, beta, y0, y, m, use_host, 3);
   if (st != SMV_OK) {
     fprintf(stderr, "%s: %s: %s\n", what, smv_status_string(st),
             smv_context_error(ctx));
@@ -228,7 +193,7 @@ static void test_past_l2(void) {
 /* One SpMV of alg with fixed x, y0 on dA into y (device pointers). */
 static smv_status fixed_run(smv_matrix *dA, smv_alg alg, const smv_csr *A,
                             const double *x, const double *y0, double *y) {
-  return mx_run(tc_context(), dA, alg, -1.25, x, A->cols, 0.5, y0, y, A->rows,
+  return tc_run(tc_context(), dA, alg, -1.25, x, A->cols, 0.5, y0, y, A->rows,
                 0, 0);
 }
 
