@@ -27,6 +27,7 @@
 #include "engine.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,15 @@ double smv_now_ms(void) {
 }
 
 /* The heuristic's reason: the statistics it decides from, beside the L2. */
+/* Append to the plan's reason (truncated at its size, as snprintf does). */
+static void reason_add(smv_matrix *m, const char *fmt, ...) {
+  const size_t used = strlen(m->plan.reason);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m->plan.reason + used, sizeof m->plan.reason - used, fmt, ap);
+  va_end(ap);
+}
+
 static void heuristic_reason(const smv_context *ctx, smv_matrix *m) {
   const struct smv_matrix_stats *s = &m->st;
   const double esize = (double)smv_prec_value_bytes(m->prec);
@@ -188,25 +198,23 @@ smv_status smv_matrix_analyse(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   m->plan.plan_ms = smv_now_ms() - t;
   m->plan.alg = m->auto_alg;
   heuristic_reason(ctx, m);
-  if (rule != m->auto_alg) { /* say why the rule's rung did not run */
-    const size_t used = strlen(m->plan.reason);
-    snprintf(m->plan.reason + used, sizeof m->plan.reason - used,
-             " (the rule's %s does not run %s)", smv_alg_name(rule),
-             smv_precision_name(m->prec));
-  }
+  if (rule != m->auto_alg) /* say why the rule's rung did not run */
+    reason_add(m, " (the rule's %s does not run %s)", smv_alg_name(rule),
+               smv_precision_name(m->prec));
   /* Planned by measurement: every tuned rung (SMV_MATRIX_TUNE), or with
    * reuse declared the short list (tune.cu, smv_reuse_candidates). */
   const int tune = (m->opts & SMV_MATRIX_TUNE) != 0;
-  int reuse = !tune && smv_matrix_reuse_declared(opt);
+  const int declared = !tune && smv_matrix_reuse_declared(opt);
   /* Reuse is measured only where a compressed rung qualifies. Without
    * one the short list is the rule's pick against cuSPARSE, which the
    * rule decides already; inside the L2 (where rung 13 never qualifies)
    * the persistent solvers run their own SpMV and never the plan's, so
    * a solve would pay tens of SpMVs of measurement for nothing. */
-  const unsigned among = reuse ? smv_reuse_candidates(ctx, m) : 0u;
-  const int reuse_rule = reuse && !smv_reuse_compressed(among);
-  if (reuse_rule)
-    reuse = 0;
+  const unsigned among = declared ? smv_reuse_candidates(ctx, m) : 0u;
+  const int reuse = declared && smv_reuse_compressed(among);
+  char how[96] = "";
+  if (declared)
+    smv__reuse_words(opt, how, sizeof how);
   /* AUTO's rung, unless the tuner follows (it sets up what it times).
    * A library rung's time is its own record (cusparse_ms). */
   if (st == SMV_OK && !tune && !reuse) {
@@ -220,35 +228,27 @@ smv_status smv_matrix_analyse(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   if (st == SMV_OK) {
     char line[256];
     smv_rung_describe(m, m->auto_alg, line, sizeof line);
-    const size_t used = strlen(m->plan.reason);
     if (line[0])
-      snprintf(m->plan.reason + used, sizeof m->plan.reason - used, "; %s",
-               line);
+      reason_add(m, "; %s", line);
   }
   if (st == SMV_OK && (tune || reuse)) {
     /* Inside the caller's device guard, outside any capture (creation
      * synchronises throughout). */
-    char how[96];
-    smv__reuse_words(opt, how, sizeof how);
     st = smv_matrix_measure(ctx, m, opt->tune_runs, A,
                             tune ? smv_tuned_candidates(m) : among, 1,
                             tune ? NULL : how);
-  } else if (st == SMV_OK && reuse_rule) {
-    char how[96];
-    smv__reuse_words(opt, how, sizeof how);
-    const size_t used = strlen(m->plan.reason);
-    snprintf(m->plan.reason + used, sizeof m->plan.reason - used,
-             "; reuse declared (%s): no compressed rung qualifies, the "
-             "rule's plan stands (no measurement)",
-             how);
+  } else if (st == SMV_OK && declared) {
+    reason_add(m,
+               "; reuse declared (%s): no compressed rung qualifies, the "
+               "rule's plan stands (no measurement)",
+               how);
   } else if (st == SMV_OK && opt && opt->expected_calls > 0) {
     /* Too few calls to repay a measurement: the rule's plan, and why. */
-    const size_t used = strlen(m->plan.reason);
-    snprintf(m->plan.reason + used, sizeof m->plan.reason - used,
-             "; %lld expected calls, below the reuse threshold %lld: no "
-             "measurement",
-             (long long)opt->expected_calls,
-             (long long)smv_matrix_reuse_threshold(opt->tune_runs));
+    reason_add(m,
+               "; %lld expected calls, below the reuse threshold %lld: no "
+               "measurement",
+               (long long)opt->expected_calls,
+               (long long)smv_matrix_reuse_threshold(opt->tune_runs));
   }
   if (st != SMV_OK) {
     (void)cudaStreamSynchronize(ctx->stream);
