@@ -522,7 +522,9 @@ typedef enum {
                                 shared memory (power-law columns)         */
   SMV_ALG_PACKED = 13,       /* rung 10 on column indices packed per tile
                                 in 16 bits (fewer bytes per entry)        */
-  SMV_ALG_COUNT = 14
+  SMV_ALG_PIPE = 14,         /* rung 10's tiles copied to shared memory by
+                                cp.async, tiles ahead (bytes in flight)   */
+  SMV_ALG_COUNT = 15
 } smv_alg;
 
 /* Deprecated: rung 10's former name (it was called "stream", a word smv now

@@ -314,4 +314,41 @@ static inline void tc_both_precisions(smv_csr *A, const char *label, int ncases,
   }
 }
 
+/* Rung alg gives rung ref's bits on dA at blocks of 64, 256 and 1024 (x
+ * random, y0 random, alpha 1.5, beta -0.25): the rungs that share rung
+ * 10's tiles, products and order of the sums (13, 14) against rung 10. */
+static inline void tc_same_bits(smv_matrix *dA, const smv_csr *A, smv_alg ref,
+                                smv_alg alg, const char *label) {
+  smv_context *ctx = tc_context();
+  const int64_t m = A->rows, n = A->cols;
+  double *x = (double *)malloc(((size_t)n + 1) * sizeof(double));
+  double *y0 = (double *)malloc(((size_t)m + 1) * sizeof(double));
+  double *yr = (double *)malloc(((size_t)m + 1) * sizeof(double));
+  double *ya = (double *)malloc(((size_t)m + 1) * sizeof(double));
+  CHECK(x && y0 && yr && ya);
+  static const int blocks[] = {64, 256, 1024};
+  for (int b = 0; x && y0 && yr && ya && b < 3; b++) {
+    tc_fill(x, n);
+    tc_fill(y0, m);
+    CHECK_OK(smv_context_set_block_size(ctx, blocks[b]));
+    memcpy(yr, y0, (size_t)m * sizeof(double));
+    memcpy(ya, y0, (size_t)m * sizeof(double));
+    CHECK_OK(smv_spmv_host_vectors(ctx, ref, 1.5, dA, x, -0.25, yr));
+    CHECK_OK(smv_spmv_host_vectors(ctx, alg, 1.5, dA, x, -0.25, ya));
+    int64_t differ = 0, first = -1;
+    for (int64_t i = 0; i < m; i++)
+      if (memcmp(&yr[i], &ya[i], sizeof(double)) != 0 && differ++ == 0)
+        first = i;
+    CHECKF(differ == 0,
+           "%s %s block %d: %lld rows of rung %s differ from rung %s, first "
+           "%lld: %.17g vs %.17g",
+           label, smv_matrix_precision(dA) == SMV_F32 ? "f32" : "f64",
+           blocks[b], (long long)differ, smv_alg_name(alg), smv_alg_name(ref),
+           (long long)first, first >= 0 ? ya[first] : 0.0,
+           first >= 0 ? yr[first] : 0.0);
+  }
+  CHECK_OK(smv_context_set_block_size(ctx, 0));
+  free(x), free(y0), free(yr), free(ya);
+}
+
 #endif

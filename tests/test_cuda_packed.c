@@ -18,47 +18,11 @@
 #include "test_cuda_common.h"
 #include "test_pack_cases.h"
 
-/* Rung 13 and rung 10 give the same bits at blocks of 64, 256 and 1024
- * (x random, y0 random, alpha 1.5, beta -0.25). */
-static void same_bits_as_tiled(smv_matrix *dA, const smv_csr *A,
-                               const char *label) {
-  smv_context *ctx = tc_context();
-  const int64_t m = A->rows, n = A->cols;
-  double *x = (double *)malloc(((size_t)n + 1) * sizeof(double));
-  double *y0 = (double *)malloc(((size_t)m + 1) * sizeof(double));
-  double *y10 = (double *)malloc(((size_t)m + 1) * sizeof(double));
-  double *y13 = (double *)malloc(((size_t)m + 1) * sizeof(double));
-  CHECK(x && y0 && y10 && y13);
-  static const int blocks[] = {64, 256, 1024};
-  for (int b = 0; x && y0 && y10 && y13 && b < 3; b++) {
-    tc_fill(x, n);
-    tc_fill(y0, m);
-    CHECK_OK(smv_context_set_block_size(ctx, blocks[b]));
-    memcpy(y10, y0, (size_t)m * sizeof(double));
-    memcpy(y13, y0, (size_t)m * sizeof(double));
-    CHECK_OK(smv_spmv_host_vectors(ctx, SMV_ALG_TILED, 1.5, dA, x, -0.25, y10));
-    CHECK_OK(
-        smv_spmv_host_vectors(ctx, SMV_ALG_PACKED, 1.5, dA, x, -0.25, y13));
-    int64_t differ = 0, first = -1;
-    for (int64_t i = 0; i < m; i++)
-      if (memcmp(&y10[i], &y13[i], sizeof(double)) != 0 && differ++ == 0)
-        first = i;
-    CHECKF(differ == 0,
-           "%s %s block %d: %lld rows differ from rung 10, first %lld: %.17g "
-           "vs %.17g",
-           label, smv_matrix_precision(dA) == SMV_F32 ? "f32" : "f64",
-           blocks[b], (long long)differ, (long long)first,
-           first >= 0 ? y13[first] : 0.0, first >= 0 ? y10[first] : 0.0);
-  }
-  CHECK_OK(smv_context_set_block_size(ctx, 0));
-  free(x), free(y0), free(y10), free(y13);
-}
-
 /* Both checks on one matrix (tc_both_precisions' fn). */
 static void check_packed(smv_context *ctx, smv_matrix *dA, const smv_csr *A,
                          int ncases, const char *label) {
   tc_ab_run(ctx, dA, A, SMV_ALG_PACKED, ncases, label);
-  same_bits_as_tiled(dA, A, label);
+  tc_same_bits(dA, A, SMV_ALG_TILED, SMV_ALG_PACKED, label);
 }
 
 static void test_cases(void) {
