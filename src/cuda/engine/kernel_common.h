@@ -20,11 +20,23 @@
 #define SMV_FULL_MASK 0xffffffffu
 
 /* BLAS semantics for the final write: beta = 0 overwrites y without
- * reading it (NaN already in y never leaks). */
+ * reading it (NaN already in y never leaks). alpha * sum + beta * y is
+ * spelled as one rounded product and one fused multiply-add, so that no
+ * kernel's surroundings let the compiler contract it the other way round
+ * (fma(beta, y, alpha * sum)): rungs that share their sums (10, 12, 13,
+ * 14) then give the same bits, not bits that differ in the last place. */
+__device__ __forceinline__ double smv_axpby(double a, double s, double b,
+                                            double y) {
+  return __fma_rn(a, s, __dmul_rn(b, y));
+}
+__device__ __forceinline__ float smv_axpby(float a, float s, float b,
+                                           float y) {
+  return __fmaf_rn(a, s, __fmul_rn(b, y));
+}
 template <typename T>
 __device__ __forceinline__ T smv_combine(T alpha, T sum, T beta,
                                          const T *y_at) {
-  return beta == T(0) ? alpha * sum : alpha * sum + beta * *y_at;
+  return beta == T(0) ? alpha * sum : smv_axpby(alpha, sum, beta, *y_at);
 }
 
 /* Global thread number and thread count of the grid, in 64 bits. */
