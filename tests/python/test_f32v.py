@@ -52,6 +52,16 @@ def test_precision_names_and_dtype():
         smv.Matrix(A, precision="float16")  # the message lists the modes
 
 
+def test_rungs_that_run_f32v():
+    # smv_alg_runs_precision needs no device: the rungs named in smv.h.
+    L = smv._lib
+    runs = {a for a, v in smv.SPMV_ALGS.items()
+            if L.alg_runs_precision(v, L.SMV_F64_F32V)}
+    assert runs == {"auto", "vector", "adaptive", "tiled"}
+    assert all(L.alg_runs_precision(v, L.SMV_F64)
+               for v in smv.SPMV_ALGS.values())
+
+
 def test_cpu_backend_refuses_f32v():
     A = mat()
     with pytest.raises(ValueError, match="f64-f32v.*GPU only"):
