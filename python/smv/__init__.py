@@ -27,10 +27,12 @@ from ._solve import SolveInfo
 from . import _array
 from . import _lib
 from . import _matrix as _matrix_mod
+from . import _solve as _solve_mod
 
 __all__ = ["Matrix", "SmvError", "aslinearoperator", "spmv", "spmm",
            "cg", "bicgstab", "pagerank", "SolveInfo", "__version__",
-           "version", "library_path", "has_cuda", "SPMV_ALGS", "SPMM_ALGS"]
+           "version", "library_path", "has_cuda", "SPMV_ALGS", "SPMM_ALGS",
+           "f32v_bound"]
 
 __version__ = _lib.version().decode()
 """The library's version (smv.h's SMV_VERSION_STRING, e.g. "0.1.0")."""
@@ -97,20 +99,40 @@ def aslinearoperator(A, backend="auto", precision="float64", module=None):
     return M.aslinearoperator(module)
 
 
-def _solver_matrix(A, backend, precision):
+def f32v_bound(A, x, alpha=1.0, beta=0.0, y0=None):
+    """smv_spmv_f32v_bound: per row i, a bound on |y_i - y_exact_i| for
+    y = alpha A x + beta y0 computed in precision 'f64-f32v' (the matrix's
+    values rounded once to float32, everything else float64; see
+    smv.Matrix). A: a scipy.sparse matrix (or a device one, read to the
+    host) or an smv.Matrix made from host data; x and y0 (needed when
+    beta != 0) host or device vectors. Evaluated on the host in float64,
+    its own rounding allowed for; against a float64 result rather than the
+    exact one allow twice it. Returns a numpy array of rows entries."""
+    if isinstance(A, Matrix):
+        return A.f32v_bound(x, alpha=alpha, beta=beta, y0=y0)
+    shape, indptr, indices, data = _matrix_mod._to_csr(A)
+    csr = _matrix_mod._csr_struct(shape, indptr, indices, data)
+    return _matrix_mod.f32v_bound_csr(csr, shape, x, alpha, beta, y0)
+
+
+def _solver_matrix(A, backend, precision, solver):
     """As _matrix, for the solvers: backend None means 'auto' (or, for a
     Matrix, its own), precision None 'float64' (or the Matrix's); a Matrix
     whose backend or precision disagrees with an explicit one is refused
     rather than silently used. A Matrix made here declares reuse
-    (reuse=True); pass your own Matrix(A, reuse=...) to decide it."""
+    (reuse=True); pass your own Matrix(A, reuse=...) to decide it.
+    Precision f64-f32v is refused before any Matrix is made."""
+    if precision is not None:
+        _solve_mod.refuse_f32v(_matrix_mod._precision(precision), solver)
     if isinstance(A, Matrix):
+        _solve_mod.refuse_f32v(A._prec, solver)
         if backend not in (None, "auto", A.backend):
             raise ValueError("smv: A is an smv.Matrix on %s; backend=%r "
                              "disagrees" % (A.backend, backend))
         if (precision is not None and
                 _matrix_mod._precision(precision) != A._prec):
             raise ValueError("smv: A is an smv.Matrix in %s; precision=%r "
-                             "disagrees" % (A.dtype.name, precision))
+                             "disagrees" % (A.precision, precision))
         return A, False
     # A solver multiplies by A up to maxiter times: reuse is declared, so
     # on the GPU AUTO's rung is planned by measurement (Matrix, reuse=).
@@ -127,7 +149,7 @@ def _solve(method, A, b, x0, rtol, tol, atol, maxiter, M, callback,
         rtol = tol
     if rtol is None:
         rtol = 1e-8
-    Mat, own = _solver_matrix(A, backend, precision)
+    Mat, own = _solver_matrix(A, backend, precision, method)
     try:
         return Mat.solve(b, method=method, x0=x0, tol=rtol, maxiter=maxiter,
                          precond=precond, history=history, atol=atol, M=M,
@@ -227,12 +249,13 @@ def _on_gpu(v):
 def _pagerank(A, damping, tol, maxiter, personalization, backend, precision,
               pattern, history):
     if isinstance(A, Matrix):
-        M, _ = _solver_matrix(A, backend, precision)
+        M, _ = _solver_matrix(A, backend, precision, "pagerank")
         return M.pagerank(damping=damping, tol=tol, maxiter=maxiter,
                           personalization=personalization, pattern=pattern,
                           history=history)
     # A scipy matrix: only a context is needed (no device copy of A).
     prec = _matrix_mod._precision(precision or "float64")
+    _solve_mod.refuse_f32v(prec, "pagerank")
     arrays = _matrix_mod._to_csr(A)
     ctx = _matrix_mod.open_context(backend or "auto")
     try:

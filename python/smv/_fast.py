@@ -139,38 +139,63 @@ def _cupy_fast():
     return run
 
 
-def _torch_fast():
+def _torch_fast(alloc=None):
+    """The fast path for torch tensors. Its checks are the cheapest that
+    keep the general path's guarantees (a plain CUDA tensor, 1-D,
+    contiguous, the Matrix's dtype, length and GPU, no autograd history
+    asked for); each is a getter or a method without arguments except
+    is_contiguous(), and the length is numel() (1-D by then) rather than
+    shape[0], which builds a torch.Size. The call into smv_spmv is inlined
+    here: _launch and _spmv_locked are two Python frames per product.
+
+    The result: x.new_empty(m), a tensor of x's dtype on x's device from
+    torch's caching allocator, tied to that device's current stream, the
+    stream the product is queued on (raw(dev)); torch results are never
+    recycled (autograd may hold a tensor's storage with no Python
+    reference). alloc(x, m, dt), when given, replaces it: the profiler
+    (scripts/python/prof_fastpath.py) times each way of allocating inside
+    the whole product with it."""
     import torch
 
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if raw is None:
         def raw(d):
             return torch.cuda.current_stream(d).cuda_stream
-    import numpy as np
-
-    tdt = {np.dtype(np.float64): torch.float64,
-           np.dtype(np.float32): torch.float32}
+    # torch dtype by smv precision (smv_precision: f64, f32, f64-f32v).
+    tdt = (torch.float64, torch.float32, torch.float64)
     T = torch.Tensor
+    spmv, spmv_t, check = L.spmv, L.spmv_t, L.check
 
     def run(M, x, y, transpose):
-        dt = tdt[M.dtype]
-        if (x.dtype is not dt or x.dim() != 1 or not x.is_cuda or
-                not x.is_contiguous() or x.requires_grad):
-            return None
-        m, n = M.shape
         if transpose:
-            m, n = n, m
+            n, m = M.shape
+        else:
+            m, n = M.shape
         dev = M.device
-        if x.shape[0] != n or x.get_device() != dev:
+        dt = tdt[M._prec]
+        if (x.dtype is not dt or x.requires_grad or not x.is_cuda or
+                x.get_device() != dev or x.ndim != 1 or x.numel() != n or
+                not x.is_contiguous()):
             return None
         if y is None:
-            y = x.new_empty((m,))
-        elif (not isinstance(y, T) or y.dtype is not dt or y.dim() != 1 or
-              y.shape[0] != m or not y.is_contiguous() or
-              y.get_device() != dev):
+            y = x.new_empty(m) if alloc is None else alloc(x, m, dt)
+        elif (not isinstance(y, T) or y.dtype is not dt or
+              y.get_device() != dev or y.ndim != 1 or y.numel() != m or
+              not y.is_contiguous()):
             return None
-        _launch(M, transpose, raw(dev) or _STREAM_LEGACY, x.data_ptr(),
-                y.data_ptr())
+        s = raw(dev) or _STREAM_LEGACY
+        xp, yp = x.data_ptr(), y.data_ptr()
+        with M._ctx_lock:  # close() waits for it; then _dA is None
+            dA = M._dA
+            if dA is None:
+                raise ValueError("smv.Matrix: used after close()")
+            if s != M._stream:
+                M._set_stream(s)
+            st = (spmv_t if transpose else spmv)(M._ctx, 0, 1.0, dA, xp,
+                                                 0.0, yp)
+            if st:
+                check(st, "smv_spmv%s" % ("_t" if transpose else ""),
+                      M._ctx)
         return y
 
     return run
@@ -198,9 +223,13 @@ def fast_for(t):
     return f
 
 
+UNSEEN = object()  # FAST.get's default: a type not looked at yet
+
+
 def run(M, x, y, transpose):
-    """The fast path's product for x's type, or None (the general path)."""
-    f = FAST.get(type(x), 0)
-    if f == 0:
+    """The fast path's product for x's type, or None (the general path).
+    Matrix.__matmul__ does the same inline (one Python frame less)."""
+    f = FAST.get(type(x), UNSEEN)
+    if f is UNSEEN:
         f = fast_for(type(x))
     return None if f is None else f(M, x, y, transpose)

@@ -37,7 +37,7 @@ SMV_ERR_UNSUPPORTED = -5
 
 SMV_F64 = 0
 SMV_F32 = 1
-SMV_F64_F32V = 2  # f32 values, f64 vectors (C only for now: smv.h)
+SMV_F64_F32V = 2  # f32 values, f64 vectors and sums (lossy, opt-in: smv.h)
 SMV_LAYOUT_ROW_MAJOR = 0
 SMV_LAYOUT_COL_MAJOR = 1
 INT32_MAX = 2**31 - 1
@@ -241,6 +241,11 @@ spmv_cpu_f32 = _declare(
     c_float_p
 )
 spmv_cpu_t = _declare("smv_spmv_cpu_t", I, CSR_P, D, c_double_p, D, c_double_p)
+spmv_f32v_bound = _declare("smv_spmv_f32v_bound", I, CSR_P, D, c_double_p, D,
+                           c_double_p, c_double_p)
+csr_check_f32_range = _declare("smv_csr_check_f32_range", I, CSR_P,
+                               ctypes.POINTER(Error))
+alg_runs_precision = _declare("smv_alg_runs_precision", I, I, I)
 csr_transpose = _declare("smv_csr_transpose", I, CSR_P, ctypes.POINTER(CSR_P))
 csr_free = _declare("smv_csr_free", None, CSR_P)
 csr_check = _declare("smv_csr_check", I, CSR_P, P)

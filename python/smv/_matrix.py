@@ -13,7 +13,11 @@ from . import _lib as L
 from . import _solve
 
 _PREC = {"float64": L.SMV_F64, "double": L.SMV_F64, "f64": L.SMV_F64,
-         "float32": L.SMV_F32, "single": L.SMV_F32, "f32": L.SMV_F32}
+         "float32": L.SMV_F32, "single": L.SMV_F32, "f32": L.SMV_F32,
+         "f64-f32v": L.SMV_F64_F32V}
+# Matrix.precision by smv_precision: the package's names, and the library's
+# for the mode that has no numpy dtype of its own.
+PREC_NAME = ("float64", "float32", "f64-f32v")
 
 # SpMV algorithms (include/smv.h smv_alg, the registry src/rungs.def) and
 # SpMM algorithms (smv_spmm_alg) by name, as the library names them; "auto"
@@ -28,8 +32,8 @@ def _precision(p):
     try:
         return _PREC[str(p)]
     except KeyError:
-        raise ValueError("precision must be 'float64' or 'float32', not %r"
-                         % (p,)) from None
+        raise ValueError("precision must be 'float64', 'float32' or "
+                         "'f64-f32v', not %r" % (p,)) from None
 
 
 def check_int(v, name, lo=0, hi=L.INT32_MAX):
@@ -182,6 +186,30 @@ def pagerank_csr(shape, indptr, indices, data, ctx, prec, pattern, *args):
         data = np.ones_like(data)
     csr = _csr_struct(shape, indptr, indices, data)
     return _solve.pagerank(csr, shape, ctx, prec, *args)
+
+
+def f32v_bound_csr(csr, shape, x, alpha, beta, y0):
+    """smv_spmv_f32v_bound on a host CSR struct: per row, the bound on
+    |y - y_exact| of y = alpha A x + beta y0 computed in f64-f32v."""
+    m, n = shape
+    x = np.ascontiguousarray(_array.to_host(x), dtype=np.float64)
+    if x.ndim != 1 or x.shape[0] != n:
+        raise ValueError("smv: x has shape %s, expected (%d,)"
+                         % (x.shape, n))
+    alpha, beta = float(alpha), float(beta)
+    yp = None
+    if y0 is not None:
+        y0 = np.ascontiguousarray(_array.to_host(y0), dtype=np.float64)
+        if y0.ndim != 1 or y0.shape[0] != m:
+            raise ValueError("smv: y0 has shape %s, expected (%d,)"
+                             % (y0.shape, m))
+        yp = _dptr(y0)
+    elif beta != 0.0:
+        raise ValueError("smv: beta != 0 needs y0")
+    out = np.empty(m)
+    L.check(L.spmv_f32v_bound(ctypes.byref(csr), alpha, _dptr(x), beta, yp,
+                              _dptr(out)), "smv_spmv_f32v_bound")
+    return out
 
 
 def _dptr(a):
@@ -359,7 +387,18 @@ class Matrix:
       precision  'float64' or 'float32': the values and arithmetic on the
                  GPU; on the CPU float32 applies to matvec/rmatvec (SpMM on
                  the CPU computes in float64). Results come back in this
-                 dtype.
+                 dtype. Or 'f64-f32v' (GPU only; lossy, never chosen unless
+                 asked): float64 vectors, products and sums, the matrix's
+                 values stored once rounded to float32 (8 bytes an entry
+                 streamed instead of 12, for solvers that accept a relative
+                 change of 2**-24 in each entry; M.f32v_bound(x) bounds the
+                 error per row). It runs A x (matvec, @, spmv) only, on the
+                 rungs 'vector', 'adaptive', 'tiled' and AUTO; A^T x,
+                 SpMM, the solvers and other rungs raise SmvError
+                 (SMV_ERR_UNSUPPORTED), a value past float32's range at
+                 creation SmvError (SMV_ERR_OVERFLOW), backend='cpu'
+                 ValueError (the CPU has no such product), and 'auto'
+                 without a GPU SmvError (SMV_ERR_NO_DEVICE).
       device     the GPU (default 0; a device matrix's own GPU).
       reuse      how many products will run on the matrix: an int (the
                  expected calls, smv_matrix_options.expected_calls) or
@@ -412,8 +451,17 @@ class Matrix:
             raise ValueError("backend must be 'auto', 'cpu' or 'cuda', not %r"
                              % (backend,))
         self._prec = _precision(precision)
-        self.dtype = np.dtype(np.float64 if self._prec == L.SMV_F64
-                              else np.float32)
+        self.dtype = np.dtype(np.float32 if self._prec == L.SMV_F32
+                              else np.float64)
+        f32v = self._prec == L.SMV_F64_F32V
+        if f32v:
+            if backend == "cpu":
+                raise ValueError(
+                    "smv: precision 'f64-f32v' runs on the GPU only (the CPU "
+                    "has no product with float32 values and float64 "
+                    "vectors); use backend='cuda' (or 'auto' with a GPU), "
+                    "or precision 'float64' or 'float32' on the CPU")
+            backend = "cuda"  # 'auto' cannot fall back to the CPU
         device = check_int(device, "device")
         opts = _matrix_options(reuse)
         self._opts = opts  # kept alive while the library reads it
@@ -432,7 +480,14 @@ class Matrix:
         self.nnz = len(self._data)
         self._csr = _csr_struct(shape, self._indptr, self._indices,
                                 self._data)
-        self._ctx = _open_context(backend, device)
+        try:
+            self._ctx = _open_context(backend, device)
+        except L.SmvError as e:
+            if not f32v:
+                raise
+            raise L.SmvError(e.status, "smv: precision 'f64-f32v' runs on "
+                             "the GPU only, and none is usable: %s" % e) \
+                from None
         self.device = device if self._ctx else None
         if self._ctx:
             dA = ctypes.c_void_p()
@@ -565,8 +620,29 @@ class Matrix:
 
     def __repr__(self):
         return "<smv.Matrix %dx%d, %d entries, %s, %s>" % (
-            self.shape[0], self.shape[1], self.nnz, self.dtype.name,
+            self.shape[0], self.shape[1], self.nnz, self.precision,
             self.backend)
+
+    @property
+    def precision(self):
+        """'float64', 'float32' or 'f64-f32v' (the precision asked for;
+        f64-f32v's vectors are float64: self.dtype)."""
+        return PREC_NAME[self._prec]
+
+    def f32v_bound(self, x, alpha=1.0, beta=0.0, y0=None):
+        """Per row i, a bound on |y_i - y_exact_i| for y = alpha A x +
+        beta y0 computed in precision 'f64-f32v' (smv_spmv_f32v_bound,
+        evaluated on the host in float64 from this Matrix's float64
+        values, for any precision; docs/engine.md derives it). Against a
+        float64 result rather than the exact one allow twice it. x and y0
+        may be host or device arrays (read to the host); returns a numpy
+        array of rows entries (NaN or Inf where A, x or y0 hold one)."""
+        self._live()
+        if self._csr is None:
+            raise ValueError(
+                "smv: this Matrix was built from device arrays and keeps no "
+                "host CSR; call smv.f32v_bound on the matrix itself")
+        return f32v_bound_csr(self._csr, self.shape, x, alpha, beta, y0)
 
     def _enter(self):
         with self._cv:
@@ -916,9 +992,15 @@ class Matrix:
 
     def __matmul__(self, X):
         if self._cuda:
-            r = _fast.run(self, X, None, False)
-            if r is not None:
-                return r
+            # _fast.run inline: the product's host cost is what `M @ x`
+            # is about (bench/results/<device>/python.md).
+            f = _fast.FAST.get(type(X), _fast.UNSEEN)
+            if f is _fast.UNSEEN:
+                f = _fast.fast_for(type(X))
+            if f is not None:
+                r = f(self, X, None, False)
+                if r is not None:
+                    return r
         nd = _ndim(X)
         return self.matvec(X) if nd == 1 else self.matmat(X)
 

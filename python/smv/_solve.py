@@ -99,6 +99,17 @@ def _square(shape, what):
                          % (what, shape[0], shape[1]))
 
 
+def refuse_f32v(prec, what):
+    """Precision f64-f32v runs A x only: the library's solvers refuse it
+    (SMV_ERR_UNSUPPORTED), and so do the Python ones, whose products
+    would be f64-f32v without the library's checks on the result."""
+    if prec == L.SMV_F64_F32V:
+        raise L.SmvError(
+            L.SMV_ERR_UNSUPPORTED,
+            "smv.%s: precision 'f64-f32v' runs only A x (matvec, @, spmv); "
+            "the solvers refuse it (use 'float64' or 'float32')" % what)
+
+
 def _norm(v):
     """The 2-norm of a vector of any array library, as a float."""
     return math.sqrt(float(abs(v @ v)))
@@ -109,6 +120,7 @@ def solve(M, method, b, x0, tol, maxiter, precond, history, alg, atol=0.0,
     """CG or BiCGStab on the smv.Matrix M (its backend, precision and,
     on the GPU, its device matrix). With a preconditioner operator Mop or
     a callback, the Python iteration below; else the library's solver."""
+    refuse_f32v(M._prec, method)
     m = _METHODS.get(method)
     if m is None:
         raise ValueError("smv: method must be 'cg' or 'bicgstab', not %r"
@@ -383,6 +395,7 @@ def pagerank(csr, shape, ctx, prec, damping, tol, maxiter, personalization,
     """PageRank of the host CSR struct `csr` (shape `shape`) on the GPU of
     `ctx` (smv_pagerank_cuda builds the transition matrix on the host and
     uploads it) or, when ctx is None, the CPU."""
+    refuse_f32v(prec, "pagerank")
     _square(shape, "pagerank")
     n = shape[0]
     o, hist = _options(tol, maxiter, n, history, alg)

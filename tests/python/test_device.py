@@ -425,3 +425,151 @@ def test_jax_dlpack():
         y = M @ jnp.asarray(x, dtype=jnp.float64)
         assert type(y).__module__.split(".")[0] in ("jax", "jaxlib")
         close(np.asarray(y), A @ x, "float64")
+
+
+@need_torch
+def test_torch_fast_path_odd_inputs_take_the_general_path():
+    # The fast path (_fast._torch_fast) takes only the plain case; every
+    # other input must give what the general path gives.
+    A = host_matrix()
+    x = np.random.default_rng(12).uniform(-1, 1, 500)
+    u = np.random.default_rng(13).uniform(-1, 1, 700)
+    with smv.Matrix(A, backend="cuda") as M:
+        tx = torch.as_tensor(x, device="cuda")
+        y = M @ tx
+        assert y.dtype == torch.float64 and y.is_cuda and y.is_contiguous()
+        assert y.shape == (700,) and not y.requires_grad
+        close(y.cpu().numpy(), A @ x, "float64")
+        strided = torch.as_tensor(np.repeat(x, 2), device="cuda")[::2]
+        close((M @ strided).cpu().numpy(), A @ x, "float64")
+        g = tx.clone().requires_grad_(True)
+        close((M @ g).detach().cpu().numpy(), A @ x, "float64")
+        close((M.T @ torch.as_tensor(u, device="cuda")).cpu().numpy(),
+              A.T @ u, "float64")
+        ty = torch.empty(700, dtype=torch.float64, device="cuda")
+        assert M.matvec(tx, y=ty) is ty
+        close(ty.cpu().numpy(), A @ x, "float64")
+        with pytest.raises(ValueError, match="contiguous"):
+            M.matvec(tx, y=torch.empty(1400, dtype=torch.float64,
+                                       device="cuda")[::2])
+        with pytest.raises(ValueError, match=r"\(700,\)"):
+            M.matvec(tx, y=torch.empty(699, dtype=torch.float64,
+                                       device="cuda"))
+
+
+# ---- precision f64-f32v --------------------------------------------------
+F32V_ALGS = [a for a, v in smv.SPMV_ALGS.items()
+             if smv._lib.alg_runs_precision(v, smv._lib.SMV_F64_F32V)]
+
+
+def f32v_matrix(m=900, n=700, seed=11):
+    """Random values (float32 cannot hold them: the rounding shows), rows
+    of 0 to about 50 entries, one of them empty."""
+    r = np.random.default_rng(seed)
+    A = sp.random(m, n, density=0.03, format="csr", random_state=seed,
+                  data_rvs=lambda k: r.uniform(-1, 1, k))
+    keep = np.ones(m)
+    keep[5] = 0.0
+    A = sp.csr_matrix(sp.diags(keep) @ A)
+    A.eliminate_zeros()
+    return A
+
+
+def within_f32v(got, A, x, alpha=1.0, beta=0.0, y0=None):
+    """got against scipy's float64 product within twice the documented
+    bound (smv.f32v_bound: the bound is on the exact product, scipy's
+    own rounding the bound's summation term covers)."""
+    want = alpha * (A @ x) + (beta * y0 if beta else 0.0)
+    b = smv.f32v_bound(A, x, alpha=alpha, beta=beta, y0=y0)
+    err = np.abs(np.asarray(got, dtype=np.float64) - want)
+    assert np.all(err <= 2 * b), float(np.max(err - 2 * b))
+    return err, want
+
+
+def test_f32v_products_host_vectors():
+    A = f32v_matrix()
+    r = np.random.default_rng(14)
+    x, y0 = r.uniform(-1, 1, 700), r.uniform(-1, 1, 900)
+    assert set(F32V_ALGS) == {"auto", "vector", "adaptive", "tiled"}
+    with smv.Matrix(A, backend="cuda", precision="f64-f32v") as M:
+        assert M.precision == "f64-f32v" and M.dtype == np.float64
+        for alg in F32V_ALGS:
+            y = M.spmv(x, alg=alg)
+            assert y.dtype == np.float64 and y.shape == (900,)
+            err, want = within_f32v(y, A, x)
+            # Stored as float32: an f64 product would be ~1e-16 off.
+            assert np.max(err) > 1e-12 * np.max(np.abs(want))
+            within_f32v(M.spmv(x, y=y0, alpha=-1.5, beta=0.5, alg=alg), A,
+                        x, -1.5, 0.5, y0)
+        within_f32v(M @ x, A, x)
+        np.testing.assert_array_equal(M.f32v_bound(x),
+                                      smv.f32v_bound(A, x))
+    with smv.Matrix(A, backend="auto", precision="f64-f32v") as M:
+        assert M.backend == "cuda"  # never the CPU
+
+
+def test_f32v_refusals_are_exceptions():
+    A = f32v_matrix()
+    x = np.ones(700)
+    with smv.Matrix(A, backend="cuda", precision="f64-f32v") as M:
+        for alg in smv.SPMV_ALGS:
+            if alg in F32V_ALGS:
+                continue
+            with pytest.raises(smv.SmvError) as e:
+                M.spmv(x, alg=alg)
+            assert e.value.name == "SMV_ERR_UNSUPPORTED", alg
+        for fn in (lambda: M.rmatvec(np.ones(900)),
+                   lambda: M.T @ np.ones(900),
+                   lambda: M.matmat(np.ones((700, 3)))):
+            with pytest.raises(smv.SmvError) as e:
+                fn()
+            assert e.value.name == "SMV_ERR_UNSUPPORTED"
+        with pytest.raises(smv.SmvError, match="f64-f32v") as e:
+            smv.cg(M, np.ones(900))
+        assert e.value.name == "SMV_ERR_UNSUPPORTED"
+    big = sp.csr_matrix(([1.0, 1e39], [0, 2], [0, 1, 2]), shape=(2, 3))
+    with pytest.raises(smv.SmvError, match="beyond") as e:
+        smv.Matrix(big, backend="cuda", precision="f64-f32v")
+    assert e.value.name == "SMV_ERR_OVERFLOW"
+
+
+@need_cupy
+def test_f32v_cupy():
+    import cupyx.scipy.sparse as csp
+
+    A = f32v_matrix()
+    x = np.random.default_rng(15).uniform(-1, 1, 700)
+    xd = cupy.asarray(x)
+    with smv.Matrix(A, backend="cuda", precision="f64-f32v") as M:
+        y = M @ xd
+        assert isinstance(y, cupy.ndarray) and y.dtype == cupy.float64
+        within_f32v(y.get(), A, x)
+        yd = cupy.empty(900)
+        assert M.matvec(xd, y=yd) is yd
+        within_f32v(yd.get(), A, x)
+        with pytest.raises(TypeError, match="float64"):
+            M @ xd.astype(cupy.float32)
+    with smv.Matrix(csp.csr_matrix(A), precision="f64-f32v") as M:
+        assert M.precision == "f64-f32v"
+        within_f32v((M @ xd).get(), A, x)
+        with pytest.raises(ValueError, match="host CSR"):
+            M.f32v_bound(x)
+    np.testing.assert_array_equal(smv.f32v_bound(csp.csr_matrix(A), xd),
+                                  smv.f32v_bound(A, x))
+
+
+@need_torch
+def test_f32v_torch():
+    A = f32v_matrix()
+    x = np.random.default_rng(16).uniform(-1, 1, 700)
+    tx = torch.as_tensor(x, device="cuda")
+    with smv.Matrix(A, backend="cuda", precision="f64-f32v") as M:
+        y = M @ tx
+        assert y.dtype == torch.float64 and y.is_cuda
+        within_f32v(y.cpu().numpy(), A, x)
+        ty = torch.empty(900, dtype=torch.float64, device="cuda")
+        assert M.matvec(tx, y=ty) is ty
+        within_f32v(ty.cpu().numpy(), A, x)
+        with pytest.raises(smv.SmvError) as e:  # A^T x: refused
+            M.T @ torch.ones(900, dtype=torch.float64, device="cuda")
+        assert e.value.name == "SMV_ERR_UNSUPPORTED"
