@@ -155,6 +155,11 @@ static void test_kernels(void) {
         CHECK_INT(at256.dynamic_smem_bytes, 256 * (p ? 4 : 8));
       else if (a == SMV_ALG_HOT) /* room for the largest hot set */
         CHECK_INT(at256.dynamic_smem_bytes, p ? 12 * 1024 : 8 * 1024);
+      else if (a == SMV_ALG_PIPE) /* three stages of 2048-entry tiles */
+        CHECKF(at256.dynamic_smem_bytes > 48 * 1024 &&
+                   at256.dynamic_smem_bytes < 100 * 1024,
+               "pipe %s: %zu bytes of stages", p ? "f32" : "f64",
+               at256.dynamic_smem_bytes);
       else
         CHECK_INT(at256.dynamic_smem_bytes, 0);
       int n = 0;

@@ -11,7 +11,7 @@
  *   - bit for bit against rung 10 at blocks of 64, 256 and 1024: the same
  *     tiles (SMV_TILE_TOP=2048 makes both rungs' largest tile 2048), the
  *     same products and order of the sums;
- *   - its device bytes and that the tuner times it.
+ *   - its device bytes, and that the tuner does not time it (a loss).
  * The knobs (SMV_PIPE_STAGES, SMV_PIPE_L2PF) are read at set-up, so each
  * setting is set before the matrices are made. SKIPs without a device.
  */
@@ -68,8 +68,9 @@ static void test_past_l2(void) {
 }
 
 /* Device bytes: its own tile list and 8 bytes a tile of ranges, far less
- * than the matrix; a tuner candidate (timed once by smv_matrix_tune), and
- * AUTO's result still matches the reference after tuning. */
+ * than the matrix; not a tuner candidate (a measured loss): the tuner
+ * does not time it, and AUTO's result still matches the reference after
+ * tuning. */
 static void test_bytes_and_tuner(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
@@ -85,14 +86,14 @@ static void test_bytes_and_tuner(void) {
     CHECKF(held > 0 && held < (size_t)A->nnz / 8,
            "rung 14 holds %zu bytes for %lld entries", held, (long long)A->nnz);
     CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_PIPE, 1.0, 0.0, 0, 3, "lap3d:40"), 0);
-    CHECK(smv_alg_tuned(SMV_ALG_PIPE));
+    CHECK(!smv_alg_tuned(SMV_ALG_PIPE));
     CHECK_OK(smv_matrix_tune(ctx, dA, 3));
     smv_matrix_plan_info p;
     CHECK_OK(smv_matrix_plan(dA, &p));
     int timed = 0;
     for (int i = 0; i < p.ncandidates; i++)
       timed += p.candidates[i].alg == SMV_ALG_PIPE && p.candidates[i].ms > 0;
-    CHECK_INT(timed, 1);
+    CHECK_INT(timed, 0);
     CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_AUTO, 1.0, 0.0, 0, 0, "lap3d:40"), 0);
     smv_matrix_free(dA);
   }

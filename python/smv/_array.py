@@ -415,9 +415,16 @@ def read_device(x, stream=None):
 
 def to_host(x):
     """x as a numpy array (numpy as is; CPU DLPack objects and CPU
-    tensors through DLPack, without a copy where it can)."""
+    tensors through DLPack, without a copy where it can; a CuPy array or
+    a CUDA torch tensor copied to the host, for the host-side helpers
+    such as f32v_bound)."""
     if isinstance(x, np.ndarray):
         return x
+    mod = type(x).__module__.split(".")[0]
+    if mod == "cupy" and hasattr(x, "get"):
+        return x.get()
+    if mod == "torch" and getattr(x, "is_cuda", False):
+        return x.detach().cpu().numpy()
     if hasattr(x, "__dlpack__") and not isinstance(x, (list, tuple)):
         try:
             return np.from_dlpack(x)

@@ -148,7 +148,10 @@ def _torch_fast(alloc=None):
     shape[0], which builds a torch.Size. The call into smv_spmv is inlined
     here: _launch and _spmv_locked are two Python frames per product.
 
-    The result: x.new_empty(m), a tensor of x's dtype on x's device from
+    The result: torch.empty_like(x) for a square product, else
+    x.new_empty(m) (the cheapest allocations the profiler found, in that
+    order: bench/results/<device>/python.md), a tensor of x's dtype (x is
+    contiguous and has no autograd history here) on x's device from
     torch's caching allocator, tied to that device's current stream, the
     stream the product is queued on (raw(dev)); torch results are never
     recycled (autograd may hold a tensor's storage with no Python
@@ -164,6 +167,7 @@ def _torch_fast(alloc=None):
     # torch dtype by smv precision (smv_precision: f64, f32, f64-f32v).
     tdt = (torch.float64, torch.float32, torch.float64)
     T = torch.Tensor
+    like = torch.empty_like
     spmv, spmv_t, check = L.spmv, L.spmv_t, L.check
 
     def run(M, x, y, transpose):
@@ -178,7 +182,10 @@ def _torch_fast(alloc=None):
                 not x.is_contiguous()):
             return None
         if y is None:
-            y = x.new_empty(m) if alloc is None else alloc(x, m, dt)
+            if alloc is not None:
+                y = alloc(x, m, dt)
+            else:  # empty_like: the cheaper of the two where it fits
+                y = like(x) if m == n else x.new_empty(m)
         elif (not isinstance(y, T) or y.dtype is not dt or
               y.get_device() != dev or y.ndim != 1 or y.numel() != m or
               not y.is_contiguous()):

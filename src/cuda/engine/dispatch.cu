@@ -11,8 +11,8 @@
  * dispatch.cu)" and "Rung notes (moved from the rung files)". The tuner
  * times every rung but 2, 3, 4 and 6 (rungs.def's `tuned`): 2 and 4 are
  * superseded by 5 (the same loads, a slower reduction), 3 and 6 are
- * losses; 11, a loss AUTO never picks, is still timed, and so are 13 and
- * 14.
+ * losses; 11, a loss AUTO never picks, is still timed, and so is 13; 14
+ * is a loss by a wide margin and is not.
  * ==========================================================================
  * 1 scalar: thread per row / no setup, short rows busy / waits on longest row
  * 2 vector: warp per row, smem reduction / coalesced rows / idle lanes <32
@@ -53,8 +53,8 @@
  * 14 pipe: rung 10's tiles copied global -> shared by cp.async into a ring
  *   of stages, tiles ahead of the arithmetic, persistent grid / bytes in
  *   flight that do not follow the block's phases (f64 on the H200) /
- *   fewer blocks per SM (the stages' shared memory): scattered columns,
- *   small matrices
+ *   LOSS: slower than rung 10 on the H200 in f64 and f32: the per-tile
+ *   arithmetic, not the bytes in flight, limits it
  * 0 auto: smv_auto_choose below (src/core/auto.def), once per matrix at
  *   analysis
  *

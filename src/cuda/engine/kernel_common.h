@@ -29,8 +29,7 @@ __device__ __forceinline__ double smv_axpby(double a, double s, double b,
                                             double y) {
   return __fma_rn(a, s, __dmul_rn(b, y));
 }
-__device__ __forceinline__ float smv_axpby(float a, float s, float b,
-                                           float y) {
+__device__ __forceinline__ float smv_axpby(float a, float s, float b, float y) {
   return __fmaf_rn(a, s, __fmul_rn(b, y));
 }
 template <typename T>

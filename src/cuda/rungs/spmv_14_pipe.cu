@@ -33,13 +33,21 @@
  *   4. Past the L2 the copies carry an evict-first L2 policy (rung 10's
  *      ld.global.cs: the matrix, read once, does not push x out).
  * Why it should help: on a device whose DRAM delivers more bytes per SM
- * per clock (the H200: 18.4 against the H100's 12.8), rung 10 in f64
- * streams at 70-83% of the copy bandwidth (bench/results/h200/suite.md):
- * its bytes in flight follow its phases. Copies that need no registers
- * and run ahead by whole tiles keep the DRAM busy while the arithmetic
- * waits on x and on the barrier.
- * Where it loses: the shared memory of S stages (f64 tiles of 2048: 3 x
- * 32.9 KB) fits fewer blocks per SM than rung 10 (2-3 of 256 threads
+ * per clock (the H200 against the H100), rung 10 in f64 streams well
+ * short of the copy bandwidth (bench/results/h200/suite.md): its bytes in
+ * flight follow its phases. Copies that need no registers and run ahead
+ * by whole tiles should keep the DRAM busy while the arithmetic waits on
+ * x and on the barrier.
+ * Measured: a LOSS (bench/results/h200/suite.md, experiments pipe/q1 and
+ * q2): slower than rung 10 on every matrix timed on the H200, f64 and
+ * f32, at every setting of its knobs. Fewer stages and smaller tiles were
+ * faster, but tiles of 512 slower again: neither the bytes in flight (more
+ * stages lost) nor the blocks per SM alone limit it; each block's arithmetic on
+ * its tile (the gathers of x, the barrier, the row sums), done by 2-6 blocks an
+ * SM where rung 10 runs 8, does. It stays in the ladder as the measured answer
+ * to "is f64 on the H200 short of bytes in flight?": no. Neither AUTO nor the
+ * tuner runs it. Where it loses: the shared memory of S stages (f64 tiles of
+ * 2048: 3 x 32.9 KB) fits fewer blocks per SM than rung 10 (2-3 of 256 threads
  * against 6-8), so each SM has fewer warps to hide the gathers of x with:
  * scattered columns and small (launch-bound) matrices should stay on rung
  * 10 or 9. f64-f32v is not in this rung.
@@ -278,18 +286,18 @@ __global__ void spmv_pipe(const pipe_args p, const tile_args<T> a) {
   if constexpr (EF)
     asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;"
                  : "=l"(pol));
-  /* Ranges and descriptors of the tiles in flight, by stage; the next
-   * tile's read one iteration ahead (registers: S <= 4). */
-  int2 kr[4], d[4], dn[4];
+  /* The next tile's range and descriptor are read one iteration ahead of
+   * its copies; a tile's own are read again when it is computed (L2 hits:
+   * read S - 1 iterations before), so no array indexed by stage is kept
+   * (it would live in local memory). */
   const int2 none = make_int2(0, 0);
   for (int s = 0; s < S - 1; s++) {
     const int64_t tb = blockIdx.x + s * G;
     const bool any = tb < p.ntiles;
-    kr[s] = any ? __ldg(&p.kr[tb]) : none;
-    d[s] = any ? __ldg(&p.tiles[tb]) : none;
-    dn[s] = any ? __ldg(&p.tiles[tb + 1]) : none;
-    pipe_issue<T, TILE, EF, PF>(base + s * L::bytes, kr[s], d[s], dn[s], any, a,
-                                p, pol);
+    pipe_issue<T, TILE, EF, PF>(
+        base + s * L::bytes, any ? __ldg(&p.kr[tb]) : none,
+        any ? __ldg(&p.tiles[tb]) : none, any ? __ldg(&p.tiles[tb + 1]) : none,
+        any, a, p, pol);
   }
   int64_t tn = blockIdx.x + (int64_t)(S - 1) * G; /* the next to issue */
   int2 nkr = none, nd = none, ndn = none;
@@ -301,14 +309,14 @@ __global__ void spmv_pipe(const pipe_args p, const tile_args<T> a) {
     pipe_wait(S - 2); /* this thread's copies of tile b are in */
     __syncthreads();  /* everyone's; and stage s - 1 is free */
     const int si = s == 0 ? S - 1 : s - 1; /* the stage tile tn goes to */
-    kr[si] = nkr, d[si] = nd, dn[si] = ndn;
     pipe_issue<T, TILE, EF, PF>(base + si * L::bytes, nkr, nd, ndn,
                                 tn < p.ntiles, a, p, pol);
     tn += G;
     if (tn < p.ntiles)
       nkr = __ldg(&p.kr[tn]), nd = __ldg(&p.tiles[tn]),
       ndn = __ldg(&p.tiles[tn + 1]);
-    pipe_tile<T, TILE>(b, kr[s], d[s], dn[s], smv_pipe_raw + s * L::bytes, a,
+    pipe_tile<T, TILE>(b, __ldg(&p.kr[b]), __ldg(&p.tiles[b]),
+                       __ldg(&p.tiles[b + 1]), smv_pipe_raw + s * L::bytes, a,
                        red, &last_s);
     s = s == S - 1 ? 0 : s + 1;
   }
@@ -328,11 +336,6 @@ struct smv_pipe {
   int block, stages, pf, sms;
   unsigned grid;
 };
-
-static const void *kernel(smv_precision prec) {
-  return prec == SMV_F64 ? (const void *)spmv_pipe<double, 2048, true, 0>
-                         : (const void *)spmv_pipe<float, 2048, true, 0>;
-}
 
 /* The large-matrix instance's stages (for the occupancy table). */
 static size_t smem(smv_precision prec, int) {
@@ -359,6 +362,23 @@ template <auto Fn> static cudaError_t pipe_allow(unsigned stage) {
   if (e == cudaSuccess)
     done.fetch_or(bit, std::memory_order_relaxed);
   return e;
+}
+
+/* The instance the attribute and occupancy queries see (the large-matrix
+ * one), allowed its stages' shared memory first, so that the runtime's
+ * occupancy agrees with the model's (smv_blocks_init, the occupancy
+ * tests). */
+static const void *kernel(smv_precision prec) {
+  if (prec == SMV_F64) {
+    constexpr auto k = spmv_pipe<double, 2048, true, 0>;
+    if (pipe_allow<k>(pipe_layout<double, 2048>::bytes) != cudaSuccess)
+      (void)cudaGetLastError(); /* the queries then report it */
+    return (const void *)k;
+  }
+  constexpr auto k = spmv_pipe<float, 2048, true, 0>;
+  if (pipe_allow<k>(pipe_layout<float, 2048>::bytes) != cudaSuccess)
+    (void)cudaGetLastError();
+  return (const void *)k;
 }
 
 /* f(kernel, stage bytes) for the list's tile size and load mode and the
