@@ -100,32 +100,38 @@ __global__ void pipe_ranges(int64_t ntiles, const int2 *__restrict__ tiles,
   }
 }
 
-/* One 16-byte copy global -> shared; `bytes` (0..16) of it read, the rest
- * zero-filled (the ends of the arrays). PF: the L2 prefetch size hint (0 or
- * 256); EF: with the evict-first policy pol. */
+/* One 16-byte copy global -> shared, all of it inside the array. PF: the
+ * L2 prefetch size hint (0 or 256); EF: with the evict-first policy pol. */
 template <bool EF, int PF>
 __device__ __forceinline__ void pipe_cp16(unsigned dst, const void *src,
-                                          unsigned bytes, uint64_t pol) {
+                                          uint64_t pol) {
   if constexpr (EF && PF == 256)
     asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], "
-                 "[%1], 16, %2, %3;" ::"r"(dst),
-                 "l"(src), "r"(bytes), "l"(pol)
+                 "[%1], 16, %2;" ::"r"(dst),
+                 "l"(src), "l"(pol)
                  : "memory");
   else if constexpr (EF)
     asm volatile(
-        "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;" ::
-            "r"(dst),
-        "l"(src), "r"(bytes), "l"(pol)
+        "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
+            dst),
+        "l"(src), "l"(pol)
         : "memory");
   else if constexpr (PF == 256)
     asm volatile(
-        "cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" ::"r"(dst),
-        "l"(src), "r"(bytes)
+        "cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(dst),
+        "l"(src)
         : "memory");
   else
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
-                 "l"(src), "r"(bytes)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst),
+                 "l"(src)
                  : "memory");
+}
+/* One 4-byte copy global -> shared: the words of a 16-byte piece that
+ * runs past an array's end (a 16-byte copy with fewer source bytes still
+ * reads all 16, compute-sanitizer's memcheck showed). */
+__device__ __forceinline__ void pipe_cp4(unsigned dst, const void *src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dst), "l"(src)
+               : "memory");
 }
 __device__ __forceinline__ void pipe_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
@@ -182,24 +188,29 @@ pipe_issue(unsigned st, int2 kr, int2 d, int2 dn, bool any,
         nr = (ra1 - ra0) / 4;
     }
     for (unsigned i = t; i < nc + nv + nr; i += B) {
-      /* A copy past an array's end reads nothing (zero-filled) from
-       * the array's first element. */
+      /* A piece that runs past an array's end is copied word by word,
+       * only its words inside the array (what lies past it in the stage
+       * is never read). */
       unsigned dst, n;
       const void *src;
       if (i < nc) {
         const unsigned e = a0 + 4 * i;
         n = pipe_inside(e, p.nnz, 4);
-        dst = st + L::cols + 16 * i, src = a.col + (n ? e : 0);
+        dst = st + L::cols + 16 * i, src = a.col + e;
       } else if (i < nc + nv) {
         const unsigned j = i - nc, e = a0 + per * j;
         n = pipe_inside(e, p.nnz, sizeof(T));
-        dst = st + L::vals + 16 * j, src = a.val + (n ? e : 0);
+        dst = st + L::vals + 16 * j, src = a.val + e;
       } else {
         const unsigned j = i - nc - nv, e = ra0 + 4 * j;
         n = pipe_inside(e, p.rows + 1, 4);
-        dst = st + L::rows + 16 * j, src = a.row_ptr + (n ? e : 0);
+        dst = st + L::rows + 16 * j, src = a.row_ptr + e;
       }
-      pipe_cp16<EF, PF>(dst, src, n, pol);
+      if (n == 16)
+        pipe_cp16<EF, PF>(dst, src, pol);
+      else
+        for (unsigned w = 0; w < n / 4; w++)
+          pipe_cp4(dst + 4 * w, (const char *)src + 4 * w);
     }
   }
   pipe_commit();
