@@ -351,4 +351,28 @@ static inline void tc_same_bits(smv_matrix *dA, const smv_csr *A, smv_alg ref,
   free(x), free(y0), free(yr), free(ya);
 }
 
+/* smv_matrix_tune on dA (3 runs each), then how many of the plan's
+ * measured candidates are rung alg with a time (0 or 1). */
+static inline int tc_tune_timed(smv_context *ctx, smv_matrix *dA, smv_alg alg) {
+  CHECK_OK(smv_matrix_tune(ctx, dA, 3));
+  smv_matrix_plan_info p;
+  CHECK_OK(smv_matrix_plan(dA, &p));
+  int timed = 0;
+  for (int i = 0; i < p.ncandidates; i++)
+    timed += p.candidates[i].alg == alg && p.candidates[i].ms > 0;
+  return timed;
+}
+
+/* tc_both_precisions on each generated spec of specs[0..n). */
+static inline void tc_specs_both(const char *const *specs, int n, int ncases,
+                                 tc_matrix_fn fn) {
+  for (int s = 0; s < n; s++) {
+    smv_csr *A = tst_generate(specs[s]);
+    if (!A)
+      continue;
+    tc_both_precisions(A, specs[s], ncases, fn);
+    smv_csr_free(A);
+  }
+}
+
 #endif

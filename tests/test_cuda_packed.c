@@ -44,13 +44,7 @@ static void test_past_l2(void) {
   TC_NEED_DEVICE();
   const char *specs[] = {"band:1500000:4", "denserow:1500000:8,cols=300000",
                          "rand:1000000:16,cols=2000000"};
-  for (int s = 0; s < 3; s++) {
-    smv_csr *A = tst_generate(specs[s]);
-    if (!A)
-      continue;
-    tc_both_precisions(A, specs[s], 2, check_packed);
-    smv_csr_free(A);
-  }
+  tc_specs_both(specs, 3, 2, check_packed);
 }
 
 /* Device bytes: on local columns rung 13 holds 2 bytes per entry and per
@@ -81,13 +75,7 @@ static void test_bytes_and_tuner(void) {
      * and AUTO's result still matches the reference. AUTO's rule alone
      * never picks it (test_cuda_reuse.c). */
     CHECK(smv_alg_tuned(SMV_ALG_PACKED));
-    CHECK_OK(smv_matrix_tune(ctx, dA, 3));
-    smv_matrix_plan_info p;
-    CHECK_OK(smv_matrix_plan(dA, &p));
-    int timed = 0;
-    for (int i = 0; i < p.ncandidates; i++)
-      timed += p.candidates[i].alg == SMV_ALG_PACKED && p.candidates[i].ms > 0;
-    CHECK_INT(timed, 1);
+    CHECK_INT(tc_tune_timed(ctx, dA, SMV_ALG_PACKED), 1);
     CHECK(smv_matrix_device_bytes(dA) >= before + held);
     CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_AUTO, 1.0, 0.0, 0, 0, "lap3d:40"), 0);
     smv_matrix_free(dA);

@@ -58,13 +58,7 @@ static void test_past_l2(void) {
   TC_NEED_DEVICE();
   const char *specs[] = {"band:1500000:4", "denserow:1500000:8,cols=300000",
                          "rand:1000000:16,cols=2000000", "band:600000:32"};
-  for (int s = 0; s < 4; s++) {
-    smv_csr *A = tst_generate(specs[s]);
-    if (!A)
-      continue;
-    tc_both_precisions(A, specs[s], 2, check_pipe);
-    smv_csr_free(A);
-  }
+  tc_specs_both(specs, 4, 2, check_pipe);
 }
 
 /* Device bytes: its own tile list and 8 bytes a tile of ranges, far less
@@ -87,13 +81,7 @@ static void test_bytes_and_tuner(void) {
            "rung 14 holds %zu bytes for %lld entries", held, (long long)A->nnz);
     CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_PIPE, 1.0, 0.0, 0, 3, "lap3d:40"), 0);
     CHECK(!smv_alg_tuned(SMV_ALG_PIPE));
-    CHECK_OK(smv_matrix_tune(ctx, dA, 3));
-    smv_matrix_plan_info p;
-    CHECK_OK(smv_matrix_plan(dA, &p));
-    int timed = 0;
-    for (int i = 0; i < p.ncandidates; i++)
-      timed += p.candidates[i].alg == SMV_ALG_PIPE && p.candidates[i].ms > 0;
-    CHECK_INT(timed, 0);
+    CHECK_INT(tc_tune_timed(ctx, dA, SMV_ALG_PIPE), 0);
     CHECK_INT(tc_case(ctx, dA, A, SMV_ALG_AUTO, 1.0, 0.0, 0, 0, "lap3d:40"), 0);
     smv_matrix_free(dA);
   }
