@@ -186,7 +186,7 @@ def _torch_fast(alloc=None):
                 y = alloc(x, m, dt)
             else:  # empty_like: the cheaper of the two where it fits
                 y = like(x) if m == n else x.new_empty(m)
-        elif (not isinstance(y, T) or y.dtype is not dt or
+        elif (not isinstance(y, T) or y.dtype is not dt or y.requires_grad or
               y.get_device() != dev or y.ndim != 1 or y.numel() != m or
               not y.is_contiguous()):
             return None

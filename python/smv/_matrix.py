@@ -758,6 +758,11 @@ class Matrix:
                 raise TypeError("smv: y must be a device array like x (got "
                                 "%s)" % type(y).__name__)
             self._check_dev(vy, "y", (m,))
+            if getattr(y, "requires_grad", False):
+                raise ValueError("smv: y requires grad: smv writes it in "
+                                 "place, outside autograd (as torch refuses "
+                                 "in-place writes to such a leaf); pass a "
+                                 "tensor without requires_grad")
             if not vy.contig:
                 raise ValueError("smv: y must be contiguous (it is written "
                                  "in place)")

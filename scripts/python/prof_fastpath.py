@@ -14,7 +14,8 @@ Torch sections (one run settles the torch fast path's choices):
              the product (allocate, then smv_spmv into it by ctypes),
              then as the fast path's allocation (_fast._torch_fast(alloc))
              with `M @ x` through it; the library's default is
-             `x.new_empty(m)` inline (the row "M @ tx (new, default)");
+             `torch.empty_like(x)` for a square product, else
+             `x.new_empty(m)`, inline (the row "M @ tx (new, default)");
   checks     each attribute or method the checks could use;
   overhead   the loop and lambda call every row pays, a Python frame, the
              lock, the dtype lookups.

@@ -455,6 +455,25 @@ def test_torch_fast_path_odd_inputs_take_the_general_path():
         with pytest.raises(ValueError, match=r"\(700,\)"):
             M.matvec(tx, y=torch.empty(699, dtype=torch.float64,
                                        device="cuda"))
+        # A y that requires grad is refused (written in place, outside
+        # autograd), by both paths alike.
+        with pytest.raises(ValueError, match="requires grad"):
+            M.matvec(tx, y=torch.zeros(700, dtype=torch.float64,
+                                       device="cuda", requires_grad=True))
+        with pytest.raises(TypeError, match="float64"):
+            M @ tx.float()
+        # A CPU tensor: the host path, a CPU tensor back.
+        yc = M @ torch.as_tensor(x)
+        assert not yc.is_cuda
+        close(yc.numpy(), A @ x, "float64")
+        # On a stream of the caller's: ordered there.
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):
+            ys = M @ (tx * 1.0)
+        s.synchronize()
+        close(ys.cpu().numpy(), A @ x, "float64")
+    with pytest.raises(ValueError, match="close"):
+        M @ tx
 
 
 # ---- precision f64-f32v --------------------------------------------------

@@ -14,7 +14,8 @@
  *      S stages (S = 3 by default): while the block computes tile j, the
  *      copies of tiles j+1 .. j+S-1 are in flight. The bytes in flight per
  *      SM no longer depend on the arithmetic's phase: S-1 tiles of every
- *      resident block (f64, 2048 entries: 24 KB a tile).
+ *      resident block (f64, 2048 entries: 24 KB of indices and values a
+ *      tile, 26.1 KiB a stage with its row offsets).
  *   2. A persistent grid (the blocks that fit at once, from the occupancy
  *      of this kernel at its shared memory), block b taking tiles b, b+G,
  *      b+2G...: a fixed order, so that each block knows which tile to copy
@@ -46,9 +47,11 @@
  * its tile (the gathers of x, the barrier, the row sums), done by 2-6 blocks an
  * SM where rung 10 runs 8, does. It stays in the ladder as the measured answer
  * to "is f64 on the H200 short of bytes in flight?": no. Neither AUTO nor the
- * tuner runs it. Where it loses: the shared memory of S stages (f64 tiles of
- * 2048: 3 x 32.9 KB) fits fewer blocks per SM than rung 10 (2-3 of 256 threads
- * against 6-8), so each SM has fewer warps to hide the gathers of x with:
+ * tuner runs it.
+ * Where it loses: the shared memory of S stages (tiles of 2048: 3 x 26.1
+ * KiB in f64, 3 x 18.1 KiB in f32) fits fewer blocks per SM than rung 10
+ * (2 and 4 of 256 threads against 8), so each SM has fewer warps to hide
+ * the gathers of x with:
  * scattered columns and small (launch-bound) matrices should stay on rung
  * 10 or 9. f64-f32v is not in this rung.
  * Knobs for experiments, read at set-up: SMV_PIPE_STAGES (2..4),
@@ -152,8 +155,10 @@ __device__ __forceinline__ unsigned pipe_inside(unsigned e, unsigned end,
                                                 unsigned size) {
   if (e >= end)
     return 0;
-  const unsigned left = (end - e) * size;
-  return left < 16u ? left : 16u;
+  /* Elements left, compared before they are turned into bytes: (end - e)
+   * * size overflows 32 bits from 2^29 f64 values on. */
+  const unsigned left = end - e;
+  return left >= 16u / size ? 16u : left * size;
 }
 
 /* What a kernel needs besides tile_args. */
@@ -356,7 +361,11 @@ static size_t smem(smv_precision prec, int) {
 
 /* Let kernel Fn take 4 stages of `stage` bytes of dynamic shared memory
  * (past the 48 KB a launch gets without asking; the most any stage count
- * here needs), once per device. */
+ * here needs), at most what the device lets a block opt in to (a stage
+ * count that does not fit is then refused at set-up with the occupancy's
+ * error), once per device. A device reset forgets the attribute but not
+ * this bit: launches past 48 KB then fail with the runtime's error, not
+ * silently. */
 template <auto Fn> static cudaError_t pipe_allow(unsigned stage) {
   static std::atomic<unsigned long long> done{0}; /* one bit per device */
   int dev = 0;
@@ -368,8 +377,19 @@ template <auto Fn> static cudaError_t pipe_allow(unsigned stage) {
   const unsigned long long bit = 1ull << dev;
   if (done.load(std::memory_order_relaxed) & bit)
     return cudaSuccess;
+  int optin = 0;
+  e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                             dev);
+  if (e != cudaSuccess)
+    return e;
+  cudaFuncAttributes fa;
+  e = cudaFuncGetAttributes(&fa, Fn);
+  if (e != cudaSuccess)
+    return e;
+  optin -= (int)fa.sharedSizeBytes; /* red and last_s */
+  const int want = (int)(4 * stage) < optin ? (int)(4 * stage) : optin;
   e = cudaFuncSetAttribute(Fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           (int)(4 * stage));
+                           want);
   if (e == cudaSuccess)
     done.fetch_or(bit, std::memory_order_relaxed);
   return e;
@@ -522,7 +542,10 @@ static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   if (!h)
     return smv_ctx_set(ctx, SMV_ERR_NOMEM, "rung 14: out of host memory");
   h->sms = ctx->prop.multiProcessorCount;
-  h->block = ctx->block_override ? ctx->block_override : SMV_PIPE_BLOCK;
+  /* The rung's own block, not the caller's override in force now: the
+   * override is applied at each launch (dispatch.cu's launch_block), which
+   * recomputes the grid for it (run above). */
+  h->block = SMV_PIPE_BLOCK;
   h->stages = env_int("SMV_PIPE_STAGES", 2, 4, SMV_PIPE_STAGES);
   h->pf = env_int("SMV_PIPE_L2PF", 0, 256, 0) == 256 ? 256 : 0;
   int top = env_int("SMV_PIPE_TILE", 256, 4096, 2048);
