@@ -116,6 +116,14 @@ smv_status smv_device_enter_uncaptured(smv_context *ctx,
   return st;
 }
 
+int smv_env_int(const char *name, int lo, int hi, int dflt) {
+  const char *s = getenv(name);
+  if (!s || !*s)
+    return dflt;
+  const long v = strtol(s, NULL, 10);
+  return v >= lo && v <= hi ? (int)v : dflt;
+}
+
 unsigned smv_grid_for(int64_t work, int block) {
   int64_t g = (work + block - 1) / block;
   if (g < 1)

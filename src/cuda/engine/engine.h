@@ -188,6 +188,11 @@ smv_status smv_device_enter_uncaptured(smv_context *ctx,
  * gridDim.x limit (the kernels loop, so any row count works). */
 unsigned smv_grid_for(int64_t work, int block);
 
+/* An experiment knob: environment variable `name` as an integer in
+ * [lo, hi] (its leading digits, as strtol reads them), else dflt (unset,
+ * empty or out of range). */
+int smv_env_int(const char *name, int lo, int hi, int dflt);
+
 /* Values and column indices (nnz * (8 or 4 + 4) bytes) outgrow the
  * device's L2: the matrix streams from DRAM (matrix.cu). AUTO, rung 9's
  * plan and the tile rungs' load mode decide on it. */

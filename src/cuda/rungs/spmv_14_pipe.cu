@@ -500,14 +500,6 @@ static int plan_block(const void *state) {
   return ((const struct smv_pipe *)state)->block;
 }
 
-static int env_int(const char *name, int lo, int hi, int dflt) {
-  const char *s = getenv(name);
-  if (!s || !*s)
-    return dflt;
-  const long v = strtol(s, NULL, 10);
-  return v >= lo && v <= hi ? (int)v : dflt;
-}
-
 /* The tiles' entry ranges on the device (kr, ntiles of them). */
 static smv_status pipe_ranges_build(smv_context *ctx, smv_matrix *m,
                                     struct smv_pipe *h) {
@@ -546,9 +538,9 @@ static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
    * override is applied at each launch (dispatch.cu's launch_block), which
    * recomputes the grid for it (run above). */
   h->block = SMV_PIPE_BLOCK;
-  h->stages = env_int("SMV_PIPE_STAGES", 2, 4, SMV_PIPE_STAGES);
-  h->pf = env_int("SMV_PIPE_L2PF", 0, 256, 0) == 256 ? 256 : 0;
-  int top = env_int("SMV_PIPE_TILE", 256, 4096, 2048);
+  h->stages = smv_env_int("SMV_PIPE_STAGES", 2, 4, SMV_PIPE_STAGES);
+  h->pf = smv_env_int("SMV_PIPE_L2PF", 0, 256, 0) == 256 ? 256 : 0;
+  int top = smv_env_int("SMV_PIPE_TILE", 256, 4096, 2048);
   if (top & (top - 1))
     top = 2048;
   void *tl = NULL;

@@ -18,12 +18,9 @@ int smv_tile_size(const smv_context *ctx, int64_t work, int top) {
   const int64_t want = (int64_t)ctx->prop.multiProcessorCount * 4;
   /* SMV_TILE_TOP=N (a power of two, 256..4096), for experiments on a new
    * device: the largest tile instead of the rung's own (read at set-up). */
-  const char *env = getenv("SMV_TILE_TOP");
-  if (env && *env) {
-    const long t = strtol(env, NULL, 10);
-    if (t >= 256 && t <= 4096 && (t & (t - 1)) == 0)
-      top = (int)t;
-  }
+  const int t = smv_env_int("SMV_TILE_TOP", 256, 4096, 0);
+  if (t && (t & (t - 1)) == 0)
+    top = t;
   int tile = top;
   while (tile > 256 && work / tile < want)
     tile /= 2;

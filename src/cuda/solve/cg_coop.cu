@@ -95,6 +95,7 @@
  */
 #include "cg_coop.h"
 
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 
@@ -266,10 +267,7 @@ template <typename T> coop_args<T> args_of(solver &S, int it_end) {
 }
 
 /* An environment knob's value as a positive integer, else 0. */
-int env_int(const char *name) {
-  const char *v = getenv(name);
-  return v && atoi(v) > 0 ? atoi(v) : 0;
-}
+int env_int(const char *name) { return smv_env_int(name, 1, INT_MAX, 0); }
 
 } // namespace
 
