@@ -170,29 +170,51 @@ struct pipe_args {
   int stages;
 };
 
-/* Issue the copies of tile b (entries kr, descriptor d, dn) into stage st
- * (shared address), every thread its share; then commit (always: an empty
- * group keeps the count of groups the same in every thread). */
+/* Tile b of the list: its entries {k0, k1} and its descriptor and the
+ * next one (rung 10's list); zeros past the last tile. */
+struct pipe_desc {
+  int2 kr, d, dn;
+};
+__device__ __forceinline__ pipe_desc pipe_desc_of(const pipe_args &p,
+                                                  int64_t b) {
+  const int2 z = make_int2(0, 0);
+  if (b >= p.ntiles)
+    return {z, z, z};
+  return {__ldg(&p.kr[b]), __ldg(&p.tiles[b]), __ldg(&p.tiles[b + 1])};
+}
+
+/* The row offsets row_ptr[r0 .. r1] of a tile of whole rows, staged from
+ * the 4-aligned *ra0 where they fit (ROWS_N of them): how many 16-byte
+ * copies they take; 0 for a piece of a long row and for a tile of more
+ * rows (a run of short or empty ones), whose offsets are read from
+ * global memory. The copies and the sums decide it here alike. */
+template <unsigned ROWS_N>
+__device__ __forceinline__ unsigned pipe_rows(const pipe_desc &t,
+                                              unsigned *ra0) {
+  *ra0 = (unsigned)t.d.x & ~3u;
+  if (t.d.y >= 0)
+    return 0;
+  const unsigned ra1 = ((unsigned)t.dn.x + 1u + 3u) & ~3u;
+  return ra1 - *ra0 <= ROWS_N ? (ra1 - *ra0) / 4 : 0;
+}
+
+/* Issue the copies of tile t into stage st (shared address), every thread
+ * its share; then commit (always: an empty group keeps the count of
+ * groups the same in every thread). */
 template <typename T, int TILE, bool EF, int PF>
-__device__ __forceinline__ void
-pipe_issue(unsigned st, int2 kr, int2 d, int2 dn, bool any,
-           const tile_args<T> &a, const pipe_args &p, uint64_t pol) {
+__device__ __forceinline__ void pipe_issue(unsigned st, const pipe_desc &t,
+                                           bool any, const tile_args<T> &a,
+                                           const pipe_args &p, uint64_t pol) {
   using L = pipe_layout<T, TILE>;
   if (any) {
-    const unsigned t = threadIdx.x, B = blockDim.x;
-    const unsigned a0 = (unsigned)kr.x & ~3u;
-    const unsigned a1 = ((unsigned)kr.y + 3u) & ~3u;
+    const unsigned B = blockDim.x;
+    const unsigned a0 = (unsigned)t.kr.x & ~3u;
+    const unsigned a1 = ((unsigned)t.kr.y + 3u) & ~3u;
     constexpr unsigned per = 16 / sizeof(T); /* values per copy */
     const unsigned nc = (a1 - a0) / 4, nv = (a1 - a0) / per;
-    /* The row offsets r0 .. r1 of a tile of whole rows, where they fit. */
-    unsigned nr = 0, ra0 = 0;
-    if (d.y < 0) {
-      ra0 = (unsigned)d.x & ~3u;
-      const unsigned ra1 = ((unsigned)dn.x + 1u + 3u) & ~3u;
-      if (ra1 - ra0 <= L::rows_n)
-        nr = (ra1 - ra0) / 4;
-    }
-    for (unsigned i = t; i < nc + nv + nr; i += B) {
+    unsigned ra0;
+    const unsigned nr = pipe_rows<L::rows_n>(t, &ra0);
+    for (unsigned i = threadIdx.x; i < nc + nv + nr; i += B) {
       /* A piece that runs past an array's end is copied word by word,
        * only its words inside the array (what lies past it in the stage
        * is never read). */
@@ -221,17 +243,18 @@ pipe_issue(unsigned st, int2 kr, int2 d, int2 dn, bool any,
   pipe_commit();
 }
 
-/* Tile b, staged at st (generic pointer sp): products in place over the
+/* Tile b (tl), staged at generic pointer sp: products in place over the
  * values, then rung 10's sums (the same order: rung 10's bits). Ends on a
  * barrier only for pieces (piece_finish); the next iteration's barrier
  * frees the stage and red. */
 template <typename T, int TILE>
 __device__ __forceinline__ void
-pipe_tile(int64_t b, int2 kr, int2 d, int2 dn, unsigned char *sp,
+pipe_tile(int64_t b, const pipe_desc &tl, unsigned char *sp,
           const tile_args<T> &a, T *red, unsigned *last_s) {
   using L = pipe_layout<T, TILE>;
+  const int2 d = tl.d;
   const unsigned t = threadIdx.x, B = blockDim.x;
-  const unsigned k0 = (unsigned)kr.x, k1 = (unsigned)kr.y, n = k1 - k0;
+  const unsigned k0 = (unsigned)tl.kr.x, k1 = (unsigned)tl.kr.y, n = k1 - k0;
   const unsigned off = k0 - (k0 & ~3u);
   const int32_t *c = reinterpret_cast<const int32_t *>(sp + L::cols) + off;
   T *v = reinterpret_cast<T *>(sp + L::vals) + off;
@@ -262,11 +285,10 @@ pipe_tile(int64_t b, int2 kr, int2 d, int2 dn, unsigned char *sp,
     piece_finish<T, TILE>(b, d.x, rb, re, k0, k1, a, v, red, last_s);
     return;
   }
-  const int64_t r0 = d.x, r1 = dn.x;
-  const unsigned R = (unsigned)(r1 - r0);
-  const unsigned ra0 = (unsigned)r0 & ~3u;
-  const unsigned ra1 = ((unsigned)r1 + 1u + 3u) & ~3u;
-  if (ra1 - ra0 <= L::rows_n) {
+  const int64_t r0 = d.x;
+  const unsigned R = (unsigned)(tl.dn.x - d.x);
+  unsigned ra0;
+  if (pipe_rows<L::rows_n>(tl, &ra0)) {
     const int32_t *rp =
         reinterpret_cast<const int32_t *>(sp + L::rows) + ((unsigned)r0 - ra0);
     rows_sum<T>(
@@ -306,33 +328,23 @@ __global__ void spmv_pipe(const pipe_args p, const tile_args<T> a) {
    * its copies; a tile's own are read again when it is computed (L2 hits:
    * read S - 1 iterations before), so no array indexed by stage is kept
    * (it would live in local memory). */
-  const int2 none = make_int2(0, 0);
   for (int s = 0; s < S - 1; s++) {
     const int64_t tb = blockIdx.x + s * G;
-    const bool any = tb < p.ntiles;
-    pipe_issue<T, TILE, EF, PF>(
-        base + s * L::bytes, any ? __ldg(&p.kr[tb]) : none,
-        any ? __ldg(&p.tiles[tb]) : none, any ? __ldg(&p.tiles[tb + 1]) : none,
-        any, a, p, pol);
+    pipe_issue<T, TILE, EF, PF>(base + s * L::bytes, pipe_desc_of(p, tb),
+                                tb < p.ntiles, a, p, pol);
   }
   int64_t tn = blockIdx.x + (int64_t)(S - 1) * G; /* the next to issue */
-  int2 nkr = none, nd = none, ndn = none;
-  if (tn < p.ntiles)
-    nkr = __ldg(&p.kr[tn]), nd = __ldg(&p.tiles[tn]),
-    ndn = __ldg(&p.tiles[tn + 1]);
+  pipe_desc next = pipe_desc_of(p, tn);
   int s = 0;
   for (int64_t b = blockIdx.x; b < p.ntiles; b += G) {
     pipe_wait(S - 2); /* this thread's copies of tile b are in */
     __syncthreads();  /* everyone's; and stage s - 1 is free */
     const int si = s == 0 ? S - 1 : s - 1; /* the stage tile tn goes to */
-    pipe_issue<T, TILE, EF, PF>(base + si * L::bytes, nkr, nd, ndn,
-                                tn < p.ntiles, a, p, pol);
+    pipe_issue<T, TILE, EF, PF>(base + si * L::bytes, next, tn < p.ntiles, a, p,
+                                pol);
     tn += G;
-    if (tn < p.ntiles)
-      nkr = __ldg(&p.kr[tn]), nd = __ldg(&p.tiles[tn]),
-      ndn = __ldg(&p.tiles[tn + 1]);
-    pipe_tile<T, TILE>(b, __ldg(&p.kr[b]), __ldg(&p.tiles[b]),
-                       __ldg(&p.tiles[b + 1]), smv_pipe_raw + s * L::bytes, a,
+    next = pipe_desc_of(p, tn);
+    pipe_tile<T, TILE>(b, pipe_desc_of(p, b), smv_pipe_raw + s * L::bytes, a,
                        red, &last_s);
     s = s == S - 1 ? 0 : s + 1;
   }
