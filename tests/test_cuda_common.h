@@ -375,4 +375,18 @@ static inline void tc_specs_both(const char *const *specs, int n, int ncases,
   }
 }
 
+/* Generate spec and run check(spec, A, f32) in f64, then in f32 (A
+ * float-rounded for it); the check makes its own matrices. */
+static inline void tc_spec_both(const char *spec,
+                                void (*check)(const char *, const smv_csr *,
+                                              int)) {
+  smv_csr *A = tst_generate(spec);
+  if (!A)
+    return;
+  check(spec, A, 0);
+  tc_round_values(A);
+  check(spec, A, 1);
+  smv_csr_free(A);
+}
+
 #endif

@@ -25,18 +25,6 @@ static int is_sparse(smv_alg a) {
   return a == SMV_ALG_CUSPARSE_ALG1 || a == SMV_ALG_CUSPARSE_ALG2;
 }
 
-/* Run check(spec, A, f32) in f64, then f32 (A float-rounded for it). */
-static void both_precisions(const char *spec,
-                            void (*check)(const char *, const smv_csr *, int)) {
-  smv_csr *A = tst_generate(spec);
-  if (!A)
-    return;
-  check(spec, A, 0);
-  tc_round_values(A);
-  check(spec, A, 1);
-  smv_csr_free(A);
-}
-
 static void lazy_check(const char *spec, const smv_csr *A, int f32) {
   smv_context *ctx = tc_context();
   {
@@ -98,9 +86,9 @@ static void lazy_check(const char *spec, const smv_csr *A, int f32) {
 
 static void test_lazy_cusparse(void) {
   TC_NEED_DEVICE();
-  both_precisions("lap3d:20", lazy_check);
-  both_precisions("rand:20000:24,cols=15000", lazy_check);
-  both_precisions("plaw:5000:10,perm=rand", lazy_check);
+  tc_spec_both("lap3d:20", lazy_check);
+  tc_spec_both("rand:20000:24,cols=15000", lazy_check);
+  tc_spec_both("plaw:5000:10,perm=rand", lazy_check);
 }
 
 static void tune_check(const char *spec, const smv_csr *A, int f32) {
@@ -159,7 +147,7 @@ static void test_tune(void) {
                          "elastic3d:8",   "stencil27:12,perm=rand",
                          "rmat:12:8",     "rand:300:8,cols=2000"};
   for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
-    both_precisions(specs[i], tune_check);
+    tc_spec_both(specs[i], tune_check);
 }
 
 /* AUTO past the L2 with scattered columns (dispatch.cu's rule): even
@@ -269,7 +257,7 @@ static void prepare_check(const char *spec, const smv_csr *A, int f32) {
 
 static void test_prepare(void) {
   TC_NEED_DEVICE();
-  both_precisions("lap3d:20", prepare_check);
+  tc_spec_both("lap3d:20", prepare_check);
 }
 
 static void test_plan_edges(void) {

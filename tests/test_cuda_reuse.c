@@ -180,27 +180,15 @@ static void calls_check(const char *spec, const smv_csr *A, int f32) {
   reuse_check(spec, A, f32, &o);
 }
 
-/* Run check(spec, A, f32) in f64, then f32 (A float-rounded for it). */
-static void both(const char *spec,
-                 void (*check)(const char *, const smv_csr *, int)) {
-  smv_csr *A = tst_generate(spec);
-  if (!A)
-    return;
-  check(spec, A, 0);
-  tc_round_values(A);
-  check(spec, A, 1);
-  smv_csr_free(A);
-}
-
 static void test_reuse_plan(void) {
   TC_NEED_DEVICE();
   /* Inside the L2 (rung 13 never qualifies), past it with local columns
    * (lap3d:100: 6.9 M entries, 83 MB in f64, 55 MB in f32; mean distance
    * from the diagonal 2900 columns: qualifies where the L2 is smaller),
    * past it with scattered columns (never qualifies). */
-  both("lap3d:30", flag_check);
-  both("lap3d:100", flag_check);
-  both("rand:300000:16", calls_check);
+  tc_spec_both("lap3d:30", flag_check);
+  tc_spec_both("lap3d:100", flag_check);
+  tc_spec_both("rand:300000:16", calls_check);
 }
 
 /* Without reuse declared AUTO never runs rung 13 and nothing packed is
@@ -247,8 +235,8 @@ static void no_reuse_check(const char *spec, const smv_csr *A, int f32) {
 
 static void test_no_reuse(void) {
   TC_NEED_DEVICE();
-  both("lap3d:30", no_reuse_check);
-  both("lap3d:100", no_reuse_check);
+  tc_spec_both("lap3d:30", no_reuse_check);
+  tc_spec_both("lap3d:100", no_reuse_check);
 }
 
 /* SMV_MATRIX_TUNE (and smv_matrix_tune) time rung 13 with the rest, and

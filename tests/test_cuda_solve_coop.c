@@ -71,6 +71,16 @@ static int fixture_open(fixture *F, const char *spec) {
   return 0;
 }
 
+/* The persistent solvers' options in these tests: tolerance tol, at most
+ * 5000 iterations, preconditioner pc, the persistent path asked for. */
+static void coop_options(smv_solve_options *o, double tol, smv_precond pc) {
+  smv_solve_options_init(o);
+  o->tol = tol;
+  o->maxit = 5000;
+  o->precond = pc;
+  o->persistent = 1;
+}
+
 /* Persistent CG against the CPU: f64 and f32, none and Jacobi; twice for
  * the bits; history. (Progress chunks: test_auto_and_progress.) */
 static void check_persistent(const char *name, const smv_csr *A, int f32,
@@ -90,11 +100,7 @@ static void check_persistent(const char *name, const smv_csr *A, int f32,
   if (!dA)
     goto out;
   smv_solve_options o;
-  smv_solve_options_init(&o);
-  o.tol = tol;
-  o.maxit = 5000;
-  o.precond = pc;
-  o.persistent = 1;
+  coop_options(&o, tol, pc);
   o.history = hist;
   o.history_len = 5001;
   smv_solve_result r, r2, rc;
@@ -381,11 +387,7 @@ static void test_shapes(void) {
       continue;
     for (int pc = 0; pc < 2; pc++) {
       smv_solve_options o;
-      smv_solve_options_init(&o);
-      o.tol = 1e-10;
-      o.maxit = 5000;
-      o.precond = pc ? SMV_PRECOND_JACOBI : SMV_PRECOND_NONE;
-      o.persistent = 1;
+      coop_options(&o, 1e-10, pc ? SMV_PRECOND_JACOBI : SMV_PRECOND_NONE);
       smv_solve_result rc, r, r2;
       smv_error err;
       CHECK_OK(smv_cg(F.A, F.b, F.x, &o, &rc, &err));
@@ -436,11 +438,7 @@ static void test_copies_lanes(void) {
     if (!fixture_open(&F, specs[m]))
       continue;
     smv_solve_options o;
-    smv_solve_options_init(&o);
-    o.tol = 1e-10;
-    o.maxit = 5000;
-    o.precond = SMV_PRECOND_JACOBI;
-    o.persistent = 1;
+    coop_options(&o, 1e-10, SMV_PRECOND_JACOBI);
     smv_solve_result rc, r0, r, r2;
     smv_error err;
     CHECK_OK(smv_cg(F.A, F.b, F.x, &o, &rc, &err));
@@ -523,11 +521,7 @@ static void check_bicgstab_coop(const char *name, const smv_csr *A, int f32,
   if (!dA || !x || !x2 || !xc || !bf || !xf || !hist)
     goto out;
   smv_solve_options o;
-  smv_solve_options_init(&o);
-  o.tol = tol;
-  o.maxit = 5000;
-  o.precond = pc;
-  o.persistent = 1;
+  coop_options(&o, tol, pc);
   smv_solve_result rg, r, r2, rc;
   setenv("SMV_SOLVE_COOP_BICGSTAB", "0", 1);
   CHECK_OK(gpu_bi(dA, b, x, &o, &rg));
@@ -682,11 +676,7 @@ static smv_status coop_sum_run(const char *sum, smv_method m, smv_matrix *dA,
                                const double *b, double *x, int every,
                                smv_solve_result *r) {
   smv_solve_options o;
-  smv_solve_options_init(&o);
-  o.tol = 1e-10;
-  o.maxit = 5000;
-  o.precond = SMV_PRECOND_JACOBI;
-  o.persistent = 1;
+  coop_options(&o, 1e-10, SMV_PRECOND_JACOBI);
   o.progress = every ? on_progress : NULL;
   o.progress_every = every;
   if (sum)
