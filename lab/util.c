@@ -214,8 +214,10 @@ int lab_run_gnuplot(const char *script, const char *png) {
   }
   if (exists) {
     (void)fchmod(fd, sb.st_mode & 07777);
-    if (fchown(fd, sb.st_uid, sb.st_gid) != 0) /* best effort */
-      (void)fchown(fd, (uid_t)-1, sb.st_gid);
+    if (fchown(fd, sb.st_uid, sb.st_gid) != 0 &&
+        fchown(fd, (uid_t)-1, sb.st_gid) != 0) {
+      /* best effort: the file keeps our owner and group */
+    }
   } else {
     mode_t um = umask(0); /* the CLI is single-threaded here */
     umask(um);

@@ -75,8 +75,10 @@ smv_status smv__file_begin(const char *path, smv_file **out, int *fd,
     if (*fd >= 0) {
       if (exists) { /* best effort: mode, then owner and group */
         (void)fchmod(*fd, sb.st_mode & 07777);
-        if (fchown(*fd, sb.st_uid, sb.st_gid) != 0)
-          (void)fchown(*fd, (uid_t)-1, sb.st_gid);
+        if (fchown(*fd, sb.st_uid, sb.st_gid) != 0 &&
+            fchown(*fd, (uid_t)-1, sb.st_gid) != 0) {
+          /* best effort: the file keeps our owner and group */
+        }
       }
       *out = h;
       return SMV_OK;

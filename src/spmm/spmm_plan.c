@@ -85,8 +85,7 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
       snprintf(
           c->why, sizeof c->why,
           "row-major k = %d: %lld bytes along k (<= %d), full pass: rung 4 "
-          "pipelined across rows (next row's offsets, pairs load as "
-          "this row gathers), %d-element loads; %s",
+          "pipelined across rows, %d-element loads; %s",
           s->k, bytes, SMV_SPMM_ROWPIPE_BYTES, v, split);
       return SMV_OK;
     }
