@@ -106,6 +106,18 @@ typedef struct {
  * damping 0.85, uniform teleport). NULL-safe. */
 void smv_solve_options_init(smv_solve_options *o);
 
+/* smv_solve_result.persistent: the persistent cooperative kernel that ran
+ * a device solve's iterations (nonzero: one did). */
+typedef enum {
+  SMV_PERSISTENT_NONE = 0,       /* the graph path (or the CPU)          */
+  SMV_PERSISTENT_CG1 = 1,        /* CG, one grid barrier an iteration
+                                    (Chronopoulos–Gear; the default)     */
+  SMV_PERSISTENT_CG2 = 2,        /* CG, two grid barriers an iteration   */
+  SMV_PERSISTENT_BICGSTAB = 3,   /* BiCGStab                             */
+  SMV_PERSISTENT_CG_RESIDENT = 4 /* CG1 with each block's slice of the
+                                    matrix and vectors in shared memory  */
+} smv_persistent_kernel;
+
 typedef struct {
   int iterations;        /* completed iterations                            */
   double relres;         /* final ||r||/||b|| of the recurrence (PageRank:
@@ -118,7 +130,8 @@ typedef struct {
   int graph_used;        /* CUDA: iterations ran as CUDA-graph replays      */
   int checks;            /* CUDA: host convergence checks (each one small
                             device-to-host copy)                           */
-  int persistent;        /* CUDA: CG ran as the persistent kernel           */
+  int persistent;        /* CUDA: 0, or which persistent kernel ran the
+                            iterations (smv_persistent_kernel)           */
   int precision_limited; /* f32: the recurrence met tol but the true
                         residual ||b - A x|| / ||b||, recomputed in
                         double, did not: tol is below what float

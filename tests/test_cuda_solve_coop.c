@@ -30,8 +30,10 @@
 
 #include <stdlib.h>
 
-/* The persistent kernel's variant under test (SMV_SOLVE_COOP_VARIANT). */
+/* The persistent kernel's variant under test (SMV_SOLVE_COOP_VARIANT) and
+ * the smv_solve_result.persistent it reports where it ran. */
 static const char *variant = "cg2";
+static int variant_id = SMV_PERSISTENT_CG2;
 
 /* CG on the device through smv_solve_cuda_host with options o. */
 static smv_status gpu_cg(smv_matrix *dA, const double *b, double *x,
@@ -107,8 +109,9 @@ static void check_persistent(const char *name, const smv_csr *A, int f32,
   tc_fill_nan(x, n);
   smv_status st = gpu_cg(dA, b, x, &o, &r);
   CHECKF(st == SMV_OK, "%s: %s", what, smv_context_error(ctx));
-  CHECKF(r.persistent && !r.graph_used, "%s: persistent %d graph %d", what,
-         r.persistent, r.graph_used);
+  CHECKF(r.persistent == variant_id && !r.graph_used,
+         "%s: persistent %d (want %d) graph %d", what, r.persistent, variant_id,
+         r.graph_used);
   CHECKF(r.converged && !r.breakdown, "%s: converged %d after %d (%g)", what,
          r.converged, r.iterations, r.relres);
   CHECK_INT(r.history_count, r.iterations + 1);
@@ -267,7 +270,7 @@ static void test_not_spd(void) {
              "%s, %s (%s): breakdown %d converged %d after %d",
              m ? "diag" : "-lap2d", path ? "persistent" : "graph", variant,
              r.breakdown, r.converged, r.iterations);
-      CHECK(r.persistent == path);
+      CHECK((r.persistent != 0) == path);
     }
     free(b), free(x);
     smv_matrix_free(dA);
@@ -401,7 +404,7 @@ static void test_shapes(void) {
         CHECK_OK(gpu_cg(F.dA, F.b, F.x2, &o, &r2));
         unsetenv("SMV_SOLVE_COOP_BLOCK");
         unsetenv("SMV_SOLVE_COOP_PER_SM");
-        CHECKF(r.persistent && r.converged &&
+        CHECKF(r.persistent == variant_id && r.converged &&
                    within_1pct(r.iterations, rc.iterations),
                "%s %s %s block %s%s: persistent %d converged %d after %d "
                "(CPU %d)",
@@ -627,7 +630,7 @@ static void test_bicgstab_coop_breakdown_fallbacks(void) {
            "skew, %s: breakdown %d converged %d after %d",
            path ? "persistent" : "graph", r.breakdown, r.converged,
            r.iterations);
-    CHECK(r.persistent == path);
+    CHECK((r.persistent != 0) == path);
   }
   unsetenv("SMV_SOLVE_COOP_BICGSTAB");
   free(b), free(x);
@@ -764,9 +767,136 @@ static void test_bicgstab_coop_sum(void) {
   unsetenv("SMV_SOLVE_COOP_BICGSTAB");
 }
 
+/* An SPD arrow: row and column 0 dense (n entries), a tridiagonal below,
+ * diagonally dominant. Row 0 alone is n x 12 bytes in f64. */
+static smv_csr *spd_arrow(int n) {
+  smv_csr *A = NULL;
+  const int64_t nnz = (int64_t)n + 4 * (int64_t)(n - 1) - 2;
+  if (smv_csr_create(n, n, nnz, &A) != SMV_OK)
+    return NULL;
+  int64_t k = 0;
+  for (int i = 0; i < n; i++) {
+    A->row_ptr[i] = k;
+    if (i == 0) {
+      for (int j = 0; j < n; j++) {
+        A->col_idx[k] = j;
+        A->values[k++] = j ? -0.5 : 0.5 * n + 2.0;
+      }
+      continue;
+    }
+    A->col_idx[k] = 0, A->values[k++] = -0.5;
+    if (i > 1)
+      A->col_idx[k] = i - 1, A->values[k++] = -0.5;
+    A->col_idx[k] = i, A->values[k++] = 2.0;
+    if (i < n - 1)
+      A->col_idx[k] = i + 1, A->values[k++] = -0.5;
+  }
+  A->row_ptr[n] = k;
+  A->nnz = k;
+  A->sorted = 1;
+  return A;
+}
+
+/* The resident kernel where no slice fits (one row of 40000 entries, 480
+ * KB in f64, past any block's shared memory): cg1 runs instead, and says
+ * so (persistent = SMV_PERSISTENT_CG1), with the CPU's iteration count. */
+static void test_resident_fallback(void) {
+  TC_NEED_DEVICE();
+  smv_csr *A = spd_arrow(40000);
+  CHECK(A != NULL);
+  if (!A)
+    return;
+  smv_matrix *dA = NULL;
+  double *b = rhs_ones(A), *x = malloc(A->rows * sizeof *x);
+  CHECK_OK(smv_matrix_create(tc_context(), A, SMV_F64, &dA));
+  if (dA && b && x) {
+    smv_solve_options o;
+    coop_options(&o, 1e-10, SMV_PRECOND_NONE);
+    smv_solve_result r, rc;
+    smv_error err;
+    setenv("SMV_SOLVE_COOP_VARIANT", "res", 1);
+    tc_fill_nan(x, A->rows);
+    CHECK_OK(gpu_cg(dA, b, x, &o, &r));
+    unsetenv("SMV_SOLVE_COOP_VARIANT");
+    CHECKF(r.persistent == SMV_PERSISTENT_CG1 && r.converged,
+           "arrow: persistent %d converged %d", r.persistent, r.converged);
+    CHECKF(true_relres(A, b, x) <= 1e-9, "arrow: true residual %g",
+           true_relres(A, b, x));
+    CHECK_OK(smv_cg(A, b, x, &o, &rc, &err));
+    CHECKF(within_1pct(r.iterations, rc.iterations), "arrow: %d, CPU %d",
+           r.iterations, rc.iterations);
+  }
+  smv_matrix_free(dA);
+  free(b), free(x);
+  smv_csr_free(A);
+}
+
+/* The resident kernel on slices of a few rows each (most gathers are
+ * another block's rows: the halo path) and of thousands (most are the
+ * block's own): lap2d:40 and lap2d:300 at one block per SM, f64 and f32,
+ * none and Jacobi; the CPU's iteration count within 1%, the true
+ * residual, the same bits run to run and across a progress chunk
+ * (the slices copied in again at each launch). */
+static void test_resident_slices(void) {
+  TC_NEED_DEVICE();
+  const char *specs[] = {"lap2d:40", "lap2d:300"};
+  setenv("SMV_SOLVE_COOP_VARIANT", "res", 1);
+  for (int m = 0; m < 2; m++) {
+    smv_csr *A = tst_generate(specs[m]);
+    if (!A)
+      continue;
+    const int64_t n = A->rows;
+    double *b = rhs_ones(A), *x = malloc(n * sizeof *x);
+    double *x2 = malloc(n * sizeof *x2);
+    for (int f32 = 0; f32 < 2 && b && x && x2; f32++)
+      for (int pc = 0; pc < 2; pc++) {
+        smv_matrix *dA = NULL;
+        CHECK_OK(
+            smv_matrix_create(tc_context(), A, f32 ? SMV_F32 : SMV_F64, &dA));
+        if (!dA)
+          continue;
+        smv_solve_options o;
+        coop_options(&o, f32 ? 1e-5 : 1e-10,
+                     pc ? SMV_PRECOND_JACOBI : SMV_PRECOND_NONE);
+        smv_solve_result r, r2, rc;
+        smv_error err;
+        if (m == 1)
+          setenv("SMV_SOLVE_COOP_PER_SM", "1", 1);
+        tc_fill_nan(x, n);
+        CHECK_OK(gpu_cg(dA, b, x, &o, &r));
+        o.progress = on_progress;
+        o.progress_every = 7;
+        tc_fill_nan(x2, n);
+        CHECK_OK(gpu_cg(dA, b, x2, &o, &r2));
+        unsetenv("SMV_SOLVE_COOP_PER_SM");
+        o.progress = NULL;
+        o.progress_every = 0;
+        CHECKF(r.persistent == SMV_PERSISTENT_CG_RESIDENT && r.converged,
+               "%s %s %s: persistent %d converged %d after %d", specs[m],
+               f32 ? "f32" : "f64", pc ? "jacobi" : "none", r.persistent,
+               r.converged, r.iterations);
+        const double tr = true_relres(A, b, x);
+        CHECKF(tr <= (f32 ? 1e-3 : 1e-9), "%s: true residual %g", specs[m], tr);
+        CHECK_INT(r2.iterations, r.iterations);
+        CHECKF(memcmp(x, x2, n * sizeof *x) == 0,
+               "%s %s %s: bits with and without progress chunks", specs[m],
+               f32 ? "f32" : "f64", pc ? "jacobi" : "none");
+        if (!f32) {
+          CHECK_OK(smv_cg(A, b, x2, &o, &rc, &err));
+          CHECKF(within_1pct(r.iterations, rc.iterations), "%s: %d, CPU %d",
+                 specs[m], r.iterations, rc.iterations);
+        }
+        smv_matrix_free(dA);
+      }
+    free(b), free(x), free(x2);
+    smv_csr_free(A);
+  }
+  unsetenv("SMV_SOLVE_COOP_VARIANT");
+}
+
 /* Every test of the persistent kernel, once per variant. */
-static void run_variant(const char *v) {
-  static char names[2][8][64];
+static void run_variant(const char *v, int id) {
+  static char names[3][8][64];
   static int slot;
   void (*fns[])(void) = {test_persistent_matches_cpu,
                          test_auto_and_progress,
@@ -785,6 +915,7 @@ static void run_variant(const char *v) {
                             "test_coop_sum",
                             "test_copies_lanes"};
   variant = v;
+  variant_id = id;
   setenv("SMV_SOLVE_COOP_VARIANT", v, 1);
   for (int t = 0; t < 8; t++) {
     snprintf(names[slot][t], sizeof names[slot][t], "%s [%s]", fn_names[t], v);
@@ -795,8 +926,11 @@ static void run_variant(const char *v) {
 }
 
 int main(void) {
-  run_variant("cg2");
-  run_variant("cg1");
+  run_variant("cg2", SMV_PERSISTENT_CG2);
+  run_variant("cg1", SMV_PERSISTENT_CG1);
+  run_variant("res", SMV_PERSISTENT_CG_RESIDENT);
+  RUN(test_resident_fallback);
+  RUN(test_resident_slices);
   RUN(test_bicgstab_coop_matches);
   RUN(test_bicgstab_coop_breakdown_fallbacks);
   RUN(test_bicgstab_coop_sum);

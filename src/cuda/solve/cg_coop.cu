@@ -62,10 +62,13 @@
  *
  * Knobs (environment, read at each solve's plan), for timing shapes on
  * the device:
- *   SMV_SOLVE_COOP_VARIANT=cg2|cg1  the kernel (default cg1: one barrier
- *                                   per iteration was the faster on the
- *                                   device's L2-resident matrices,
- *                                   bench/results/h200/solvers.md);
+ *   SMV_SOLVE_COOP_VARIANT=cg2|cg1|res  the kernel (default cg1: one
+ *                                   barrier per iteration was the faster
+ *                                   on the device's L2-resident matrices,
+ *                                   bench/results/h200/solvers.md; res:
+ *                                   cg1 with each block's slice in shared
+ *                                   memory, cg_coop_res.cu, where the
+ *                                   slices fit, else cg1);
  *   SMV_SOLVE_COOP_BLOCK=256|512|1024  threads per block (default 256,
  *                                   no spills and the most blocks per SM;
  *                                   cg_coop.h, coop_min_blocks, gives
@@ -202,6 +205,8 @@ const void *coop_kernel(const solver &S) {
     return bicgstab_coop_kernel_for(f32, S.jac, l, S.coop_block, S.coop_last);
   if (S.coop_variant == 1)
     return cg1_kernel_for(f32, S.jac, l, S.coop_block, S.coop_last);
+  if (S.coop_variant == 4)
+    return cgres_kernel_for(f32, S.jac, l, S.coop_block, S.coop_last);
   return coop_pick<cg2_k>(f32, S.jac, l, S.coop_block, S.coop_last);
 }
 
@@ -213,7 +218,7 @@ double footprint(const solver &S, int variant) {
   const double es = S.prec == SMV_F32 ? 4.0 : 8.0;
   const double jac = S.jac ? 1.0 : 0.0;
   const double vecs = S.method == SMV_METHOD_BICGSTAB ? 10.0 + jac
-                      : variant == 1                  ? 9.0 + jac
+                      : variant == 1 || variant == 4  ? 9.0 + jac
                                                       : 6.0 + 2.0 * jac;
   return (double)S.dA->st.nnz * (4.0 + es) + 4.0 * (double)(S.n + 1) +
          vecs * es * (double)S.n;
@@ -239,7 +244,7 @@ template <typename T> coop_args<T> args_of(solver &S, int it_end) {
     a.v1 = S.V<T>(V_Z);
     a.sv = S.V<T>(V_S);
     a.t = S.V<T>(V_T);
-  } else if (S.coop_variant == 1) {
+  } else if (S.coop_variant == 1 || S.coop_variant == 4) {
     /* r0 is where the start left r; the others are written before they
      * are read (s0 and w0 by the kernel's first pass). */
     a.r0 = S.V<T>(V_R);
@@ -263,11 +268,77 @@ template <typename T> coop_args<T> args_of(solver &S, int it_end) {
   a.sync = S.sync;
   a.hist = S.hist;
   a.it_end = it_end;
+  a.bounds = S.coop_variant == 4 ? S.coop_bounds : nullptr;
   return a;
 }
 
 /* An environment knob's value as a positive integer, else 0. */
 int env_int(const char *name) { return smv_env_int(name, 1, INT_MAX, 0); }
+
+/* The resident kernel's grid and slices (cg_coop_res.cu): from the
+ * blocks per SM the plan chose down to one, the first whose largest slice
+ * fits a block's opt-in shared memory and lets that many blocks share an
+ * SM (occupancy at that dynamic size). Sets coop_grid, coop_smem and
+ * coop_bounds (its own allocation, freed by solver::release). False when
+ * no grid fits (or n past int32's rows), and nothing is kept. forced: the
+ * grid was set by SMV_SOLVE_COOP_GRID (kept as is: the test of a refused
+ * launch). */
+bool res_plan(solver &S, bool forced) {
+  const smv_context *ctx = S.ctx;
+  const int sms = ctx->prop.multiProcessorCount;
+  const int es = S.prec == SMV_F32 ? 4 : 8;
+  if (S.n <= 0 || S.n >= INT_MAX)
+    return false;
+  const void *k = coop_kernel(S);
+  const size_t optin = ctx->prop.sharedMemPerBlockOptin;
+  cudaFuncAttributes fa;
+  if (cudaFuncGetAttributes(&fa, k) != cudaSuccess ||
+      fa.sharedSizeBytes >= optin)
+    return false;
+  const size_t room = optin - fa.sharedSizeBytes;
+  int per_sm = forced ? 1 : (int)((S.coop_grid + sms - 1) / sms);
+  for (; per_sm >= 1; per_sm--) {
+    /* The plan's grid first (it may be cut to the rows' need), then whole
+     * SMs' worth of fewer blocks. */
+    const int64_t full = (int64_t)per_sm * sms;
+    const int64_t G64 =
+        forced || full > (int64_t)S.coop_grid ? (int64_t)S.coop_grid : full;
+    if (G64 > INT_MAX / 4)
+      return false;
+    const int G = (int)G64;
+    int32_t *d = nullptr;
+    int32_t *h = (int32_t *)malloc(2 * ((size_t)G + 1) * sizeof *h);
+    if (!h || cudaMalloc(&d, 2 * ((size_t)G + 1) * sizeof *d) != cudaSuccess) {
+      free(h);
+      return false;
+    }
+    size_t need = 0;
+    cudaError_t e = cg_res_bounds(S, G, d, h);
+    if (e == cudaSuccess)
+      for (int b = 0; b < G; b++) {
+        const size_t sz = cg_res_bytes(h[b + 1] - h[b],
+                                       h[G + 2 + b] - h[G + 1 + b], es, S.jac);
+        need = sz > need ? sz : need;
+      }
+    free(h);
+    int occ = 0;
+    if (e == cudaSuccess && need <= room &&
+        cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)need) == cudaSuccess &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, S.coop_block,
+                                                      need) == cudaSuccess &&
+        (forced || occ >= per_sm)) {
+      S.coop_grid = (unsigned)G;
+      S.coop_smem = need;
+      S.coop_bounds = d;
+      return true;
+    }
+    cudaFree(d);
+    if (forced || e != cudaSuccess)
+      return false;
+  }
+  return false;
+}
 
 } // namespace
 
@@ -317,6 +388,7 @@ bool cg_coop_plan(solver &S, const char **why) {
   /* BiCGStab has one kernel; its variant (3) names it to the driver. */
   const int variant = S.method == SMV_METHOD_BICGSTAB  ? 3
                       : var && strcmp(var, "cg2") == 0 ? 2
+                      : var && strcmp(var, "res") == 0 ? 4
                                                        : 1;
   const int bs = env_int("SMV_SOLVE_COOP_BLOCK");
   const char *sum = getenv("SMV_SOLVE_COOP_SUM");
@@ -376,6 +448,10 @@ bool cg_coop_plan(solver &S, const char **why) {
    * the partials j-major, more copies measured no faster). */
   const int copies_ask = env_int("SMV_SOLVE_COOP_COPIES");
   S.coop_copies = copies_ask > 0 && copies_ask <= 32 ? copies_ask : 1;
+  if (S.coop_variant == 4 && !res_plan(S, force > 0)) {
+    S.coop_variant = 1; /* no slice fits: cg1 reads the L2 instead */
+    cudaGetLastError();
+  }
   return true;
 }
 
@@ -393,14 +469,23 @@ cudaError_t cg_coop_launch(solver &S, int it_end) {
     if (e != cudaSuccess)
       return e;
   }
+  /* The resident kernel's slice size is a function attribute, shared by
+   * every solve in the process: set it again for this one. */
+  if (S.coop_variant == 4) {
+    const cudaError_t e = cudaFuncSetAttribute(
+        k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S.coop_smem);
+    if (e != cudaSuccess)
+      return e;
+  }
+  const size_t smem = S.coop_variant == 4 ? S.coop_smem : 0;
   if (S.prec == SMV_F32) {
     coop_args<float> a = args_of<float>(S, it_end);
     void *p[] = {&a};
-    return cudaLaunchCooperativeKernel(k, grid, block, p, 0, S.stream);
+    return cudaLaunchCooperativeKernel(k, grid, block, p, smem, S.stream);
   }
   coop_args<double> a = args_of<double>(S, it_end);
   void *p[] = {&a};
-  return cudaLaunchCooperativeKernel(k, grid, block, p, 0, S.stream);
+  return cudaLaunchCooperativeKernel(k, grid, block, p, smem, S.stream);
 }
 
 } // namespace smv_solve

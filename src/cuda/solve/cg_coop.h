@@ -10,6 +10,8 @@
  *
  *   cg_coop.cu   the plan, the launch and the two-barrier kernel (cg2)
  *   cg_coop1.cu  the single-barrier kernel (cg1, Chronopoulos–Gear)
+ *   cg_coop_res.cu  cg1 with each block's slice of the matrix and of its
+ *                vectors resident in shared memory (SMV_SOLVE_COOP_VARIANT=res)
  *   bicgstab_coop.cu  BiCGStab's three-barrier kernel (off by default:
  *                SMV_SOLVE_COOP_BICGSTAB=1)
  */
@@ -57,6 +59,9 @@ template <typename T> struct coop_args {
    * (all_sum). 1 = one copy. */
   int copies;
   int64_t copy_stride;
+  /* The resident kernel (cg_coop_res.cu): block b owns rows
+   * [bounds[b], bounds[b + 1]). NULL for the others. */
+  const int32_t *bounds;
 };
 
 /* a * b + c rounded once: every thread that recomputes a value another
@@ -340,6 +345,28 @@ __device__ __forceinline__ void coop_end(solve_state *st, const coop_run &c) {
   st->rr = c.rr;
 }
 
+/* cg1's recurrences (cg_coop1.cu; the resident kernel, cg_coop_res.cu,
+ * uses the same): iteration k's values at one row from the old r, w, s
+ * there. */
+template <typename T> struct cg1_next { T s, r, u; };
+template <typename T, bool JAC>
+__device__ __forceinline__ cg1_next<T> next_at(T r, T w, T s, T d, T bt,
+                                               T nal) {
+  cg1_next<T> o;
+  o.s = madd(bt, s, w);
+  o.r = madd(nal, o.s, r);
+  o.u = JAC ? o.r * d : o.r;
+  return o;
+}
+
+/* u at row j from the r stored there (the start's r0, or an owner's
+ * r_new: the same bits as next_at's u). */
+template <typename T, bool JAC>
+__device__ __forceinline__ T u_at(const T *r, const T *dinv, int64_t j) {
+  const T rj = __ldcg(&r[j]);
+  return JAC ? rj * __ldg(&dinv[j]) : rj;
+}
+
 /* The lanes' mask of a row group of LANES threads. */
 template <int LANES> __device__ __forceinline__ unsigned group_mask() {
   return LANES == 32
@@ -426,6 +453,15 @@ const void *coop_pick(bool f32, bool jac, int lanes, int bs, bool last) {
 
 /* cg_coop1.cu: the single-barrier kernel for a shape. */
 const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
+/* cg_coop_res.cu: the resident kernel for a shape; the shared-memory
+ * bytes of a slice of nb rows and ne entries (es bytes a value); the
+ * slices' row bounds for a grid of G blocks, computed on the device into
+ * d_bounds (2 (G + 1) int32: the bounds, then the row offsets there) and
+ * copied to h_bounds (the same size; S.stream is synchronised). */
+const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
+size_t cg_res_bytes(int64_t nb, int64_t ne, int es, bool jac);
+cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
+                          int32_t *h_bounds);
 /* bicgstab_coop.cu: the persistent BiCGStab kernel for a shape. */
 const void *bicgstab_coop_kernel_for(bool f32, bool jac, int lanes, int bs,
                                      bool last);

@@ -73,26 +73,6 @@
 namespace smv_solve {
 namespace {
 
-/* Iteration k's values at one row from the old r, w, s there. */
-template <typename T> struct cg1_next { T s, r, u; };
-template <typename T, bool JAC>
-__device__ __forceinline__ cg1_next<T> next_at(T r, T w, T s, T d, T bt,
-                                               T nal) {
-  cg1_next<T> o;
-  o.s = madd(bt, s, w);
-  o.r = madd(nal, o.s, r);
-  o.u = JAC ? o.r * d : o.r;
-  return o;
-}
-
-/* u at row j from the r stored there (the start's r0, or an owner's
- * r_new: the same bits as next_at's u). */
-template <typename T, bool JAC>
-__device__ __forceinline__ T u_at(const T *r, const T *dinv, int64_t j) {
-  const T rj = __ldcg(&r[j]);
-  return JAC ? rj * __ldg(&dinv[j]) : rj;
-}
-
 template <typename T, int LANES, bool JAC, int BS, bool LAST>
 __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     cg1_kernel(coop_args<T> a) {

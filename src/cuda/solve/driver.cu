@@ -40,7 +40,7 @@ namespace {
 unsigned vectors_used(smv_method m, bool jac, bool cheb, bool coop,
                       int variant) {
   const unsigned J = jac ? 1u << V_DINV : 0u;
-  const bool one = coop && variant == 1;
+  const bool one = coop && (variant == 1 || variant == 4);
   if (m == SMV_METHOD_CG)
     return 1u << V_R | 1u << V_P | 1u << V_Q |
            (jac || cheb ? 1u << V_Z | 1u << V_DINV : 0u) |
@@ -123,7 +123,7 @@ smv_status solver::run(smv_solve_result *res) {
                            ? "cudaLaunchCooperativeKernel (persistent CG)"
                            : "cudaLaunchCooperativeKernel (persistent "
                              "BiCGStab)");
-      res->persistent = 1;
+      res->persistent = coop_variant; /* smv_persistent_kernel's values */
       first = false;
       continue;
     }
@@ -181,10 +181,12 @@ void solver::release() {
   if (graph)
     cudaGraphDestroy(graph);
   cudaFree(buf);
+  cudaFree(coop_bounds);
   cudaFreeHost(h_status);
   exec = nullptr;
   graph = nullptr;
   buf = nullptr;
+  coop_bounds = nullptr;
   h_status = nullptr;
 }
 

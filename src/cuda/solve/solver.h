@@ -12,8 +12,9 @@
  *                launch, the two-barrier kernel (cg_coop.h: what the
  *                variants share)
  *   cg_coop1.cu  its single-barrier variant (Chronopoulos–Gear)
- *   bicgstab_coop.cu  BiCGStab as a persistent kernel (off by default:
- *                SMV_SOLVE_COOP_BICGSTAB=1)
+ *   cg_coop_res.cu  cg1 with each block's slice resident in shared memory
+ *   bicgstab_coop.cu  BiCGStab as a persistent kernel (the default where
+ *                it fits; SMV_SOLVE_COOP_BICGSTAB=0: the graph path)
  *   chebyshev.cu the Chebyshev polynomial preconditioner (CG)
  *   bicgstab.cu  BiCGStab's four fused kernels
  *   pagerank.cu  PageRank's kernels and smv_pagerank_cuda
@@ -222,10 +223,14 @@ struct solver {
   bool coop;          /* CG runs as the persistent kernel (cg_coop.cu) */
   unsigned coop_grid; /* its co-resident grid (cg_coop_plan)            */
   int coop_variant;   /* 2: two barriers an iteration; 1: one (cg_coop1);
-                         3: BiCGStab (bicgstab_coop.cu)                 */
-  int coop_block;     /* its threads per block: 256, 512 or 1024        */
-  int coop_lanes;     /* threads per row: 1, 2, 4, ..., 32              */
-  int coop_copies;    /* copies of the partials (cg_coop.h, coop_sum)   */
+                         3: BiCGStab (bicgstab_coop.cu); 4: cg1 resident
+                         in shared memory (cg_coop_res.cu)              */
+  size_t coop_smem;   /* its dynamic shared memory a block (variant 4)  */
+  int32_t *coop_bounds;     /* its blocks' row bounds, G + 1 (and the row
+                               offsets there, G + 1): own allocation          */
+  int coop_block;           /* its threads per block: 256, 512 or 1024        */
+  int coop_lanes;           /* threads per row: 1, 2, 4, ..., 32              */
+  int coop_copies;          /* copies of the partials (cg_coop.h, coop_sum)   */
   int64_t coop_copy_stride; /* doubles between two copies (driver.cu)   */
   bool coop_last;           /* sums: the last block to arrive sums and
                                broadcasts (SMV_SOLVE_COOP_SUM=last, a measured
