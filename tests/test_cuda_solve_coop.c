@@ -820,7 +820,7 @@ static void test_resident_fallback(void) {
     unsetenv("SMV_SOLVE_COOP_VARIANT");
     CHECKF(r.persistent == SMV_PERSISTENT_CG1 && r.converged,
            "arrow: persistent %d converged %d", r.persistent, r.converged);
-    CHECKF(true_relres(A, b, x) <= 1e-9, "arrow: true residual %g",
+    CHECKF(true_relres(A, b, x) <= 1e-8, "arrow: true residual %g",
            true_relres(A, b, x));
     CHECK_OK(smv_cg(A, b, x, &o, &rc, &err));
     CHECKF(within_1pct(r.iterations, rc.iterations), "arrow: %d, CPU %d",
@@ -856,7 +856,7 @@ static void test_resident_slices(void) {
         if (!dA)
           continue;
         smv_solve_options o;
-        coop_options(&o, f32 ? 1e-5 : 1e-10,
+        coop_options(&o, f32 ? 1e-4 : 1e-10,
                      pc ? SMV_PRECOND_JACOBI : SMV_PRECOND_NONE);
         smv_solve_result r, r2, rc;
         smv_error err;

@@ -409,7 +409,11 @@ bool cg_coop_plan(solver &S, const char **why) {
     return false;
   }
   const int ask = env_int("SMV_SOLVE_COOP_PER_SM");
-  const int per_sm = ask > 0 && ask < occ ? ask : occ;
+  /* The resident kernel's default: half the SM's blocks (fewer, larger
+   * slices: a cheaper barrier, more of each row's neighbours in the
+   * slice, two rows a thread; bench/results/h200/solvers.md). */
+  const int dflt = S.coop_variant == 4 && occ > 1 ? occ / 2 : occ;
+  const int per_sm = ask > 0 && ask < occ ? ask : dflt;
   int64_t g = (int64_t)per_sm * ctx->prop.multiProcessorCount;
   /* Lanes: on rows of at most SHORT_ROW entries (lanes_for's least,
    * four), fewer while the grid cannot give every row a group at once. */

@@ -187,42 +187,58 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     const double alpha = gam / den;
     const T bt = (T)beta, al = (T)alpha, nal = (T)(-alpha);
     double acc[3] = {0.0, 0.0, 0.0};
-    for (int li = first; li < nb; li += STEP) {
-      const T sum =
-          res_row_sum<T, LANES, JAC>(m, li, lane, gmask, [&](int32_t j) {
-            const unsigned lj = (unsigned)(j - lo);
-            T rj, wj, sj, dj = T(1);
-            if (lj < (unsigned)nb) {
-              rj = rcs[lj];
-              wj = wcs[lj];
-              sj = scs[lj];
-              if (JAC)
-                dj = m.d[lj];
-            } else {
-              rj = __ldcg(&rc[j]);
-              wj = __ldcg(&wc[j]);
-              sj = __ldcg(&sc[j]);
-              if (JAC)
-                dj = __ldg(&dinv[j]);
-            }
-            return next_at<T, JAC>(rj, wj, sj, dj, bt, nal).u;
-          });
+    /* u_new at neighbour j, from the slice or (another block's row) the
+     * L2. */
+    auto at = [&](int32_t j) {
+      const unsigned lj = (unsigned)(j - lo);
+      T rj, wj, sj, dj = T(1);
+      if (lj < (unsigned)nb) {
+        rj = rcs[lj];
+        wj = wcs[lj];
+        sj = scs[lj];
+        if (JAC)
+          dj = m.d[lj];
+      } else {
+        rj = __ldcg(&rc[j]);
+        wj = __ldcg(&wc[j]);
+        sj = __ldcg(&sc[j]);
+        if (JAC)
+          dj = __ldg(&dinv[j]);
+      }
+      return next_at<T, JAC>(rj, wj, sj, dj, bt, nal).u;
+    };
+    /* The owner's update of local row li from its sum. */
+    auto own = [&](int li, T sum) {
+      const T di = JAC ? m.d[li] : T(1), ri = rcs[li];
+      const cg1_next<T> nx = next_at<T, JAC>(ri, wcs[li], scs[li], di, bt, nal);
+      const T ui = JAC ? ri * di : ri;
+      const T pi = madd(bt, m.p[li], ui);
+      m.p[li] = pi;
+      m.x[li] = madd(al, pi, m.x[li]);
+      sns[li] = nx.s;
+      rns[li] = nx.r;
+      wns[li] = sum;
+      sn[lo + li] = nx.s;
+      rn[lo + li] = nx.r;
+      wn[lo + li] = sum;
+      acc[0] += (double)nx.r * (double)nx.u;
+      acc[1] += (double)sum * (double)nx.u;
+      acc[2] += (double)nx.r * (double)nx.r;
+    };
+    /* Two rows a pass: both sums (loads only) before either row's stores,
+     * so the second row's loads are not held behind the first's stores
+     * (the compiler cannot tell the slice's old and new parities, or the
+     * halo's loads and the stores, apart). The second is row li again
+     * where the block has no row li + STEP (computed, not stored). The
+     * rows are added to acc in order: the same bits as one a pass. */
+    for (int li = first; li < nb; li += 2 * STEP) {
+      const int l2 = li + STEP < nb ? li + STEP : li;
+      const T s1 = res_row_sum<T, LANES, JAC>(m, li, lane, gmask, at);
+      const T s2 = res_row_sum<T, LANES, JAC>(m, l2, lane, gmask, at);
       if (lane == 0) {
-        const T di = JAC ? m.d[li] : T(1), ri = rcs[li];
-        const cg1_next<T> nx = next_at<T, JAC>(ri, wcs[li], scs[li], di, bt, nal);
-        const T ui = JAC ? ri * di : ri;
-        const T pi = madd(bt, m.p[li], ui);
-        m.p[li] = pi;
-        m.x[li] = madd(al, pi, m.x[li]);
-        sns[li] = nx.s;
-        rns[li] = nx.r;
-        wns[li] = sum;
-        sn[lo + li] = nx.s;
-        rn[lo + li] = nx.r;
-        wn[lo + li] = sum;
-        acc[0] += (double)nx.r * (double)nx.u;
-        acc[1] += (double)sum * (double)nx.u;
-        acc[2] += (double)nx.r * (double)nx.r;
+        own(li, s1);
+        if (l2 != li)
+          own(l2, s2);
       }
     }
     gsum(acc, a.part + 3 * G * par, sh_blk, sh_all);
@@ -283,12 +299,10 @@ __global__ void res_bounds_kernel(const int32_t *rp, int64_t n, int G,
 } // namespace
 
 size_t cg_res_bytes(int64_t nb, int64_t ne, int es, bool jac) {
-  return (size_t)(ne * (es + 4) + nb * es * (8 + (jac ? 1 : 0)) +
-                  4 * (nb + 1));
+  return (size_t)(ne * (es + 4) + nb * es * (8 + (jac ? 1 : 0)) + 4 * (nb + 1));
 }
 
-const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs,
-                             bool last) {
+const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last) {
   return coop_pick<cgres_k>(f32, jac, lanes, bs, last);
 }
 
@@ -297,11 +311,12 @@ cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
   const int es = S.prec == SMV_F32 ? 4 : 8;
   const int64_t wr = (int64_t)es * (8 + (S.jac ? 1 : 0)) + 4, we = es + 4;
   const unsigned blocks = (unsigned)((G + 1 + 255) / 256);
-  res_bounds_kernel<<<blocks, 256, 0, S.stream>>>(S.dA->row_ptr, S.n, G, wr,
-                                                  we, d_bounds);
+  res_bounds_kernel<<<blocks, 256, 0, S.stream>>>(S.dA->row_ptr, S.n, G, wr, we,
+                                                  d_bounds);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess)
-    e = cudaMemcpyAsync(h_bounds, d_bounds, 2 * ((size_t)G + 1) * sizeof *h_bounds,
+    e = cudaMemcpyAsync(h_bounds, d_bounds,
+                        2 * ((size_t)G + 1) * sizeof *h_bounds,
                         cudaMemcpyDeviceToHost, S.stream);
   if (e == cudaSuccess)
     e = cudaStreamSynchronize(S.stream);
