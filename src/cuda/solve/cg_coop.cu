@@ -62,13 +62,13 @@
  *
  * Knobs (environment, read at each solve's plan), for timing shapes on
  * the device:
- *   SMV_SOLVE_COOP_VARIANT=cg2|cg1|res  the kernel (default cg1: one
- *                                   barrier per iteration was the faster
- *                                   on the device's L2-resident matrices,
- *                                   bench/results/h200/solvers.md; res:
- *                                   cg1 with each block's slice in shared
+ *   SMV_SOLVE_COOP_VARIANT=res|cg1|cg2  the kernel (default res: cg1
+ *                                   with each block's slice in shared
  *                                   memory, cg_coop_res.cu, where the
- *                                   slices fit, else cg1);
+ *                                   slices fit, else cg1; cg1, one barrier
+ *                                   an iteration, was the faster of cg1
+ *                                   and cg2 on the device's L2-resident
+ *                                   matrices: bench/results/h200/solvers.md);
  *   SMV_SOLVE_COOP_BLOCK=256|512|1024  threads per block (default 256,
  *                                   no spills and the most blocks per SM;
  *                                   cg_coop.h, coop_min_blocks, gives
@@ -388,8 +388,8 @@ bool cg_coop_plan(solver &S, const char **why) {
   /* BiCGStab has one kernel; its variant (3) names it to the driver. */
   const int variant = S.method == SMV_METHOD_BICGSTAB  ? 3
                       : var && strcmp(var, "cg2") == 0 ? 2
-                      : var && strcmp(var, "res") == 0 ? 4
-                                                       : 1;
+                      : var && strcmp(var, "cg1") == 0 ? 1
+                                                       : 4;
   const int bs = env_int("SMV_SOLVE_COOP_BLOCK");
   const char *sum = getenv("SMV_SOLVE_COOP_SUM");
   S.coop_variant = variant;

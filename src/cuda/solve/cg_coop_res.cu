@@ -1,5 +1,6 @@
 /*
- * cg_coop_res.cu — the resident persistent CG (SMV_SOLVE_COOP_VARIANT=res):
+ * cg_coop_res.cu — the resident persistent CG (the default persistent CG
+ * where its slices fit; SMV_SOLVE_COOP_VARIANT=cg1 or cg2 asks for those):
  * cg1's algebra (cg_coop1.cu: one grid barrier an iteration, u, w and s
  * recomputed at every gathered neighbour) with each block's slice of the
  * matrix and of its own vectors held in shared memory for the whole
@@ -187,58 +188,43 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     const double alpha = gam / den;
     const T bt = (T)beta, al = (T)alpha, nal = (T)(-alpha);
     double acc[3] = {0.0, 0.0, 0.0};
-    /* u_new at neighbour j, from the slice or (another block's row) the
-     * L2. */
-    auto at = [&](int32_t j) {
-      const unsigned lj = (unsigned)(j - lo);
-      T rj, wj, sj, dj = T(1);
-      if (lj < (unsigned)nb) {
-        rj = rcs[lj];
-        wj = wcs[lj];
-        sj = scs[lj];
-        if (JAC)
-          dj = m.d[lj];
-      } else {
-        rj = __ldcg(&rc[j]);
-        wj = __ldcg(&wc[j]);
-        sj = __ldcg(&sc[j]);
-        if (JAC)
-          dj = __ldg(&dinv[j]);
-      }
-      return next_at<T, JAC>(rj, wj, sj, dj, bt, nal).u;
-    };
-    /* The owner's update of local row li from its sum. */
-    auto own = [&](int li, T sum) {
-      const T di = JAC ? m.d[li] : T(1), ri = rcs[li];
-      const cg1_next<T> nx = next_at<T, JAC>(ri, wcs[li], scs[li], di, bt, nal);
-      const T ui = JAC ? ri * di : ri;
-      const T pi = madd(bt, m.p[li], ui);
-      m.p[li] = pi;
-      m.x[li] = madd(al, pi, m.x[li]);
-      sns[li] = nx.s;
-      rns[li] = nx.r;
-      wns[li] = sum;
-      sn[lo + li] = nx.s;
-      rn[lo + li] = nx.r;
-      wn[lo + li] = sum;
-      acc[0] += (double)nx.r * (double)nx.u;
-      acc[1] += (double)sum * (double)nx.u;
-      acc[2] += (double)nx.r * (double)nx.r;
-    };
-    /* Two rows a pass: both sums (loads only) before either row's stores,
-     * so the second row's loads are not held behind the first's stores
-     * (the compiler cannot tell the slice's old and new parities, or the
-     * halo's loads and the stores, apart). The second is row li again
-     * where the block has no row li + STEP (computed, not stored). The
-     * rows are added to acc in order: the same bits as one a pass. */
-    for (int li = first; li < nb; li += 2 * STEP) {
-      const int l2 = li + STEP < nb ? li + STEP : li;
-      const T s1 = res_row_sum<T, LANES, JAC>(m, li, lane, gmask, at);
-      const T s2 = res_row_sum<T, LANES, JAC>(m, l2, lane, gmask, at);
+    for (int li = first; li < nb; li += STEP) {
+      const T sum =
+          res_row_sum<T, LANES, JAC>(m, li, lane, gmask, [&](int32_t j) {
+            const unsigned lj = (unsigned)(j - lo);
+            T rj, wj, sj, dj = T(1);
+            if (lj < (unsigned)nb) {
+              rj = rcs[lj];
+              wj = wcs[lj];
+              sj = scs[lj];
+              if (JAC)
+                dj = m.d[lj];
+            } else {
+              rj = __ldcg(&rc[j]);
+              wj = __ldcg(&wc[j]);
+              sj = __ldcg(&sc[j]);
+              if (JAC)
+                dj = __ldg(&dinv[j]);
+            }
+            return next_at<T, JAC>(rj, wj, sj, dj, bt, nal).u;
+          });
       if (lane == 0) {
-        own(li, s1);
-        if (l2 != li)
-          own(l2, s2);
+        const T di = JAC ? m.d[li] : T(1), ri = rcs[li];
+        const cg1_next<T> nx =
+            next_at<T, JAC>(ri, wcs[li], scs[li], di, bt, nal);
+        const T ui = JAC ? ri * di : ri;
+        const T pi = madd(bt, m.p[li], ui);
+        m.p[li] = pi;
+        m.x[li] = madd(al, pi, m.x[li]);
+        sns[li] = nx.s;
+        rns[li] = nx.r;
+        wns[li] = sum;
+        sn[lo + li] = nx.s;
+        rn[lo + li] = nx.r;
+        wn[lo + li] = sum;
+        acc[0] += (double)nx.r * (double)nx.u;
+        acc[1] += (double)sum * (double)nx.u;
+        acc[2] += (double)nx.r * (double)nx.r;
       }
     }
     gsum(acc, a.part + 3 * G * par, sh_blk, sh_all);
