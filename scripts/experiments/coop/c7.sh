@@ -1,0 +1,30 @@
+#!/bin/bash
+# c7.sh — issue 24: the resident persistent CG as the default (half the
+# SM's blocks) against cg1 and the resident kernel at four blocks an SM,
+# beside the fair anchor (graph-captured cuSPARSE + cuBLAS CG,
+# build/cg_graph) in the same run, on the real SPD matrices under 1M
+# entries and the generated meshes. f64, no preconditioner; solve_smv and
+# cg_graph verify their answers (check=). lap3d:100: past the L2 (the
+# graph path). The device tests: verify/v10.
+#   OUT=dir scripts/experiments/coop/c7.sh
+set -u
+OUT=${OUT:-/tmp/coop-c7}
+mkdir -p "$OUT"
+S=${SMV_MATRICES:-.shared/matrices}
+R=$OUT/c7.txt
+: >"$R"
+make -j16 SM=90 solver-bench >"$OUT/build.log" 2>&1 || echo "solver-bench build failed"
+for m in lap2d:300 lap3d:50 $S/wathen100.mtx.gz $S/gyro_m.mtx.gz \
+  $S/G2_circuit.mtx.gz $S/Trefethen_20000.mtx.gz \
+  $S/s3rmt3m3.mtx.gz $S/cvxbqp1.mtx.gz lap3d:100; do
+  [ -e "$m" ] || case "$m" in *:*) ;; *) continue ;; esac
+  timeout 60 build/cg_graph "$m" --runs 5 --fixed 1000 >>"$R" 2>>"$OUT/err.log"
+  for cfg in "" "VARIANT=cg1" "PER_SM=4"; do
+    env=""
+    for kv in $cfg; do env="$env SMV_SOLVE_COOP_$kv"; done
+    echo "# cfg:${env:- default}" >>"$R"
+    env $env timeout 60 build/solve_smv "$m" --runs 5 --fixed 1000 \
+      --graph 1 >>"$R" 2>>"$OUT/err.log"
+  done
+done
+cut -c1-250 "$R"
