@@ -340,15 +340,15 @@ bool res_plan(solver &S, bool forced) {
   return false;
 }
 
-} // namespace
-
 /* The variant: SMV_SOLVE_COOP_VARIANT=cg1 or cg2 (anything else: the
- * default, cg1). The block size: SMV_SOLVE_COOP_BLOCK=256, 512 or 1024
- * (else 256). Blocks per SM: SMV_SOLVE_COOP_PER_SM=N, at most what the
- * device's occupancy allows for the kernel (the default). The sums:
- * SMV_SOLVE_COOP_SUM=last (anything else: the default, all; `last` lost
- * at every shape micro/gridsync measured: docs/solvers.md). */
-bool cg_coop_plan(solver &S, const char **why) {
+ * default, res where its slices fit, else cg1); as != 0 plans that
+ * variant whatever the knob says (cg1 after res did not fit). The block
+ * size: SMV_SOLVE_COOP_BLOCK=256, 512 or 1024 (else 256). Blocks per SM:
+ * SMV_SOLVE_COOP_PER_SM=N, at most what the device's occupancy allows for
+ * the kernel (the default). The sums: SMV_SOLVE_COOP_SUM=last (anything
+ * else: the default, all; `last` lost at every shape micro/gridsync
+ * measured: docs/solvers.md). */
+bool plan_as(solver &S, const char **why, int as) {
   const smv_context *ctx = S.ctx;
   const int want = S.o.persistent;
   *why = nullptr;
@@ -387,6 +387,7 @@ bool cg_coop_plan(solver &S, const char **why) {
   const char *var = getenv("SMV_SOLVE_COOP_VARIANT");
   /* BiCGStab has one kernel; its variant (3) names it to the driver. */
   const int variant = S.method == SMV_METHOD_BICGSTAB  ? 3
+                      : as != 0                        ? as
                       : var && strcmp(var, "cg2") == 0 ? 2
                       : var && strcmp(var, "cg1") == 0 ? 1
                                                        : 4;
@@ -453,11 +454,17 @@ bool cg_coop_plan(solver &S, const char **why) {
   const int copies_ask = env_int("SMV_SOLVE_COOP_COPIES");
   S.coop_copies = copies_ask > 0 && copies_ask <= 32 ? copies_ask : 1;
   if (S.coop_variant == 4 && !res_plan(S, force > 0)) {
-    S.coop_variant = 1; /* no slice fits: cg1 reads the L2 instead */
+    /* No slice fits: cg1 reads the L2 instead, planned as cg1 (its own
+     * occupancy, all of it, and its lanes for that grid: the shape above
+     * was the resident kernel's, half the SM's blocks). */
     cudaGetLastError();
+    return plan_as(S, why, 1);
   }
   return true;
 }
+} // namespace
+
+bool cg_coop_plan(solver &S, const char **why) { return plan_as(S, why, 0); }
 
 cudaError_t cg_coop_launch(solver &S, int it_end) {
   const void *k = coop_kernel(S);
