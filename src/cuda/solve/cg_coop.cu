@@ -296,6 +296,13 @@ bool res_plan(solver &S, bool forced) {
       fa.sharedSizeBytes >= optin)
     return false;
   const size_t room = optin - fa.sharedSizeBytes;
+  /* The attribute is the kernel's, shared by every solve in the process
+   * (concurrent ones on other threads included): always the same value,
+   * the most a block may ask for, so no solve can lower it under another
+   * one's launch. A launch still takes only its own coop_smem. */
+  if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           (int)room) != cudaSuccess)
+    return false;
   int per_sm = forced ? 1 : (int)((S.coop_grid + sms - 1) / sms);
   for (; per_sm >= 1; per_sm--) {
     /* The plan's grid first (it may be cut to the rows' need), then whole
@@ -323,8 +330,6 @@ bool res_plan(solver &S, bool forced) {
     free(h);
     int occ = 0;
     if (e == cudaSuccess && need <= room &&
-        cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)need) == cudaSuccess &&
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, S.coop_block,
                                                       need) == cudaSuccess &&
         (forced || occ >= per_sm)) {
@@ -480,14 +485,8 @@ cudaError_t cg_coop_launch(solver &S, int it_end) {
     if (e != cudaSuccess)
       return e;
   }
-  /* The resident kernel's slice size is a function attribute, shared by
-   * every solve in the process: set it again for this one. */
-  if (S.coop_variant == 4) {
-    const cudaError_t e = cudaFuncSetAttribute(
-        k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S.coop_smem);
-    if (e != cudaSuccess)
-      return e;
-  }
+  /* The resident kernel's slice: its limit was set by res_plan (the same
+   * for every solve, so no solve's setting races another's launch). */
   const size_t smem = S.coop_variant == 4 ? S.coop_smem : 0;
   if (S.prec == SMV_F32) {
     coop_args<float> a = args_of<float>(S, it_end);
