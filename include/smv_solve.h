@@ -111,7 +111,9 @@ void smv_solve_options_init(smv_solve_options *o);
 typedef enum {
   SMV_PERSISTENT_NONE = 0,       /* the graph path (or the CPU)          */
   SMV_PERSISTENT_CG1 = 1,        /* CG, one grid barrier an iteration
-                                    (Chronopoulos–Gear; the default)     */
+                                    (Chronopoulos–Gear; the default where
+                                    the resident kernel's slices do not
+                                    fit)                                 */
   SMV_PERSISTENT_CG2 = 2,        /* CG, two grid barriers an iteration   */
   SMV_PERSISTENT_BICGSTAB = 3,   /* BiCGStab                             */
   SMV_PERSISTENT_CG_RESIDENT = 4 /* CG1 with each block's slice of the

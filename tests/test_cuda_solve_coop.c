@@ -833,7 +833,8 @@ static void test_resident_fallback(void) {
 
 /* The resident kernel on slices of a few rows each (most gathers are
  * another block's rows: the halo path) and of thousands (most are the
- * block's own): lap2d:40 and lap2d:300 at one block per SM, f64 and f32,
+ * block's own): lap2d:40 (the default grid) and lap2d:300 at one block per
+ * SM, f64 and f32,
  * none and Jacobi; the CPU's iteration count within 1%, the true
  * residual, the same bits run to run and across a progress chunk
  * (the slices copied in again at each launch). */

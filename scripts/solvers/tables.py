@@ -160,7 +160,8 @@ def main():
         base = s or a
         path = "-"
         if s:
-            path = "persistent" if s.get("persistent") == "1" else "graph"
+            # persistent=N: 0 the graph path, else smv_persistent_kernel
+            path = "graph" if s.get("persistent", "0") == "0" else "persistent"
         print(f"| {short(m)} | {f(base, 'n', '{:.0f}')} | "
               f"{f(base, 'nnz', '{:.0f}')} | {path} | "
               f"{f(s, 'its', '{:.0f}')} | {f(a, 'its', '{:.0f}')} | "
@@ -202,7 +203,7 @@ def main():
         if not r["impl"].startswith("smv-cuda") or r["method"] != "cg":
             continue
         v = (f"{r['impl'][4:]} {r['precond']} {r['prec']}")
-        path = "persistent" if r.get("persistent") == "1" else "graph"
+        path = "graph" if r.get("persistent", "0") == "0" else "persistent"
         print(f"| {short(r['matrix'])} | {v} | {path} | {r['its']} | "
               f"{f(r, 'true', '{:.1e}')} | {f(r, 'tts_ms', '{:.2f}')} | "
               f"{f(r, 'iter_us')} | {f(r, 'fixed_iter_us')} | "

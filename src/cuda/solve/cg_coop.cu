@@ -296,6 +296,13 @@ bool res_plan(solver &S, bool forced) {
       fa.sharedSizeBytes >= optin)
     return false;
   const size_t room = optin - fa.sharedSizeBytes;
+  /* The attribute is the kernel's, shared by every solve in the process
+   * (concurrent ones on other threads included): always the same value,
+   * the most a block may ask for, so no solve can lower it under another
+   * one's launch. A launch still takes only its own coop_smem. */
+  if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           (int)room) != cudaSuccess)
+    return false;
   int per_sm = forced ? 1 : (int)((S.coop_grid + sms - 1) / sms);
   for (; per_sm >= 1; per_sm--) {
     /* The plan's grid first (it may be cut to the rows' need), then whole
@@ -323,8 +330,6 @@ bool res_plan(solver &S, bool forced) {
     free(h);
     int occ = 0;
     if (e == cudaSuccess && need <= room &&
-        cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)need) == cudaSuccess &&
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, S.coop_block,
                                                       need) == cudaSuccess &&
         (forced || occ >= per_sm)) {
@@ -340,15 +345,15 @@ bool res_plan(solver &S, bool forced) {
   return false;
 }
 
-} // namespace
-
 /* The variant: SMV_SOLVE_COOP_VARIANT=cg1 or cg2 (anything else: the
- * default, cg1). The block size: SMV_SOLVE_COOP_BLOCK=256, 512 or 1024
- * (else 256). Blocks per SM: SMV_SOLVE_COOP_PER_SM=N, at most what the
- * device's occupancy allows for the kernel (the default). The sums:
- * SMV_SOLVE_COOP_SUM=last (anything else: the default, all; `last` lost
- * at every shape micro/gridsync measured: docs/solvers.md). */
-bool cg_coop_plan(solver &S, const char **why) {
+ * default, res where its slices fit, else cg1); as != 0 plans that
+ * variant whatever the knob says (cg1 after res did not fit). The block
+ * size: SMV_SOLVE_COOP_BLOCK=256, 512 or 1024 (else 256). Blocks per SM:
+ * SMV_SOLVE_COOP_PER_SM=N, at most what the device's occupancy allows for
+ * the kernel (the default). The sums: SMV_SOLVE_COOP_SUM=last (anything
+ * else: the default, all; `last` lost at every shape micro/gridsync
+ * measured: docs/solvers.md). */
+bool plan_as(solver &S, const char **why, int as) {
   const smv_context *ctx = S.ctx;
   const int want = S.o.persistent;
   *why = nullptr;
@@ -387,6 +392,7 @@ bool cg_coop_plan(solver &S, const char **why) {
   const char *var = getenv("SMV_SOLVE_COOP_VARIANT");
   /* BiCGStab has one kernel; its variant (3) names it to the driver. */
   const int variant = S.method == SMV_METHOD_BICGSTAB  ? 3
+                      : as != 0                        ? as
                       : var && strcmp(var, "cg2") == 0 ? 2
                       : var && strcmp(var, "cg1") == 0 ? 1
                                                        : 4;
@@ -453,11 +459,17 @@ bool cg_coop_plan(solver &S, const char **why) {
   const int copies_ask = env_int("SMV_SOLVE_COOP_COPIES");
   S.coop_copies = copies_ask > 0 && copies_ask <= 32 ? copies_ask : 1;
   if (S.coop_variant == 4 && !res_plan(S, force > 0)) {
-    S.coop_variant = 1; /* no slice fits: cg1 reads the L2 instead */
+    /* No slice fits: cg1 reads the L2 instead, planned as cg1 (its own
+     * occupancy, all of it, and its lanes for that grid: the shape above
+     * was the resident kernel's, half the SM's blocks). */
     cudaGetLastError();
+    return plan_as(S, why, 1);
   }
   return true;
 }
+} // namespace
+
+bool cg_coop_plan(solver &S, const char **why) { return plan_as(S, why, 0); }
 
 cudaError_t cg_coop_launch(solver &S, int it_end) {
   const void *k = coop_kernel(S);
@@ -473,14 +485,8 @@ cudaError_t cg_coop_launch(solver &S, int it_end) {
     if (e != cudaSuccess)
       return e;
   }
-  /* The resident kernel's slice size is a function attribute, shared by
-   * every solve in the process: set it again for this one. */
-  if (S.coop_variant == 4) {
-    const cudaError_t e = cudaFuncSetAttribute(
-        k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S.coop_smem);
-    if (e != cudaSuccess)
-      return e;
-  }
+  /* The resident kernel's slice: its limit was set by res_plan (the same
+   * for every solve, so no solve's setting races another's launch). */
   const size_t smem = S.coop_variant == 4 ? S.coop_smem : 0;
   if (S.prec == SMV_F32) {
     coop_args<float> a = args_of<float>(S, it_end);

@@ -268,7 +268,9 @@ __global__ void res_bounds_kernel(const int32_t *rp, int64_t n, int G,
   const int64_t W = wr * n + we * (int64_t)rp[n];
   for (int64_t b = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; b <= G;
        b += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t t = W * b / G;
+    /* W b / G without forming W b (past int64 for a large forced grid):
+     * W = q G + m, so W b / G = q b + m b / G, m b < G^2. */
+    const int64_t t = W / G * b + W % G * b / G;
     int64_t l = 0, h = n;
     while (l < h) {
       const int64_t mid = l + (h - l) / 2;
