@@ -21,8 +21,14 @@ SMV_LIB=$PWD/build/libsmv.so PYTHONPATH=$PWD/python timeout 150 \
 echo "pytest (solvers): exit $?: $(tail -1 "$OUT/pytest.log")"
 grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | head
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for tool in memcheck racecheck; do
-  SMV_TEST_ONLY=resident timeout 200 "$SAN" --tool $tool --error-exitcode 99 \
+# memcheck on the resident kernel's own tests; racecheck (slow on a
+# persistent kernel: the first run of this script ran out of time on those)
+# on the smallest test that runs it, lap2d:80 with progress relaunches.
+for run in "memcheck resident" "racecheck test_auto_and_progress [res]"; do
+  set -- $run
+  tool=$1
+  shift
+  SMV_TEST_ONLY="$*" timeout 120 "$SAN" --tool $tool --error-exitcode 99 \
     build/tests/test_cuda_solve_coop >"$OUT/san-$tool.log" 2>&1
-  echo "$tool: exit $?: $(grep -E 'ERROR SUMMARY|^RESULT' "$OUT/san-$tool.log" | tr '\n' ' ')"
+  echo "$tool ($*): exit $?: $(grep -E 'ERROR SUMMARY|^RESULT' "$OUT/san-$tool.log" | tr '\n' ' ')"
 done
