@@ -367,6 +367,47 @@ __device__ __forceinline__ T u_at(const T *r, const T *dinv, int64_t j) {
   return JAC ? rj * __ldg(&dinv[j]) : rj;
 }
 
+/* cg1's scalar recurrence (cg_coop1.cu, cg_coop_res.cu), the same bits in
+ * every thread: gamma, gamma_old, delta and alpha_old from the solve's
+ * state, each iteration's beta and alpha from them, the next sums, and
+ * back into the state after the last barrier. */
+struct cg1_scalars {
+  double gam, gam_old, del, alpha_old, alpha, beta;
+  __device__ explicit cg1_scalars(const solve_state *st)
+      : gam(st->rho), gam_old(st->rho_old), del(st->delta),
+        alpha_old(st->alpha), alpha(0.0), beta(0.0) {}
+  /* beta and alpha of iteration it; false when gamma <= 0 (M not positive
+   * definite) or p.Ap <= 0 (A not), or either is not finite. */
+  __device__ __forceinline__ bool step(int it) {
+    double den = del;
+    beta = 0.0;
+    if (it > 0) {
+      beta = gam / gam_old;
+      den = del - beta * gam / alpha_old;
+    }
+    if (!(gam > 0.0) || !finite(gam) || !(den > 0.0) || !finite(den))
+      return false;
+    alpha = gam / den;
+    return true;
+  }
+  /* After the iteration's sums: gamma and delta of the next. */
+  __device__ __forceinline__ void next(double g, double d) {
+    gam_old = gam;
+    alpha_old = alpha;
+    gam = g;
+    del = d;
+  }
+  /* Thread 0 of block 0, after the last barrier (coop_end's rule). */
+  __device__ __forceinline__ void store(solve_state *st) const {
+    if (blockIdx.x != 0 || threadIdx.x != 0)
+      return;
+    st->rho = gam;
+    st->rho_old = gam_old;
+    st->delta = del;
+    st->alpha = alpha_old;
+  }
+};
+
 /* The lanes' mask of a row group of LANES threads. */
 template <int LANES> __device__ __forceinline__ unsigned group_mask() {
   return LANES == 32

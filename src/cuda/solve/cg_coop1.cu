@@ -82,8 +82,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
   if (c.done)
     return;
   const int G = (int)gridDim.x;
-  double gam = a.st->rho, gam_old = a.st->rho_old, del = a.st->delta;
-  double alpha_old = a.st->alpha;
+  cg1_scalars cs(a.st);
   const coop_rows<LANES, BS> g;
   const T *dinv = a.dinv;
   if (c.it == 0) {
@@ -103,8 +102,8 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
       }
     }
     gsum(acc, a.part + 3 * G, sh_blk, sh_all);
-    gam = acc[0];
-    del = acc[1];
+    cs.gam = acc[0];
+    cs.del = acc[1];
   }
   while (c.it < a.it_end) {
     const int par = c.it & 1;
@@ -112,18 +111,11 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     const T *sc = par ? a.s1 : a.s0;
     T *rn = par ? a.r0 : a.r1, *wn = par ? a.w0 : a.w1;
     T *sn = par ? a.s0 : a.s1;
-    double beta = 0.0, den = del;
-    if (c.it > 0) {
-      beta = gam / gam_old;
-      den = del - beta * gam / alpha_old;
-    }
-    /* gamma <= 0: M not positive definite; den = p.Ap <= 0: A not. */
-    if (!(gam > 0.0) || !finite(gam) || !(den > 0.0) || !finite(den)) {
+    if (!cs.step(c.it)) {
       c.breakdown = c.done = 1;
       break;
     }
-    const double alpha = gam / den;
-    const T bt = (T)beta, al = (T)alpha, nal = (T)(-alpha);
+    const T bt = (T)cs.beta, al = (T)cs.alpha, nal = (T)(-cs.alpha);
     double acc[3] = {0.0, 0.0, 0.0};
     for (int64_t row = g.first; row < a.n; row += g.step) {
       /* The owner's own values first: their loads then travel with the
@@ -161,20 +153,12 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
       }
     }
     gsum(acc, a.part + 3 * G * par, sh_blk, sh_all);
-    gam_old = gam;
-    alpha_old = alpha;
-    gam = acc[0];
-    del = acc[1];
+    cs.next(acc[0], acc[1]);
     if (coop_step(c, acc[2], a.hist))
       break;
   }
   coop_end(a.st, c);
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    a.st->rho = gam;
-    a.st->rho_old = gam_old;
-    a.st->delta = del;
-    a.st->alpha = alpha_old;
-  }
+  cs.store(a.st);
 }
 
 struct cg1_k {

@@ -104,8 +104,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
   if (c.done)
     return;
   const int G = (int)gridDim.x;
-  double gam = a.st->rho, gam_old = a.st->rho_old, del = a.st->delta;
-  double alpha_old = a.st->alpha;
+  cg1_scalars cs(a.st);
   const int lo = a.bounds[blockIdx.x], hi = a.bounds[blockIdx.x + 1];
   const int nb = hi - lo;
   const int kb = __ldg(&a.rp[lo]), ne = __ldg(&a.rp[hi]) - kb;
@@ -164,8 +163,8 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
       }
     }
     gsum(acc, a.part + 3 * G, sh_blk, sh_all);
-    gam = acc[0];
-    del = acc[1];
+    cs.gam = acc[0];
+    cs.del = acc[1];
   }
   while (c.it < a.it_end) {
     const int par = c.it & 1;
@@ -175,18 +174,11 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     T *sn = par ? a.s0 : a.s1;
     const T *rcs = m.r[par], *wcs = m.w[par], *scs = m.s[par];
     T *rns = m.r[par ^ 1], *wns = m.w[par ^ 1], *sns = m.s[par ^ 1];
-    double beta = 0.0, den = del;
-    if (c.it > 0) {
-      beta = gam / gam_old;
-      den = del - beta * gam / alpha_old;
-    }
-    /* gamma <= 0: M not positive definite; den = p.Ap <= 0: A not. */
-    if (!(gam > 0.0) || !finite(gam) || !(den > 0.0) || !finite(den)) {
+    if (!cs.step(c.it)) {
       c.breakdown = c.done = 1;
       break;
     }
-    const double alpha = gam / den;
-    const T bt = (T)beta, al = (T)alpha, nal = (T)(-alpha);
+    const T bt = (T)cs.beta, al = (T)cs.alpha, nal = (T)(-cs.alpha);
     double acc[3] = {0.0, 0.0, 0.0};
     for (int li = first; li < nb; li += STEP) {
       const T sum =
@@ -228,10 +220,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
       }
     }
     gsum(acc, a.part + 3 * G * par, sh_blk, sh_all);
-    gam_old = gam;
-    alpha_old = alpha;
-    gam = acc[0];
-    del = acc[1];
+    cs.next(acc[0], acc[1]);
     if (coop_step(c, acc[2], a.hist))
       break;
   }
@@ -243,12 +232,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     a.x[lo + i] = m.x[i];
   }
   coop_end(a.st, c);
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    a.st->rho = gam;
-    a.st->rho_old = gam_old;
-    a.st->delta = del;
-    a.st->alpha = alpha_old;
-  }
+  cs.store(a.st);
 }
 
 struct cgres_k {
