@@ -45,6 +45,22 @@
  *      3 x copies stores a block. The persistent kernels store their
  *      partials j-major, one copy unless SMV_SOLVE_COOP_COPIES asks
  *      (cg_coop.h, block_partial / all_sum).
+ *   E. cluster: a two-level barrier and sum on thread-block clusters
+ *      (sm_90): each block puts its 3 partials in its shared memory,
+ *      cluster.sync() (the hardware's barrier across the C blocks of a
+ *      cluster), the cluster's first block sums the C blocks' partials
+ *      through distributed shared memory (rank order), writes the
+ *      cluster's 3 partials j-major and alone takes part in a grid-wide
+ *      arrive-and-spin barrier of G / C arrivals (a counter that only
+ *      grows: round r is complete at (r + 1) G / C), then cluster.sync()
+ *      lets the other blocks go; every block sums the G / C clusters'
+ *      partials. The grid barrier sees C times fewer participants and the
+ *      sum reads C times fewer partials. Launched with cudaLaunchKernelEx,
+ *      cooperative where the driver accepts it with clusters, else plainly
+ *      with the grid no larger than the clusters that can be co-resident
+ *      (cudaOccupancyMaxActiveClusters); the table says which. C = 2, 4, 8
+ *      (the portable sizes), G the largest multiple of C at that many
+ *      blocks per SM.
  * Time per round: (t(ROUNDS) - t(0)) / ROUNDS, t the median of cooperative
  * launches timed by CUDA events (the launch itself cancels out; C's
  * counter and flag are zeroed by a memset before each launch, in both
@@ -339,8 +355,200 @@ static void run_copies(void) {
              "x more L2 lines, so fewer SMs ask for each line.");
 }
 
+/* E: the two-level barrier and sum (see the header). sy[0]: the arrival
+ * counter (only grows: zeroed before each launch), cpart: the clusters'
+ * 3 partials j-major by parity (2 x 3 x NC). */
+__global__ void cluster_kernel(int rounds, volatile int *flag, double *cpart,
+                               double *total, unsigned *bad,
+                               unsigned long long *sy) {
+  cg::cluster_group cl = cg::this_cluster();
+  __shared__ double mine[3];
+  __shared__ double warp_sum[32][3];
+  const int G = (int)gridDim.x, b = (int)blockIdx.x;
+  const int C = (int)cl.num_blocks(), NC = G / C;
+  const int cid = b / C;
+  const bool leader = cl.block_rank() == 0;
+  double acc[3] = {0.0, 0.0, 0.0};
+  unsigned miss = 0;
+  for (int r = 0; r < rounds; r++) {
+    double *pr = cpart + (size_t)(r & 1) * 3 * NC;
+    if (threadIdx.x == 0)
+      flag[b] = r;
+    if (threadIdx.x < 3)
+      mine[threadIdx.x] = part_val(r, b, threadIdx.x);
+    cl.sync(); /* every block's partials and flag written */
+    if (leader) {
+      if (threadIdx.x < 3) {
+        double s = 0.0;
+        for (int q = 0; q < C; q++)
+          s += cl.map_shared_rank(mine, q)[threadIdx.x];
+        pr[threadIdx.x * NC + cid] = s;
+      }
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(&sy[0], 1ull);
+        const unsigned long long want =
+            (unsigned long long)(r + 1) * (unsigned long long)NC;
+        unsigned long long got;
+        do {
+          asm volatile("ld.acquire.gpu.global.u64 %0, [%1];"
+                       : "=l"(got)
+                       : "l"(&sy[0])
+                       : "memory");
+        } while (got < want);
+        __threadfence();
+      }
+    }
+    /* The leader has seen every cluster arrive; its blocks go on. (Also
+     * keeps `mine` from being rewritten before the leader has read it.) */
+    cl.sync();
+    if (threadIdx.x == 0 && flag[(b + 1) % G] < r)
+      miss++;
+    double v[3];
+    sum_partials(pr, NC, v, warp_sum, true);
+    for (int j = 0; j < 3; j++)
+      acc[j] += v[j];
+  }
+  if (threadIdx.x == 0) {
+    for (int j = 0; j < 3; j++)
+      total[3 * b + j] = acc[j];
+    if (miss)
+      atomicAdd(bad, miss);
+  }
+}
+
+/* Launch E at G blocks of `block` threads in clusters of C: cooperative
+ * where the driver takes it (*coop = 1), else plain (*coop = 0). */
+static cudaError_t cluster_launch(int G, int block, int C, int rounds, int *fp,
+                                  double *pp, double *tp, unsigned *bp,
+                                  unsigned long long *sp, int *coop) {
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute at[2];
+  cfg.gridDim = dim3((unsigned)G);
+  cfg.blockDim = dim3((unsigned)block);
+  at[0].id = cudaLaunchAttributeClusterDimension;
+  at[0].val.clusterDim.x = (unsigned)C;
+  at[0].val.clusterDim.y = 1;
+  at[0].val.clusterDim.z = 1;
+  at[1].id = cudaLaunchAttributeCooperative;
+  at[1].val.cooperative = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = *coop ? 2 : 1;
+  return cudaLaunchKernelEx(&cfg, cluster_kernel, rounds, (volatile int *)fp,
+                            pp, tp, bp, sp);
+}
+
+static void cluster_row(micro_table &t, int block, int per_sm, int C) {
+  const int sms = g_dev.prop.multiProcessorCount;
+  int G = per_sm * sms / C * C;
+  /* Co-residency: no more clusters than can be resident at once. */
+  cudaLaunchConfig_t q = {};
+  cudaLaunchAttribute qa[1];
+  q.gridDim = dim3((unsigned)G);
+  q.blockDim = dim3((unsigned)block);
+  qa[0].id = cudaLaunchAttributeClusterDimension;
+  qa[0].val.clusterDim.x = (unsigned)C;
+  qa[0].val.clusterDim.y = 1;
+  qa[0].val.clusterDim.z = 1;
+  q.attrs = qa;
+  q.numAttrs = 1;
+  int maxc = 0;
+  CK(cudaOccupancyMaxActiveClusters(&maxc, cluster_kernel, &q));
+  if (maxc < 1)
+    return;
+  if (G / C > maxc)
+    G = maxc * C;
+  const int NC = G / C;
+  micro_dbuf<int> flag((size_t)G);
+  micro_dbuf<double> cpart((size_t)6 * NC), total((size_t)3 * G);
+  micro_dbuf<unsigned> bad(1);
+  micro_dbuf<unsigned long long> sync(1);
+  int *fp = flag.p;
+  double *pp = cpart.p, *tp = total.p;
+  unsigned *bp = bad.p;
+  unsigned long long *sp = sync.p;
+  /* Cooperative with clusters if the driver takes it; else plain. */
+  int coop = 1;
+  CK(cudaMemset(sp, 0, sizeof *sp));
+  if (cluster_launch(G, block, C, 0, fp, pp, tp, bp, sp, &coop) !=
+      cudaSuccess) {
+    cudaGetLastError();
+    coop = 0;
+    CK(cluster_launch(G, block, C, 0, fp, pp, tp, bp, sp, &coop));
+  }
+  CK(cudaDeviceSynchronize());
+  auto timed = [&](int rounds) {
+    auto launch = [&] {
+      CK(cudaMemsetAsync(sp, 0, sizeof *sp, 0));
+      CK(cluster_launch(G, block, C, rounds, fp, pp, tp, bp, sp, &coop));
+    };
+    return micro_time_ms(launch, 2, 15);
+  };
+  flag.poison(0xff);
+  bad.zero();
+  const double t0 = timed(0), t1 = timed(ROUNDS);
+  /* The checked run. */
+  flag.poison(0xff);
+  bad.zero();
+  total.poison();
+  CK(cudaMemset(sp, 0, sizeof *sp));
+  CK(cluster_launch(G, block, C, ROUNDS, fp, pp, tp, bp, sp, &coop));
+  CK(cudaDeviceSynchronize());
+  unsigned nbad = 0;
+  bad.download(&nbad);
+  micro_check(nbad == 0,
+              "cluster %d, block %d x %d per SM: %u rounds passed the "
+              "barrier early",
+              C, block, per_sm, nbad);
+  std::vector<double> got((size_t)3 * G);
+  total.download(got.data());
+  double want[3] = {0, 0, 0};
+  for (int r = 0; r < ROUNDS; r++)
+    for (int bb = 0; bb < G; bb++)
+      for (int j = 0; j < 3; j++)
+        want[j] += part_val(r, bb, j);
+  size_t wrong = 0;
+  for (int bb = 0; bb < G; bb++)
+    for (int j = 0; j < 3; j++)
+      wrong += got[(size_t)3 * bb + j] != want[j];
+  micro_check(wrong == 0,
+              "cluster %d, block %d x %d per SM: %zu block sums "
+              "wrong",
+              C, block, per_sm, wrong);
+  micro_table_add(t, {micro_fmt("%d", block), micro_fmt("%d", per_sm),
+                      micro_fmt("%d", C), micro_fmt("%d", G),
+                      coop ? "cooperative" : "plain", micro_num(t0 * 1e3, 1),
+                      micro_num((t1 - t0) * 1e3 / ROUNDS, 3)});
+}
+
+static void run_cluster(void) {
+  micro_table t = micro_table_new(
+      "sync_cluster",
+      "two-level barrier and sum on clusters: cluster.sync, the cluster's "
+      "first block sums its blocks' partials (distributed shared memory) and "
+      "alone joins the grid barrier, every block sums the clusters' partials",
+      {"block", "blocks per SM", "cluster", "blocks (G)", "launch", "launch us",
+       "us per round"});
+  const int blocks[] = {256, 512, 1024};
+  const int per[] = {1, 2, 4};
+  const int sizes[] = {2, 4, 8};
+  for (int bi = 0; bi < 3; bi++)
+    for (int pi = 0; pi < 3; pi++) {
+      if (blocks[bi] * per[pi] > 2048)
+        continue;
+      for (int ci = 0; ci < 3; ci++)
+        cluster_row(t, blocks[bi], per[pi], sizes[ci]);
+    }
+  micro_table_print(t);
+  micro_note("Compare with sync_sum_copies at 1 copy (the persistent CG's "
+             "default sums): the same rounds, every block in the grid "
+             "barrier and every block reading all G partials.");
+}
+
 int main(int argc, char **argv) {
   return micro_main(argc, argv, "gridsync",
                     "grid barrier and all-blocks sum (persistent kernels)",
-                    k_help, {run_sync, run_sum, run_last, run_copies});
+                    k_help,
+                    {run_sync, run_sum, run_last, run_copies, run_cluster});
 }
