@@ -31,9 +31,14 @@ SolveInfo = namedtuple("SolveInfo", [
     "precision_limited",  # float32: the recurrence met tol, the true
                    # residual (recomputed in double) did not: tol is below
                    # what float32 reaches; converged is then False
+    "kernel",      # CUDA: which persistent kernel ran the iterations
+                   # ('cg-resident', 'cg1', 'cg2', 'bicgstab'), or None
 ])
 SolveInfo.__doc__ = ("Outcome of a solve: iterations, relres, converged, "
                      "breakdown, seconds, backend, precision, history, ...")
+
+# smv_solve_result.persistent (smv_persistent_kernel) by value.
+_KERNELS = {1: "cg1", 2: "cg2", 3: "bicgstab", 4: "cg-resident"}
 
 _METHODS = {"cg": L.SMV_METHOD_CG, "bicgstab": L.SMV_METHOD_BICGSTAB}
 # The CPU entry points by (method, float32).
@@ -90,7 +95,8 @@ def _info(method, res, hist, backend, prec):
         history=None if hist is None else hist[:res.history_count].copy(),
         graph_used=bool(res.graph_used), checks=res.checks,
         persistent=bool(res.persistent),
-        precision_limited=bool(res.precision_limited))
+        precision_limited=bool(res.precision_limited),
+        kernel=_KERNELS.get(res.persistent))
 
 
 def _square(shape, what):
@@ -386,7 +392,7 @@ def _python_solve(M, method, b, dev, x0, rtol, atol, maxiter, precond, Mop,
         seconds=time.perf_counter() - t0, backend=M.backend,
         precision="float32" if M._prec == L.SMV_F32 else "float64",
         history=np.array(hist) if history else None, graph_used=False,
-        checks=0, persistent=False, precision_limited=False)
+        checks=0, persistent=False, precision_limited=False, kernel=None)
     return x, info
 
 
