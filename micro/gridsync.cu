@@ -158,6 +158,17 @@ __device__ void last_block_sum(int r, const double *pr, int G,
     out[j] = __ldcg(&res[j]);
 }
 
+/* Thread 0: the block's running sums and its barrier misses. */
+__device__ void report_block(double *total, unsigned *bad,
+                             const double (&acc)[3], unsigned miss) {
+  if (threadIdx.x != 0)
+    return;
+  for (int j = 0; j < 3; j++)
+    total[3 * blockIdx.x + j] = acc[j];
+  if (miss)
+    atomicAdd(bad, miss);
+}
+
 /* SUM: 0 A (grid.sync), 1 B (+ every block sums), 2 C (fused), 3 D (B
  * with the partials written to `reps` copies, block b reading copy
  * b % reps: copy c of parity p at part + (2 c + p) 3 G). */
@@ -195,12 +206,7 @@ __global__ void gridsync_kernel(int rounds, volatile int *flag, double *part,
       for (int j = 0; j < 3; j++)
         acc[j] += v[j];
   }
-  if (threadIdx.x == 0) {
-    for (int j = 0; j < 3; j++)
-      total[3 * b + j] = acc[j];
-    if (miss)
-      atomicAdd(bad, miss);
-  }
+  report_block(total, bad, acc, miss);
 }
 
 /* Median ms of one cooperative launch of `rounds` rounds. */
@@ -221,6 +227,30 @@ static double launch_ms(int G, int block, int rounds, micro_dbuf<int> &flag,
                                    args, 0, 0));
   };
   return micro_time_ms(launch, 2, 15);
+}
+
+/* After a checked run of ROUNDS rounds at G blocks: no block passed the
+ * barrier before its neighbour wrote the round, and (sums) every block's
+ * running totals are exact. `what` names the shape in a failure. */
+static void check_rounds(micro_dbuf<unsigned> &bad, micro_dbuf<double> &total,
+                         int G, bool sums, const char *what) {
+  unsigned nbad = 0;
+  bad.download(&nbad);
+  micro_check(nbad == 0, "%s: %u rounds passed the barrier early", what, nbad);
+  if (!sums)
+    return;
+  std::vector<double> got((size_t)3 * G);
+  total.download(got.data());
+  double want[3] = {0, 0, 0};
+  for (int r = 0; r < ROUNDS; r++)
+    for (int b = 0; b < G; b++)
+      for (int j = 0; j < 3; j++)
+        want[j] += part_val(r, b, j);
+  size_t wrong = 0;
+  for (int b = 0; b < G; b++)
+    for (int j = 0; j < 3; j++)
+      wrong += got[(size_t)3 * b + j] != want[j];
+  micro_check(wrong == 0, "%s: %zu block sums wrong", what, wrong);
 }
 
 template <int SUM>
@@ -255,27 +285,8 @@ static void shape_row(micro_table &t, int block, int per_sm, int occ,
   CK(cudaLaunchCooperativeKernel((const void *)gridsync_kernel<SUM>, G, block,
                                  args, 0, 0));
   CK(cudaDeviceSynchronize());
-  unsigned nbad = 0;
-  bad.download(&nbad);
-  micro_check(nbad == 0,
-              "block %d x %d per SM: %u rounds passed the barrier "
-              "early",
-              block, per_sm, nbad);
-  if (SUM) {
-    std::vector<double> got((size_t)3 * G);
-    total.download(got.data());
-    double want[3] = {0, 0, 0};
-    for (int r = 0; r < ROUNDS; r++)
-      for (int b = 0; b < G; b++)
-        for (int j = 0; j < 3; j++)
-          want[j] += part_val(r, b, j);
-    size_t wrong = 0;
-    for (int b = 0; b < G; b++)
-      for (int j = 0; j < 3; j++)
-        wrong += got[(size_t)3 * b + j] != want[j];
-    micro_check(wrong == 0, "block %d x %d per SM: %zu block sums wrong", block,
-                per_sm, wrong);
-  }
+  check_rounds(bad, total, G, SUM != 0,
+               micro_fmt("block %d x %d per SM", block, per_sm).c_str());
   const double us = (t1 - t0) * 1e3 / ROUNDS;
   std::vector<std::string> row = {
       micro_fmt("%d", block),
@@ -410,12 +421,7 @@ __global__ void cluster_kernel(int rounds, volatile int *flag, double *cpart,
     for (int j = 0; j < 3; j++)
       acc[j] += v[j];
   }
-  if (threadIdx.x == 0) {
-    for (int j = 0; j < 3; j++)
-      total[3 * b + j] = acc[j];
-    if (miss)
-      atomicAdd(bad, miss);
-  }
+  report_block(total, bad, acc, miss);
 }
 
 /* Launch E at G blocks of `block` threads in clusters of C: cooperative
@@ -495,27 +501,9 @@ static void cluster_row(micro_table &t, int block, int per_sm, int C) {
   CK(cudaMemset(sp, 0, sizeof *sp));
   CK(cluster_launch(G, block, C, ROUNDS, fp, pp, tp, bp, sp, &coop));
   CK(cudaDeviceSynchronize());
-  unsigned nbad = 0;
-  bad.download(&nbad);
-  micro_check(nbad == 0,
-              "cluster %d, block %d x %d per SM: %u rounds passed the "
-              "barrier early",
-              C, block, per_sm, nbad);
-  std::vector<double> got((size_t)3 * G);
-  total.download(got.data());
-  double want[3] = {0, 0, 0};
-  for (int r = 0; r < ROUNDS; r++)
-    for (int bb = 0; bb < G; bb++)
-      for (int j = 0; j < 3; j++)
-        want[j] += part_val(r, bb, j);
-  size_t wrong = 0;
-  for (int bb = 0; bb < G; bb++)
-    for (int j = 0; j < 3; j++)
-      wrong += got[(size_t)3 * bb + j] != want[j];
-  micro_check(wrong == 0,
-              "cluster %d, block %d x %d per SM: %zu block sums "
-              "wrong",
-              C, block, per_sm, wrong);
+  check_rounds(
+      bad, total, G, true,
+      micro_fmt("cluster %d, block %d x %d per SM", C, block, per_sm).c_str());
   micro_table_add(t, {micro_fmt("%d", block), micro_fmt("%d", per_sm),
                       micro_fmt("%d", C), micro_fmt("%d", G),
                       coop ? "cooperative" : "plain", micro_num(t0 * 1e3, 1),
