@@ -424,13 +424,11 @@ __global__ void cluster_kernel(int rounds, volatile int *flag, double *cpart,
   report_block(total, bad, acc, miss);
 }
 
-/* Launch E at G blocks of `block` threads in clusters of C: cooperative
- * where the driver takes it (*coop = 1), else plain (*coop = 0). */
-static cudaError_t cluster_launch(int G, int block, int C, int rounds, int *fp,
-                                  double *pp, double *tp, unsigned *bp,
-                                  unsigned long long *sp, int *coop) {
+/* E's launch configuration: G blocks of `block` threads in clusters of C,
+ * cooperative when coop (at must hold 2 attributes). */
+static cudaLaunchConfig_t cluster_cfg(int G, int block, int C, int coop,
+                                      cudaLaunchAttribute (&at)[2]) {
   cudaLaunchConfig_t cfg = {};
-  cudaLaunchAttribute at[2];
   cfg.gridDim = dim3((unsigned)G);
   cfg.blockDim = dim3((unsigned)block);
   at[0].id = cudaLaunchAttributeClusterDimension;
@@ -440,7 +438,17 @@ static cudaError_t cluster_launch(int G, int block, int C, int rounds, int *fp,
   at[1].id = cudaLaunchAttributeCooperative;
   at[1].val.cooperative = 1;
   cfg.attrs = at;
-  cfg.numAttrs = *coop ? 2 : 1;
+  cfg.numAttrs = coop ? 2 : 1;
+  return cfg;
+}
+
+/* Launch E: cooperative where the driver takes it (*coop = 1), else plain
+ * (*coop = 0). */
+static cudaError_t cluster_launch(int G, int block, int C, int rounds, int *fp,
+                                  double *pp, double *tp, unsigned *bp,
+                                  unsigned long long *sp, int *coop) {
+  cudaLaunchAttribute at[2];
+  const cudaLaunchConfig_t cfg = cluster_cfg(G, block, C, *coop, at);
   return cudaLaunchKernelEx(&cfg, cluster_kernel, rounds, (volatile int *)fp,
                             pp, tp, bp, sp);
 }
@@ -449,16 +457,8 @@ static void cluster_row(micro_table &t, int block, int per_sm, int C) {
   const int sms = g_dev.prop.multiProcessorCount;
   int G = per_sm * sms / C * C;
   /* Co-residency: no more clusters than can be resident at once. */
-  cudaLaunchConfig_t q = {};
-  cudaLaunchAttribute qa[1];
-  q.gridDim = dim3((unsigned)G);
-  q.blockDim = dim3((unsigned)block);
-  qa[0].id = cudaLaunchAttributeClusterDimension;
-  qa[0].val.clusterDim.x = (unsigned)C;
-  qa[0].val.clusterDim.y = 1;
-  qa[0].val.clusterDim.z = 1;
-  q.attrs = qa;
-  q.numAttrs = 1;
+  cudaLaunchAttribute qa[2];
+  const cudaLaunchConfig_t q = cluster_cfg(G, block, C, 0, qa);
   int maxc = 0;
   CK(cudaOccupancyMaxActiveClusters(&maxc, cluster_kernel, &q));
   if (maxc < 1)
