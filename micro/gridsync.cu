@@ -457,12 +457,17 @@ static void cluster_row(micro_table &t, int block, int per_sm, int C) {
   const int sms = g_dev.prop.multiProcessorCount;
   int G = per_sm * sms / C * C;
   /* Co-residency: no more clusters than can be resident at once. */
-  cudaLaunchAttribute qa[2];
-  const cudaLaunchConfig_t q = cluster_cfg(G, block, C, 0, qa);
   int maxc = 0;
-  CK(cudaOccupancyMaxActiveClusters(&maxc, cluster_kernel, &q));
-  if (maxc < 1)
+  if (G >= C) {
+    cudaLaunchAttribute qa[2];
+    const cudaLaunchConfig_t q = cluster_cfg(G, block, C, 0, qa);
+    CK(cudaOccupancyMaxActiveClusters(&maxc, cluster_kernel, &q));
+  }
+  if (maxc < 1) { /* say so: a missing row reads as never tried */
+    micro_table_add(t, {micro_fmt("%d", block), micro_fmt("%d", per_sm),
+                        micro_fmt("%d", C), "0", "no cluster fits", "-", "-"});
     return;
+  }
   if (G / C > maxc)
     G = maxc * C;
   const int NC = G / C;
