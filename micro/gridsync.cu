@@ -468,7 +468,10 @@ static void cluster_row(micro_table &t, int block, int per_sm, int C) {
                         micro_fmt("%d", C), "0", "no cluster fits", "-", "-"});
     return;
   }
-  if (G / C > maxc)
+  /* Fewer clusters than asked can be co-resident: run those, and say so
+   * in the row (the same G may then appear under two labels). */
+  const bool cut = G / C > maxc;
+  if (cut)
     G = maxc * C;
   const int NC = G / C;
   micro_dbuf<int> flag((size_t)G);
@@ -509,7 +512,8 @@ static void cluster_row(micro_table &t, int block, int per_sm, int C) {
   check_rounds(
       bad, total, G, true,
       micro_fmt("cluster %d, block %d x %d per SM", C, block, per_sm).c_str());
-  micro_table_add(t, {micro_fmt("%d", block), micro_fmt("%d", per_sm),
+  micro_table_add(t, {micro_fmt("%d", block),
+                      micro_fmt("%d%s", per_sm, cut ? " (cut)" : ""),
                       micro_fmt("%d", C), micro_fmt("%d", G),
                       coop ? "cooperative" : "plain", micro_num(t0 * 1e3, 1),
                       micro_num((t1 - t0) * 1e3 / ROUNDS, 3)});
