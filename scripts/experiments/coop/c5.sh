@@ -8,29 +8,17 @@
 # cg_graph verify their answers (check=). The device tests first.
 #   OUT=dir scripts/experiments/coop/c5.sh
 set -u
-OUT=${OUT:-/tmp/coop-c5}
-mkdir -p "$OUT"
-S=${SMV_MATRICES:-.shared/matrices}
-R=$OUT/c5.txt
-: >"$R"
-make -j16 SM=90 solver-bench >"$OUT/build.log" 2>&1 || echo "solver-bench build failed"
+. "$(dirname "$0")/sweep.sh"
+coop_setup c5
 timeout 300 build/tests/test_cuda_solve_coop >"$OUT/test_cuda_solve_coop.log" 2>&1
 echo "test_cuda_solve_coop: exit $?: $(grep '^RESULT' "$OUT/test_cuda_solve_coop.log")"
 grep -E "CHECK failed|FAIL" "$OUT/test_cuda_solve_coop.log" | head -12
 for m in lap2d:300 lap3d:50 $S/wathen100.mtx.gz $S/gyro_m.mtx.gz \
   $S/G2_circuit.mtx.gz $S/Trefethen_20000.mtx.gz $S/bcsstk33.mtx.gz \
   $S/s3rmt3m3.mtx.gz $S/cvxbqp1.mtx.gz; do
-  [ -e "$m" ] || case "$m" in *:*) ;; *) continue ;; esac
-  timeout 60 build/cg_graph "$m" --runs 5 --fixed 1000 >>"$R" 2>>"$OUT/err.log"
-  for cfg in "" "VARIANT=res" "VARIANT=res BLOCK=512" "VARIANT=res BLOCK=1024" \
+  coop_sweep "$m" "" "VARIANT=res" "VARIANT=res BLOCK=512" "VARIANT=res BLOCK=1024" \
     "VARIANT=res PER_SM=1" "VARIANT=res BLOCK=512 PER_SM=1" \
     "VARIANT=res PER_SM=2" "VARIANT=res LANES=1" "VARIANT=res LANES=2" \
-    "VARIANT=res LANES=4" "VARIANT=res LANES=8"; do
-    env=""
-    for kv in $cfg; do env="$env SMV_SOLVE_COOP_$kv"; done
-    echo "# cfg:${env:- default}" >>"$R"
-    env $env timeout 60 build/solve_smv "$m" --runs 5 --fixed 1000 \
-      --graph 1 >>"$R" 2>>"$OUT/err.log"
-  done
+    "VARIANT=res LANES=4" "VARIANT=res LANES=8"
 done
 cut -c1-250 "$R"

@@ -8,23 +8,11 @@
 # graph path). The device tests: verify/v10.
 #   OUT=dir scripts/experiments/coop/c7.sh
 set -u
-OUT=${OUT:-/tmp/coop-c7}
-mkdir -p "$OUT"
-S=${SMV_MATRICES:-.shared/matrices}
-R=$OUT/c7.txt
-: >"$R"
-make -j16 SM=90 solver-bench >"$OUT/build.log" 2>&1 || echo "solver-bench build failed"
+. "$(dirname "$0")/sweep.sh"
+coop_setup c7
 for m in lap2d:300 lap3d:50 $S/wathen100.mtx.gz $S/gyro_m.mtx.gz \
   $S/G2_circuit.mtx.gz $S/Trefethen_20000.mtx.gz \
   $S/s3rmt3m3.mtx.gz $S/cvxbqp1.mtx.gz lap3d:100; do
-  [ -e "$m" ] || case "$m" in *:*) ;; *) continue ;; esac
-  timeout 60 build/cg_graph "$m" --runs 5 --fixed 1000 >>"$R" 2>>"$OUT/err.log"
-  for cfg in "" "VARIANT=cg1" "PER_SM=4"; do
-    env=""
-    for kv in $cfg; do env="$env SMV_SOLVE_COOP_$kv"; done
-    echo "# cfg:${env:- default}" >>"$R"
-    env $env timeout 60 build/solve_smv "$m" --runs 5 --fixed 1000 \
-      --graph 1 >>"$R" 2>>"$OUT/err.log"
-  done
+  coop_sweep "$m" "" "VARIANT=cg1" "PER_SM=4"
 done
 cut -c1-250 "$R"
