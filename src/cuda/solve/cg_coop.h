@@ -18,6 +18,7 @@
 #ifndef SMV_CUDA_CG_COOP_H
 #define SMV_CUDA_CG_COOP_H
 
+#include "coop_phases.h"
 #include "solver.h"
 
 #include <cooperative_groups.h>
@@ -272,6 +273,7 @@ template <bool LAST> struct coop_sum {
                                              double *sh_blk, double *sh_all) {
     if (LAST) {
       grid_sum_sync<NV>(v, part, sy, round++, G, sh_blk, sh_all);
+      SMV_PH(4);
     } else {
       /* Copies (SMV_SOLVE_COOP_COPIES, default 1): after the barrier
        * every block reads all G partials, all SMs the same G x NV doubles
@@ -282,9 +284,12 @@ template <bool LAST> struct coop_sum {
        * as a measured non-gain. The same values in the same order: the
        * same bits with any count. */
       block_partial<NV>(v, part, sh_blk, copies, stride);
+      SMV_PH(2);
       grid.sync();
+      SMV_PH(3);
       all_sum<NV>(v, part + (int64_t)(blockIdx.x % (unsigned)copies) * stride,
                   G, sh_all);
+      SMV_PH(4);
     }
   }
 };

@@ -103,6 +103,8 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
   coop_run c = coop_begin(a.st);
   if (c.done)
     return;
+  SMV_PH_BEGIN();
+  const int it0 = c.it;
   const int G = (int)gridDim.x;
   cg1_scalars cs(a.st);
   const int lo = a.bounds[blockIdx.x], hi = a.bounds[blockIdx.x + 1];
@@ -135,6 +137,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     }
     __syncthreads();
   }
+  SMV_PH(6);
   const unsigned lane = threadIdx.x & (LANES - 1);
   const unsigned gmask = group_mask<LANES>();
   const int first = (int)threadIdx.x / LANES;
@@ -166,6 +169,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     cs.gam = acc[0];
     cs.del = acc[1];
   }
+  SMV_PH(7);
   while (c.it < a.it_end) {
     const int par = c.it & 1;
     const T *rc = par ? a.r1 : a.r0, *wc = par ? a.w1 : a.w0;
@@ -179,6 +183,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
       break;
     }
     const T bt = (T)cs.beta, al = (T)cs.alpha, nal = (T)(-cs.alpha);
+    SMV_PH(0);
     double acc[3] = {0.0, 0.0, 0.0};
     for (int li = first; li < nb; li += STEP) {
       const T sum =
@@ -219,11 +224,15 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
         acc[2] += (double)nx.r * (double)nx.r;
       }
     }
+    SMV_PH_SYNC(1);
     gsum(acc, a.part + 3 * G * par, sh_blk, sh_all);
     cs.next(acc[0], acc[1]);
-    if (coop_step(c, acc[2], a.hist))
+    const bool stop = coop_step(c, acc[2], a.hist);
+    SMV_PH(5);
+    if (stop)
       break;
   }
+  SMV_PH_END(c.it - it0);
   /* The copy out: p and x (every block leaves the loop at the same
    * iteration: the stop test reads the same sums everywhere). */
   __syncthreads();
