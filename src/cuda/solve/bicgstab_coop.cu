@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     if (c.done)
       break;
   }
-  coop_end(a.st, c);
+  coop_end(a.st, c, a.hist);
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     a.st->rho = rho;
     a.st->beta = beta;

@@ -143,11 +143,35 @@ __device__ __forceinline__ void block_partial(double (&v)[NV], double *part,
 template <int NV>
 __device__ __forceinline__ void all_sum(double (&v)[NV], const double *part,
                                         int G, double *sh) {
+  /* Every load of a pass over the NV sums and two strides of blocks is
+   * issued before the first add: one L2 round trip for G <= 2 x the block
+   * size (each thread's sums in the order b, b + blockDim.x, ..., as
+   * before). A loop over j outside the loop over b would put NV (or 2 NV)
+   * round trips of lines every SM reads at once on the critical path. */
+  const int B = (int)blockDim.x;
 #pragma unroll
-  for (int j = 0; j < NV; j++) {
+  for (int j = 0; j < NV; j++)
     v[j] = 0.0;
-    for (int b = threadIdx.x; b < G; b += blockDim.x)
-      v[j] += __ldcg(&part[j * G + b]);
+  int b = (int)threadIdx.x;
+  for (; b + B < G; b += 2 * B) {
+    double t0[NV], t1[NV];
+#pragma unroll
+    for (int j = 0; j < NV; j++) {
+      t0[j] = __ldcg(&part[j * G + b]);
+      t1[j] = __ldcg(&part[j * G + b + B]);
+    }
+#pragma unroll
+    for (int j = 0; j < NV; j++)
+      v[j] = v[j] + t0[j] + t1[j];
+  }
+  if (b < G) {
+    double t0[NV];
+#pragma unroll
+    for (int j = 0; j < NV; j++)
+      t0[j] = __ldcg(&part[j * G + b]);
+#pragma unroll
+    for (int j = 0; j < NV; j++)
+      v[j] += t0[j];
   }
   warps_to_shared<NV>(v, sh);
   sum_of_warps<NV>(v, sh);
@@ -295,10 +319,14 @@ template <bool LAST> struct coop_sum {
 };
 
 /* The loop's bookkeeping, the same in both kernels and in every thread:
- * the constants of the solve, the iteration, the residual, the flags. */
+ * the constants of the solve, the iteration, the residual, the flags.
+ * rr_hi: a residual r.r above it is certainly not converged (relres =
+ * sqrt(rr) / bnorm > tol), so coop_step skips the square root and the
+ * division there; it0: the iteration the launch began at. */
 struct coop_run {
   double bnorm, tol, relres, rr; /* rr = r.r after iteration it */
-  int maxit, hist_len, it, converged, breakdown, done;
+  double rr_hi;
+  int maxit, hist_len, it, it0, converged, breakdown, done;
 };
 
 /* done is set when the solve had already stopped (the kernel returns at
@@ -312,25 +340,44 @@ __device__ __forceinline__ coop_run coop_begin(const solve_state *st) {
   c.rr = st->rr;
   c.maxit = st->maxit;
   c.hist_len = st->hist_len;
-  c.it = st->s.iter;
+  c.it = c.it0 = st->s.iter;
   c.converged = c.breakdown = 0;
   c.done = st->s.done;
+  /* (tol bnorm)^2 with a margin of 1e-6 (far above the roundings of the
+   * square root, the division and this product), so that rr > rr_hi
+   * implies relres > tol. tol = 0 (fixed iterations): only rr = 0 can
+   * converge. Where the square underflows or overflows, every rr takes
+   * the exact test. */
+  const double t = c.tol * c.bnorm, t2 = t * t * (1.0 + 1e-6);
+  c.rr_hi = c.tol == 0.0 ? 0.0 : (t2 > 0.0 && t2 < HUGE_VAL) ? t2 : HUGE_VAL;
   return c;
 }
 
-/* After an iteration's sums: relres = sqrt(rr) / bnorm, the history (one
- * thread), the stop test (converged; a non-finite residual: breakdown;
- * maxit). True when the loop ends. */
+/* After an iteration's sums: the history (one thread: r.r, which coop_end
+ * turns into relres), the stop test (converged; a non-finite residual:
+ * breakdown; maxit). True when the loop ends.
+ *
+ * Why r.r and not relres here: the square root and the division by bnorm
+ * are two dependent double-precision sequences on every block's critical
+ * path between the grid sum and the next iteration, in every iteration.
+ * Far from convergence (rr > rr_hi, finite) the decision needs neither;
+ * near it the exact test below decides, as before, so the stopping
+ * iteration is unchanged. relres itself is formed once, in coop_end. */
 __device__ __forceinline__ bool coop_step(coop_run &c, double rr,
                                           double *hist) {
   c.rr = rr;
-  c.relres = sqrt(rr) / c.bnorm;
   c.it++;
   if (blockIdx.x == 0 && threadIdx.x == 0 && hist && c.it < c.hist_len)
-    hist[c.it] = c.relres;
-  if (c.relres <= c.tol)
+    hist[c.it] = rr;
+  if (rr > c.rr_hi && rr < HUGE_VAL) {
+    if (c.it >= c.maxit)
+      c.done = 1;
+    return c.done != 0;
+  }
+  const double relres = sqrt(rr) / c.bnorm;
+  if (relres <= c.tol)
     c.converged = c.done = 1;
-  else if (!finite(c.relres))
+  else if (!finite(relres))
     c.breakdown = c.done = 1;
   else if (c.it >= c.maxit)
     c.done = 1;
@@ -338,9 +385,23 @@ __device__ __forceinline__ bool coop_step(coop_run &c, double rr,
 }
 
 /* The status back into the state (thread 0 of block 0, after the last
- * barrier; every block read the state before its first). */
-__device__ __forceinline__ void coop_end(solve_state *st, const coop_run &c) {
-  if (blockIdx.x != 0 || threadIdx.x != 0)
+ * barrier; every block read the state before its first), relres from the
+ * last r.r, and this launch's history entries from r.r to relres (block
+ * 0's threads; the same sqrt(rr) / bnorm as relres). Every thread of
+ * block 0 calls it. */
+__device__ __forceinline__ void coop_end(solve_state *st, coop_run &c,
+                                         double *hist) {
+  if (blockIdx.x != 0)
+    return;
+  if (c.it != c.it0)
+    c.relres = sqrt(c.rr) / c.bnorm;
+  if (hist) {
+    __syncthreads(); /* thread 0's history stores, before the others read */
+    const int end = c.it < c.hist_len - 1 ? c.it : c.hist_len - 1;
+    for (int i = c.it0 + 1 + (int)threadIdx.x; i <= end; i += blockDim.x)
+      hist[i] = sqrt(hist[i]) / c.bnorm;
+  }
+  if (threadIdx.x != 0)
     return;
   st->s.iter = c.it;
   st->s.relres = c.relres;
@@ -387,8 +448,11 @@ struct cg1_scalars {
     double den = del;
     beta = 0.0;
     if (it > 0) {
+      /* beta and gamma / alpha_old are independent divisions (issued
+       * together), so alpha's chain is two divisions deep, not three. */
       beta = gam / gam_old;
-      den = del - beta * gam / alpha_old;
+      const double q = gam / alpha_old;
+      den = fma(-beta, q, del);
     }
     if (!(gam > 0.0) || !finite(gam) || !(den > 0.0) || !finite(den))
       return false;

@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
       break;
   }
   SMV_PH_END(c.it - it0);
-  coop_end(a.st, c);
+  coop_end(a.st, c, a.hist);
   cs.store(a.st);
 }
 

@@ -75,6 +75,11 @@ template <typename T, bool JAC> struct res_slice {
     rp = (int32_t *)t;
     ci = rp + nb + 1;
   }
+  /* By a run-time parity without indexing the arrays with it (an indexed
+   * member array would live in local memory). */
+  __device__ T *rv(int k) const { return k ? r[1] : r[0]; }
+  __device__ T *wv(int k) const { return k ? w[1] : w[0]; }
+  __device__ T *sv(int k) const { return k ? s[1] : s[0]; }
 };
 
 /* Local row li's sum of val[k] * at(ci[k]) by a group of LANES threads
@@ -125,10 +130,10 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     for (int i = threadIdx.x; i <= nb; i += BS)
       m.rp[i] = __ldg(&a.rp[lo + i]) - kb;
     for (int i = threadIdx.x; i < nb; i += BS) {
-      m.r[par][i] = __ldcg(&rc[lo + i]);
+      m.rv(par)[i] = __ldcg(&rc[lo + i]);
       if (c.it > 0) {
-        m.w[par][i] = __ldcg(&wc[lo + i]);
-        m.s[par][i] = __ldcg(&sc[lo + i]);
+        m.wv(par)[i] = __ldcg(&wc[lo + i]);
+        m.sv(par)[i] = __ldcg(&sc[lo + i]);
       }
       m.p[i] = a.p[lo + i];
       m.x[i] = a.x[lo + i];
@@ -176,8 +181,8 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     const T *sc = par ? a.s1 : a.s0;
     T *rn = par ? a.r0 : a.r1, *wn = par ? a.w0 : a.w1;
     T *sn = par ? a.s0 : a.s1;
-    const T *rcs = m.r[par], *wcs = m.w[par], *scs = m.s[par];
-    T *rns = m.r[par ^ 1], *wns = m.w[par ^ 1], *sns = m.s[par ^ 1];
+    const T *rcs = m.rv(par), *wcs = m.wv(par), *scs = m.sv(par);
+    T *rns = m.rv(par ^ 1), *wns = m.wv(par ^ 1), *sns = m.sv(par ^ 1);
     if (!cs.step(c.it)) {
       c.breakdown = c.done = 1;
       break;
@@ -240,7 +245,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     a.p[lo + i] = m.p[i];
     a.x[lo + i] = m.x[i];
   }
-  coop_end(a.st, c);
+  coop_end(a.st, c, a.hist);
   cs.store(a.st);
 }
 

@@ -78,8 +78,8 @@ __device__ __forceinline__ unsigned coop_smid() {
       printf("PH b=%d sm=%u its=%d ns=%llu c=%lld %lld %lld %lld %lld %lld "   \
              "%lld %lld\n",                                                    \
              (int)blockIdx.x, smv_solve::coop_smid(), (int)(its), ns_,         \
-             p_.acc[0], p_.acc[1], p_.acc[2], p_.acc[3], p_.acc[4],            \
-             p_.acc[5], p_.acc[6], p_.acc[7]);                                 \
+             p_.acc[0], p_.acc[1], p_.acc[2], p_.acc[3], p_.acc[4], p_.acc[5], \
+             p_.acc[6], p_.acc[7]);                                            \
     }                                                                          \
   } while (0)
 #else
