@@ -11,7 +11,8 @@ nanoseconds by each block's own ratio: the sum of its phases' cycles over
 its globaltimer span (the same interval)."""
 import sys
 
-NAMES = ["step", "rows", "partial", "barrier", "sum", "stop", "copy-in", "start"]
+NAMES = ["step", "rows", "partial", "barrier", "sum", "stop", "copy-in", "start",
+         "sum loads"]
 
 
 def launches(lines):
@@ -47,16 +48,17 @@ def main():
         f = tot / ns if ns else 1.0  # cycles per ns
         per.append([ck / f / max(it, 1) for ck in c])
     G = len(best)
-    mean = [sum(p[k] for p in per) / G for k in range(8)]
-    mx = [max(p[k] for p in per) for k in range(8)]
+    K = len(per[0])
+    mean = [sum(p[k] for p in per) / G for k in range(K)]
+    mx = [max(p[k] for p in per) for k in range(K)]
     ghz = sum(sum(x[4]) / x[3] for x in best if x[3]) / G
-    loop = sum(mean[:6])
+    loop = sum(mean[:6]) + sum(mean[8:])
     print(f"== {label}: {G} blocks, {its} iterations, {ghz:.2f} GHz (clock64 / globaltimer)")
-    print("phase     mean ns/it   max ns/it")
-    for k in range(6):
-        print(f"{NAMES[k]:<9} {mean[k]:10.0f} {mx[k]:11.0f}")
-    print(f"{'loop':<9} {loop:10.0f}")
-    print(f"{'copy-in':<9} {mean[6] * its / 1000:10.1f} us a launch (max {mx[6] * its / 1000:.1f})")
+    print("phase      mean ns/it   max ns/it")
+    for k in list(range(4)) + list(range(8, K)) + [4, 5]:
+        print(f"{NAMES[k]:<10} {mean[k]:10.0f} {mx[k]:11.0f}")
+    print(f"{'loop':<10} {loop:10.0f}")
+    print(f"{'copy-in':<10} {mean[6] * its / 1000:10.1f} us a launch (max {mx[6] * its / 1000:.1f})")
 
 
 if __name__ == "__main__":

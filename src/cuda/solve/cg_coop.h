@@ -173,6 +173,7 @@ __device__ __forceinline__ void all_sum(double (&v)[NV], const double *part,
     for (int j = 0; j < NV; j++)
       v[j] += t0[j];
   }
+  SMV_PH(8);
   warps_to_shared<NV>(v, sh);
   sum_of_warps<NV>(v, sh);
 }

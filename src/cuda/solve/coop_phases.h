@@ -15,7 +15,8 @@
  * thread: a __syncthreads closes it), 2 the block's partial, 3 the grid
  * barrier (grid.sync: the wait for the slowest block and the barrier's
  * own round trips), 4 the sum of the G partials, 5 the stop test, 6 the
- * copy in (resident: once a launch), 7 the start pass. Only thread 0's
+ * copy in (resident: once a launch), 7 the start pass, 8 the sum's loads
+ * (phase 4 is then the sum's block reduction alone). Only thread 0's
  * clock: phase 1 covers the block's slowest warp through the
  * __syncthreads; the barrier's phase covers the grid's slowest block.
  */
@@ -27,7 +28,7 @@
 
 namespace smv_solve {
 struct coop_phases {
-  long long acc[8], last;
+  long long acc[10], last;
   unsigned long long t0;
 };
 __device__ __forceinline__ coop_phases &coop_ph() {
@@ -50,7 +51,7 @@ __device__ __forceinline__ unsigned coop_smid() {
   do {                                                                         \
     if (threadIdx.x == 0) {                                                    \
       smv_solve::coop_phases &p_ = smv_solve::coop_ph();                       \
-      for (int k_ = 0; k_ < 8; k_++)                                           \
+      for (int k_ = 0; k_ < 10; k_++)                                          \
         p_.acc[k_] = 0;                                                        \
       p_.t0 = smv_solve::coop_globaltimer();                                   \
       p_.last = clock64();                                                     \
