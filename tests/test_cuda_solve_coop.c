@@ -833,16 +833,18 @@ static void test_resident_fallback(void) {
 
 /* The resident kernel on slices of a few rows each (most gathers are
  * another block's rows: the halo path) and of thousands (most are the
- * block's own): lap2d:40 (the default grid) and lap2d:300 at one block per
- * SM, f64 and f32,
+ * block's own): lap2d:40 (the default grid), lap2d:300 at one block per
+ * SM, and lap2d:60 symmetrically permuted at random (scattered columns:
+ * most entries off-block, columns repeated across a block's halo slots),
+ * f64 and f32,
  * none and Jacobi; the CPU's iteration count within 1%, the true
  * residual, the same bits run to run and across a progress chunk
  * (the slices copied in again at each launch). */
 static void test_resident_slices(void) {
   TC_NEED_DEVICE();
-  const char *specs[] = {"lap2d:40", "lap2d:300"};
+  const char *specs[] = {"lap2d:40", "lap2d:300", "lap2d:60,perm=rand"};
   setenv("SMV_SOLVE_COOP_VARIANT", "res", 1);
-  for (int m = 0; m < 2; m++) {
+  for (int m = 0; m < 3; m++) {
     smv_csr *A = tst_generate(specs[m]);
     if (!A)
       continue;

@@ -12,7 +12,7 @@ its globaltimer span (the same interval)."""
 import sys
 
 NAMES = ["step", "rows", "partial", "barrier", "sum", "stop", "copy-in", "start",
-         "sum loads"]
+         "sum loads", "halo"]
 
 
 def launches(lines):
@@ -55,7 +55,7 @@ def main():
     loop = sum(mean[:6]) + sum(mean[8:])
     print(f"== {label}: {G} blocks, {its} iterations, {ghz:.2f} GHz (clock64 / globaltimer)")
     print("phase      mean ns/it   max ns/it")
-    for k in list(range(4)) + list(range(8, K)) + [4, 5]:
+    for k in [0] + list(range(9, K)) + [1, 2, 3] + list(range(8, min(K, 9))) + [4, 5]:
         print(f"{NAMES[k]:<10} {mean[k]:10.0f} {mx[k]:11.0f}")
     print(f"{'loop':<10} {loop:10.0f}")
     print(f"{'copy-in':<10} {mean[6] * its / 1000:10.1f} us a launch (max {mx[6] * its / 1000:.1f})")

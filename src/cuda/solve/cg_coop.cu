@@ -314,8 +314,8 @@ bool res_plan(solver &S, bool forced) {
       return false;
     const int G = (int)G64;
     int32_t *d = nullptr;
-    int32_t *h = (int32_t *)malloc(2 * ((size_t)G + 1) * sizeof *h);
-    if (!h || cudaMalloc(&d, 2 * ((size_t)G + 1) * sizeof *d) != cudaSuccess) {
+    int32_t *h = (int32_t *)malloc(3 * ((size_t)G + 1) * sizeof *h);
+    if (!h || cudaMalloc(&d, 3 * ((size_t)G + 1) * sizeof *d) != cudaSuccess) {
       free(h);
       return false;
     }
@@ -323,8 +323,9 @@ bool res_plan(solver &S, bool forced) {
     cudaError_t e = cg_res_bounds(S, G, d, h);
     if (e == cudaSuccess)
       for (int b = 0; b < G; b++) {
-        const size_t sz = cg_res_bytes(h[b + 1] - h[b],
-                                       h[G + 2 + b] - h[G + 1 + b], es, S.jac);
+        const size_t sz =
+            cg_res_bytes(h[b + 1] - h[b], h[G + 2 + b] - h[G + 1 + b],
+                         h[2 * (G + 1) + b], es, S.jac);
         need = sz > need ? sz : need;
       }
     free(h);
@@ -400,7 +401,13 @@ bool plan_as(solver &S, const char **why, int as) {
   const char *sum = getenv("SMV_SOLVE_COOP_SUM");
   S.coop_variant = variant;
   S.coop_last = sum && strcmp(sum, "last") == 0;
-  S.coop_block = bs == 512 || bs == 1024 ? bs : 256;
+  /* The resident kernel's default block: 512 threads, one block an SM
+   * (below): the grid sum's cost grows with the grid (coop/c11: several
+   * times cheaper at one block an SM than at two; solvers.md), and 512
+   * threads keep the SM's warps on the rows. The others: 256. */
+  S.coop_block = bs == 256 || bs == 512 || bs == 1024 ? bs
+                 : variant == 4                       ? 512
+                                                      : 256;
   if (want == 0 && footprint(S, variant) > (double)ctx->prop.l2CacheSize) {
     *why = "the matrix and vectors outgrow the L2";
     return false;
@@ -415,10 +422,10 @@ bool plan_as(solver &S, const char **why, int as) {
     return false;
   }
   const int ask = env_int("SMV_SOLVE_COOP_PER_SM");
-  /* The resident kernel's default: half the SM's blocks (fewer, larger
-   * slices: a cheaper barrier, more of each row's neighbours in the
-   * slice, two rows a thread; bench/results/h200/solvers.md). */
-  const int dflt = S.coop_variant == 4 && occ > 1 ? occ / 2 : occ;
+  /* The resident kernel's default: one block an SM, G = the device's SM
+   * count (the fewest partials for the grid sum, the largest slices: most
+   * of each row's neighbours in the slice; coop/c11). */
+  const int dflt = S.coop_variant == 4 ? 1 : occ;
   const int per_sm = ask > 0 && ask < occ ? ask : dflt;
   int64_t g = (int64_t)per_sm * ctx->prop.multiProcessorCount;
   /* Lanes: on rows of at most SHORT_ROW entries (lanes_for's least,

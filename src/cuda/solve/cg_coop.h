@@ -25,14 +25,14 @@
 
 namespace smv_solve {
 
-/* Blocks per SM asked of the compiler (__launch_bounds__), so three
- * shapes can be timed against each other: 512 threads, 3 blocks (1536
- * threads an SM at 40 registers, with spills: the shape cg2 was first
- * measured at); 256 threads, 4 blocks and 1024 threads, 1 block (1024
- * threads an SM at 64 registers, no spills; 4 or 1 blocks an SM, so the
- * grid barrier and the all-blocks sum see 4x fewer blocks with 1024). */
+/* Blocks per SM asked of the compiler (__launch_bounds__): 1024 threads
+ * an SM at 64 registers in every shape (256 threads, 4 blocks; 512, 2;
+ * 1024, 1), so the shapes are timed against each other at one register
+ * budget. 512 threads at 2 (not 3, the 40-register shape cg2 was first
+ * measured at, with spills): the resident kernel runs one such block an
+ * SM by default. */
 constexpr int coop_min_blocks(int bs) {
-  return bs >= 1024 ? 1 : bs >= 512 ? 3 : 4;
+  return bs >= 1024 ? 1 : bs >= 512 ? 2 : 4;
 }
 
 /* The vectors of every variant; a variant leaves the others NULL.
@@ -570,7 +570,7 @@ const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
  * d_bounds (2 (G + 1) int32: the bounds, then the row offsets there) and
  * copied to h_bounds (the same size; S.stream is synchronised). */
 const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
-size_t cg_res_bytes(int64_t nb, int64_t ne, int es, bool jac);
+size_t cg_res_bytes(int64_t nb, int64_t ne, int64_t nh, int es, bool jac);
 cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
                           int32_t *h_bounds);
 /* bicgstab_coop.cu: the persistent BiCGStab kernel for a shape. */

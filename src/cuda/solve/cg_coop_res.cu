@@ -15,34 +15,47 @@
  * res_bounds_kernel) and copies, once a launch:
  *
  *   val[ne] (es)  r, w, s by parity [2][nb] (es)  p, x [nb] (es)
- *   dinv [nb] (es, Jacobi)  row offsets [nb + 1] (int32)  ci[ne] (int32)
+ *   dinv [nb] (es, Jacobi)  u [nb + nh] (es)  row offsets [nb + 1]
+ *   (int32)  ci[ne] (int32, renumbered)  hcol[nh] (int32)
  *
- * ne (4 + es) + nb es (8 + Jacobi) + 4 (nb + 1) bytes (cg_res_bytes). The
- * iteration then reads offsets and pairs from shared memory, gathers r, w,
- * s at a neighbour from shared memory when the neighbour is the block's
- * own row and from the L2 (__ldcg, as cg1) only when it is another
- * block's (the halo: on a banded or mesh matrix, the rows within a
- * bandwidth of the block's ends). The owner keeps p and x in shared memory
- * only (no other block reads them) and writes them back at the end of the
- * launch; r, w and s go to shared memory and to global memory, where the
- * other blocks' halo gathers read them after the barrier.
+ * ne (4 + es) + nb es (9 + Jacobi) + nh (es + 4) + 4 (nb + 1) bytes
+ * (cg_res_bytes), nh = the block's off-block entries (res_halo_kernel).
+ * The column indices are renumbered at the copy (res_map_columns): an own
+ * row's column j becomes j - lo, the h-th off-block entry becomes nb + h
+ * with hcol[h] = j. An iteration is then three passes:
+ *   1. the own rows' u, r and s of the iteration (next_at, a thread a
+ *      row) into u[0, nb) and the other parity, r and s also to global
+ *      memory (other blocks' halo reads them after the barrier);
+ *   2. the halo: u at every off-block entry's column from the r, w and s
+ *      its owner published before the barrier (__ldcg), into u[nb + h];
+ *      all of the block's halo loads in flight at once;
+ *   3. the rows: sum val[k] u[ci[k]] from shared memory alone, then w, p,
+ *      x and the partials.
+ * The owner keeps p and x in shared memory only (no other block reads
+ * them) and writes them back at the end of the launch.
  *
- * Why it should help: a row's chain is one L2 round trip (the halo) or
- * none, and the L2 carries the halo and the vectors' stores, not the
- * matrix, so the iteration is closer to the grid barrier's own cost.
+ * Why it should help: no row waits on the L2 (the halo's round trip is
+ * one, for the whole block, before the rows), u is formed once a row
+ * instead of once an entry, and the L2 carries the halo and the vectors'
+ * stores, not the matrix, so the iteration is closer to the grid
+ * barrier's own cost. The first form of this kernel gathered r, w and s
+ * inside each row's sum (up to one L2 round trip per entry in a lane's
+ * chain); coop/c9-c11 found its rows the largest phase of the iteration
+ * and its slowest block's far above the mean (solvers.md).
  *
- * Where it loses / when it is not used: the slice must fit. The plan asks
- * for the largest blocks per SM whose slices fit the device's opt-in
- * shared memory per block (sharedMemPerBlockOptin) and the SM's
- * (occupancy with that dynamic size), and takes cg1 where none does (a
- * matrix past a few million entries, or one row longer than a block's
- * share). Scattered columns make most gathers halo gathers (cg1's cost for
- * those, plus the copy at launch). The copy in costs one pass over the
+ * Where it loses / when it is not used: the slice must fit. The plan
+ * asks for one block an SM (cg_coop.cu) whose slice fits the device's
+ * opt-in shared memory per block (sharedMemPerBlockOptin), and takes cg1
+ * where none does (a matrix past about a million entries, or one row
+ * longer than a block's share). Scattered columns make most entries halo
+ * slots (a slot per off-block entry, repeats included: 4 + es bytes more
+ * each, and a gather each iteration). The copy in costs one pass over the
  * matrix per launch (the solve's launches: one, or one per progress
  * report).
  *
  * Bits: each row's sum is cg1's (the same lanes, order and recurrences,
- * next_at); the block partials follow the rows each block owns, so the
+ * next_at: u at a column is the same bits whether its owner or a halo
+ * gather forms it); the block partials follow the rows each block owns, so the
  * sums, and the iterates, are not cg1's bits but are the same run to run
  * for a device, a matrix and the knobs.
  */
@@ -54,9 +67,9 @@ namespace {
 /* One block's slice in shared memory, carved in the order of the header
  * (T arrays first: the base is 16-byte aligned, so every T array is). */
 template <typename T, bool JAC> struct res_slice {
-  T *val, *r[2], *w[2], *s[2], *p, *x, *d;
-  int32_t *rp, *ci;
-  __device__ res_slice(unsigned char *base, int nb, int ne) {
+  T *val, *r[2], *w[2], *s[2], *p, *x, *d, *u;
+  int32_t *rp, *ci, *hcol;
+  __device__ res_slice(unsigned char *base, int nb, int ne, int nh) {
     T *t = (T *)base;
     val = t;
     t += ne;
@@ -72,8 +85,11 @@ template <typename T, bool JAC> struct res_slice {
     d = t;
     if (JAC)
       t += nb;
+    u = t;
+    t += nb + nh;
     rp = (int32_t *)t;
     ci = rp + nb + 1;
+    hcol = ci + ne;
   }
   /* By a run-time parity without indexing the arrays with it (an indexed
    * member array would live in local memory). */
@@ -99,6 +115,47 @@ __device__ __forceinline__ T res_row_sum(const res_slice<T, JAC> &m, int li,
   return s;
 }
 
+/* The block's column indices into the slice's numbering (once a launch):
+ * an entry whose column j is the block's own row (lo <= j < lo + nb)
+ * becomes j - lo; the h-th off-block entry, in entry order, becomes
+ * nb + h, and hcol[h] = j (the halo: u at slot nb + h is gathered there
+ * each iteration). One off-block entry, one slot, repeats included: no
+ * search, and the count is the host's (res_halo_kernel). A chunk of BS
+ * entries at a time: a warp ballot gives each entry its rank in the warp,
+ * the warps' counts in shared memory give the warp's base. */
+template <int BS>
+__device__ void res_map_columns(const int32_t *ci, int ne, int lo, int nb,
+                                int32_t *sci, int32_t *hcol) {
+  __shared__ int wcount[BS / 32];
+  const int lane = (int)(threadIdx.x & 31), w = (int)(threadIdx.x >> 5);
+  int base = 0; /* off-block entries before this chunk (every thread) */
+  for (int k0 = 0; k0 < ne; k0 += BS) {
+    const int k = k0 + (int)threadIdx.x;
+    const int32_t j = k < ne ? __ldg(&ci[k]) : lo;
+    const bool off = (unsigned)(j - lo) >= (unsigned)nb;
+    const unsigned bal = __ballot_sync(0xffffffffu, off);
+    if (lane == 0)
+      wcount[w] = __popc(bal);
+    __syncthreads();
+    int before = base, total = base;
+    for (int q = 0; q < BS / 32; q++) {
+      before += q < w ? wcount[q] : 0;
+      total += wcount[q];
+    }
+    if (k < ne) {
+      if (off) {
+        const int h = before + __popc(bal & ((1u << lane) - 1u));
+        sci[k] = nb + h;
+        hcol[h] = j;
+      } else {
+        sci[k] = j - lo;
+      }
+    }
+    base = total;
+    __syncthreads(); /* wcount is rewritten by the next chunk */
+  }
+}
+
 template <typename T, int LANES, bool JAC, int BS, bool LAST>
 __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     cgres_kernel(coop_args<T> a) {
@@ -115,7 +172,8 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
   const int lo = a.bounds[blockIdx.x], hi = a.bounds[blockIdx.x + 1];
   const int nb = hi - lo;
   const int kb = __ldg(&a.rp[lo]), ne = __ldg(&a.rp[hi]) - kb;
-  const res_slice<T, JAC> m(res_sm, nb, ne);
+  const int nh = a.bounds[2 * (G + 1) + blockIdx.x];
+  const res_slice<T, JAC> m(res_sm, nb, ne, nh);
   const T *dinv = a.dinv;
   /* The copy in: the slice of the matrix, the vectors at the current
    * parity (r only at the start: w and s are the start pass's), p, x. */
@@ -123,10 +181,9 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     const int par = c.it & 1;
     const T *rc = par ? a.r1 : a.r0, *wc = par ? a.w1 : a.w0;
     const T *sc = par ? a.s1 : a.s0;
-    for (int k = threadIdx.x; k < ne; k += BS) {
+    for (int k = threadIdx.x; k < ne; k += BS)
       m.val[k] = __ldg(&a.val[kb + k]);
-      m.ci[k] = __ldg(&a.ci[kb + k]);
-    }
+    res_map_columns<BS>(a.ci + kb, ne, lo, nb, m.ci, m.hcol);
     for (int i = threadIdx.x; i <= nb; i += BS)
       m.rp[i] = __ldg(&a.rp[lo + i]) - kb;
     for (int i = threadIdx.x; i < nb; i += BS) {
@@ -153,11 +210,10 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     double acc[3] = {0.0, 0.0, 0.0};
     for (int li = first; li < nb; li += STEP) {
       const T sum =
-          res_row_sum<T, LANES, JAC>(m, li, lane, gmask, [&](int32_t j) {
-            const unsigned lj = (unsigned)(j - lo);
-            if (lj < (unsigned)nb)
-              return JAC ? m.r[0][lj] * m.d[lj] : m.r[0][lj];
-            return u_at<T, JAC>(a.r0, dinv, j);
+          res_row_sum<T, LANES, JAC>(m, li, lane, gmask, [&](int32_t q) {
+            if (q < nb)
+              return JAC ? m.r[0][q] * m.d[q] : m.r[0][q];
+            return u_at<T, JAC>(a.r0, dinv, m.hcol[q - nb]);
           });
       if (lane == 0) {
         const T ri = m.r[0][li];
@@ -189,44 +245,46 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     }
     const T bt = (T)cs.beta, al = (T)cs.alpha, nal = (T)(-cs.alpha);
     SMV_PH(0);
+    /* u, r and s of the iteration at the block's own rows (a thread a
+     * row: every one once, not once per entry that names it), and u at
+     * the halo (each off-block entry's column, from the r, w and s the
+     * owner published before the barrier: the loads of 4 entries in
+     * flight a thread, every thread's at once). */
+    for (int i = threadIdx.x; i < nb; i += BS) {
+      const cg1_next<T> nx =
+          next_at<T, JAC>(rcs[i], wcs[i], scs[i], JAC ? m.d[i] : T(1), bt, nal);
+      m.u[i] = nx.u;
+      rns[i] = nx.r;
+      sns[i] = nx.s;
+      rn[lo + i] = nx.r;
+      sn[lo + i] = nx.s;
+    }
+#pragma unroll 4
+    for (int h = threadIdx.x; h < nh; h += BS) {
+      const int32_t j = m.hcol[h];
+      const T dj = JAC ? __ldg(&dinv[j]) : T(1);
+      m.u[nb + h] = next_at<T, JAC>(__ldcg(&rc[j]), __ldcg(&wc[j]),
+                                    __ldcg(&sc[j]), dj, bt, nal)
+                        .u;
+    }
+    __syncthreads();
+    SMV_PH(9);
     double acc[3] = {0.0, 0.0, 0.0};
     for (int li = first; li < nb; li += STEP) {
-      const T sum =
-          res_row_sum<T, LANES, JAC>(m, li, lane, gmask, [&](int32_t j) {
-            const unsigned lj = (unsigned)(j - lo);
-            T rj, wj, sj, dj = T(1);
-            if (lj < (unsigned)nb) {
-              rj = rcs[lj];
-              wj = wcs[lj];
-              sj = scs[lj];
-              if (JAC)
-                dj = m.d[lj];
-            } else {
-              rj = __ldcg(&rc[j]);
-              wj = __ldcg(&wc[j]);
-              sj = __ldcg(&sc[j]);
-              if (JAC)
-                dj = __ldg(&dinv[j]);
-            }
-            return next_at<T, JAC>(rj, wj, sj, dj, bt, nal).u;
-          });
+      const T sum = res_row_sum<T, LANES, JAC>(
+          m, li, lane, gmask, [&](int32_t q) { return m.u[q]; });
       if (lane == 0) {
-        const T di = JAC ? m.d[li] : T(1), ri = rcs[li];
-        const cg1_next<T> nx =
-            next_at<T, JAC>(ri, wcs[li], scs[li], di, bt, nal);
-        const T ui = JAC ? ri * di : ri;
+        const T ri = rcs[li];
+        const T ui = JAC ? ri * m.d[li] : ri;
         const T pi = madd(bt, m.p[li], ui);
+        const T rnew = rns[li], unew = m.u[li];
         m.p[li] = pi;
         m.x[li] = madd(al, pi, m.x[li]);
-        sns[li] = nx.s;
-        rns[li] = nx.r;
         wns[li] = sum;
-        sn[lo + li] = nx.s;
-        rn[lo + li] = nx.r;
         wn[lo + li] = sum;
-        acc[0] += (double)nx.r * (double)nx.u;
-        acc[1] += (double)sum * (double)nx.u;
-        acc[2] += (double)nx.r * (double)nx.r;
+        acc[0] += (double)rnew * (double)unew;
+        acc[1] += (double)sum * (double)unew;
+        acc[2] += (double)rnew * (double)rnew;
       }
     }
     SMV_PH_SYNC(1);
@@ -282,10 +340,36 @@ __global__ void res_bounds_kernel(const int32_t *rp, int64_t n, int G,
   }
 }
 
+/* bounds[2 (G + 1) + b] = block b's off-block entries (its halo slots,
+ * res_map_columns's count): a block per block, each thread a stride of
+ * the block's entries, then the block's sum. */
+__global__ void res_halo_kernel(const int32_t *rp, const int32_t *ci, int G,
+                                int32_t *bounds) {
+  __shared__ int wsum[32];
+  const int b = (int)blockIdx.x;
+  const int lo = bounds[b], hi = bounds[b + 1];
+  const unsigned nb = (unsigned)(hi - lo);
+  int cnt = 0;
+  for (int k = rp[lo] + (int)threadIdx.x; k < rp[hi]; k += (int)blockDim.x)
+    cnt += (unsigned)(ci[k] - lo) >= nb;
+  for (int off = 16; off > 0; off >>= 1)
+    cnt += __shfl_xor_sync(0xffffffffu, cnt, off);
+  if ((threadIdx.x & 31) == 0)
+    wsum[threadIdx.x >> 5] = cnt;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int t = 0;
+    for (int w = 0; w < (int)(blockDim.x >> 5); w++)
+      t += wsum[w];
+    bounds[2 * (G + 1) + b] = t;
+  }
+}
+
 } // namespace
 
-size_t cg_res_bytes(int64_t nb, int64_t ne, int es, bool jac) {
-  return (size_t)(ne * (es + 4) + nb * es * (8 + (jac ? 1 : 0)) + 4 * (nb + 1));
+size_t cg_res_bytes(int64_t nb, int64_t ne, int64_t nh, int es, bool jac) {
+  return (size_t)(ne * (es + 4) + nb * es * (9 + (jac ? 1 : 0)) +
+                  nh * (es + 4) + 4 * (nb + 1));
 }
 
 const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last) {
@@ -295,14 +379,21 @@ const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last) {
 cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
                           int32_t *h_bounds) {
   const int es = S.prec == SMV_F32 ? 4 : 8;
-  const int64_t wr = (int64_t)es * (8 + (S.jac ? 1 : 0)) + 4, we = es + 4;
+  /* The balance counts a row's and an entry's bytes but not the halo's
+   * (unknown until the bounds are): the sizes below include it. */
+  const int64_t wr = (int64_t)es * (9 + (S.jac ? 1 : 0)) + 4, we = es + 4;
   const unsigned blocks = (unsigned)((G + 1 + 255) / 256);
   res_bounds_kernel<<<blocks, 256, 0, S.stream>>>(S.dA->row_ptr, S.n, G, wr, we,
                                                   d_bounds);
   cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) {
+    res_halo_kernel<<<G, 256, 0, S.stream>>>(S.dA->row_ptr, S.dA->col_idx, G,
+                                             d_bounds);
+    e = cudaGetLastError();
+  }
   if (e == cudaSuccess)
     e = cudaMemcpyAsync(h_bounds, d_bounds,
-                        2 * ((size_t)G + 1) * sizeof *h_bounds,
+                        3 * ((size_t)G + 1) * sizeof *h_bounds,
                         cudaMemcpyDeviceToHost, S.stream);
   if (e == cudaSuccess)
     e = cudaStreamSynchronize(S.stream);

@@ -16,7 +16,9 @@
  * barrier (grid.sync: the wait for the slowest block and the barrier's
  * own round trips), 4 the sum of the G partials, 5 the stop test, 6 the
  * copy in (resident: once a launch), 7 the start pass, 8 the sum's loads
- * (phase 4 is then the sum's block reduction alone). Only thread 0's
+ * (phase 4 is then the sum's block reduction alone), 9 the resident
+ * kernel's own rows' values and halo gathers (phase 1 is then its rows'
+ * products from shared memory). Only thread 0's
  * clock: phase 1 covers the block's slowest warp through the
  * __syncthreads; the barrier's phase covers the grid's slowest block.
  */
@@ -77,10 +79,10 @@ __device__ __forceinline__ unsigned coop_smid() {
       smv_solve::coop_phases &p_ = smv_solve::coop_ph();                       \
       const unsigned long long ns_ = smv_solve::coop_globaltimer() - p_.t0;    \
       printf("PH b=%d sm=%u its=%d ns=%llu c=%lld %lld %lld %lld %lld %lld "   \
-             "%lld %lld\n",                                                    \
+             "%lld %lld %lld %lld\n",                                          \
              (int)blockIdx.x, smv_solve::coop_smid(), (int)(its), ns_,         \
              p_.acc[0], p_.acc[1], p_.acc[2], p_.acc[3], p_.acc[4], p_.acc[5], \
-             p_.acc[6], p_.acc[7]);                                            \
+             p_.acc[6], p_.acc[7], p_.acc[8], p_.acc[9]);                      \
     }                                                                          \
   } while (0)
 #else
