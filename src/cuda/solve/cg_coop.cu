@@ -69,13 +69,17 @@
  *                                   an iteration, was the faster of cg1
  *                                   and cg2 on the device's L2-resident
  *                                   matrices: bench/results/h200/solvers.md);
- *   SMV_SOLVE_COOP_BLOCK=256|512|1024  threads per block (default 256,
- *                                   no spills and the most blocks per SM;
- *                                   cg_coop.h, coop_min_blocks, gives
- *                                   each its register budget);
+ *   SMV_SOLVE_COOP_BLOCK=256|512|1024  threads per block (default 512
+ *                                   for the resident kernel, 256 for the
+ *                                   others; cg_coop.h, coop_min_blocks,
+ *                                   gives each its register budget);
  *   SMV_SOLVE_COOP_PER_SM=N         blocks per SM, at most what the
  *                                   device's occupancy for the kernel
- *                                   allows (the default);
+ *                                   allows (the default; the resident
+ *                                   kernel's: one);
+ *   SMV_SOLVE_COOP_REBALANCE=0      the resident kernel's rows by bytes
+ *                                   alone (default 1: again with the
+ *                                   halo weighed, cg_res_bounds);
  *   SMV_SOLVE_COOP_SUM=last|all     the grid-wide sums (cg_coop.h,
  *                                   coop_sum): all (the default),
  *                                   grid.sync then every block sums the

@@ -365,6 +365,55 @@ __global__ void res_halo_kernel(const int32_t *rp, const int32_t *ci, int G,
   }
 }
 
+/* The second partition: block b's share of W = sum over rows of wr +
+ * (we + wh f) x entries, where f is the off-block fraction of the entries
+ * of the first partition's block holding the row (old: its bounds, row
+ * offsets and halo counts, cg_res_bounds's layout; wb[c] = W over the old
+ * blocks before c, wb[G] = W). W(r) is linear inside an old block, so each
+ * new bound is a binary search over rows with W(r) found by a binary
+ * search over the old blocks. */
+__device__ double res_w(const int32_t *rp, int G, const int32_t *old,
+                        const double *wb, double wr, double we, double wh,
+                        int64_t r) {
+  int l = 0, h = G - 1;
+  while (l < h) { /* the last old block starting at or before r */
+    const int mid = (l + h + 1) / 2;
+    if (old[mid] <= r)
+      l = mid;
+    else
+      h = mid - 1;
+  }
+  const int ne = old[G + 2 + l] - old[G + 1 + l];
+  const double f = ne > 0 ? (double)old[2 * (G + 1) + l] / ne : 0.0;
+  return wb[l] + wr * (double)(r - old[l]) +
+         (we + wh * f) * (double)(rp[r] - old[G + 1 + l]);
+}
+
+__global__ void res_rebalance_kernel(const int32_t *rp, int64_t n, int G,
+                                     const int32_t *old, const double *wb,
+                                     double wr, double we, double wh,
+                                     int32_t *bounds) {
+  for (int64_t b = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; b <= G;
+       b += (int64_t)gridDim.x * blockDim.x) {
+    int64_t l = 0;
+    if (b == G) {
+      l = n;
+    } else if (b > 0) {
+      const double t = wb[G] * (double)b / (double)G;
+      int64_t h = n;
+      while (l < h) {
+        const int64_t mid = l + (h - l) / 2;
+        if (res_w(rp, G, old, wb, wr, we, wh, mid) >= t)
+          h = mid;
+        else
+          l = mid + 1;
+      }
+    }
+    bounds[b] = (int32_t)l;
+    bounds[G + 1 + b] = rp[l];
+  }
+}
+
 } // namespace
 
 size_t cg_res_bytes(int64_t nb, int64_t ne, int64_t nh, int es, bool jac) {
@@ -376,27 +425,79 @@ const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last) {
   return coop_pick<cgres_k>(f32, jac, lanes, bs, last);
 }
 
+/* First the partition by the slice's bytes (res_bounds_kernel) and its
+ * halo counts; then, where the halo is uneven, the partition again with
+ * each off-block entry weighted by what it moves each iteration (its r, w,
+ * s and Jacobi's dinv from the L2, its slot and its column: wh bytes, on
+ * top of the entry's own), so a block of mostly off-block entries gets
+ * fewer of them: the slowest block's halo pass sets the grid barrier's
+ * wait (coop/c12). Then the halo counts again, on the final bounds. */
 cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
                           int32_t *h_bounds) {
   const int es = S.prec == SMV_F32 ? 4 : 8;
-  /* The balance counts a row's and an entry's bytes but not the halo's
-   * (unknown until the bounds are): the sizes below include it. */
   const int64_t wr = (int64_t)es * (9 + (S.jac ? 1 : 0)) + 4, we = es + 4;
+  const int64_t wh = (int64_t)es * (4 + (S.jac ? 1 : 0)) + 4;
+  const size_t nbounds = 3 * ((size_t)G + 1);
   const unsigned blocks = (unsigned)((G + 1 + 255) / 256);
-  res_bounds_kernel<<<blocks, 256, 0, S.stream>>>(S.dA->row_ptr, S.n, G, wr, we,
-                                                  d_bounds);
-  cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) {
-    res_halo_kernel<<<G, 256, 0, S.stream>>>(S.dA->row_ptr, S.dA->col_idx, G,
-                                             d_bounds);
-    e = cudaGetLastError();
+  auto pass = [&](bool second, const int32_t *old,
+                  const double *wb) -> cudaError_t {
+    if (second)
+      res_rebalance_kernel<<<blocks, 256, 0, S.stream>>>(
+          S.dA->row_ptr, S.n, G, old, wb, (double)wr, (double)we, (double)wh,
+          d_bounds);
+    else
+      res_bounds_kernel<<<blocks, 256, 0, S.stream>>>(S.dA->row_ptr, S.n, G, wr,
+                                                      we, d_bounds);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) {
+      res_halo_kernel<<<G, 256, 0, S.stream>>>(S.dA->row_ptr, S.dA->col_idx, G,
+                                               d_bounds);
+      e = cudaGetLastError();
+    }
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync(h_bounds, d_bounds, nbounds * sizeof *h_bounds,
+                          cudaMemcpyDeviceToHost, S.stream);
+    if (e == cudaSuccess)
+      e = cudaStreamSynchronize(S.stream);
+    return e;
+  };
+  cudaError_t e = pass(false, nullptr, nullptr);
+  /* SMV_SOLVE_COOP_REBALANCE=0: the first partition alone (to time one
+   * against the other in one run). */
+  if (e != cudaSuccess || G < 2 ||
+      !smv_env_int("SMV_SOLVE_COOP_REBALANCE", 0, 1, 1))
+    return e;
+  /* W over the first partition's blocks, on the host (G + 1 doubles). */
+  double *wb = (double *)malloc(((size_t)G + 1) * sizeof *wb);
+  if (!wb)
+    return cudaErrorMemoryAllocation;
+  wb[0] = 0.0;
+  for (int b = 0; b < G; b++) {
+    const double nb = h_bounds[b + 1] - h_bounds[b];
+    const double ne = h_bounds[G + 2 + b] - h_bounds[G + 1 + b];
+    const double nh = h_bounds[2 * (G + 1) + b];
+    wb[b + 1] = wb[b] + (double)wr * nb + (double)we * ne + (double)wh * nh;
   }
-  if (e == cudaSuccess)
-    e = cudaMemcpyAsync(h_bounds, d_bounds,
-                        3 * ((size_t)G + 1) * sizeof *h_bounds,
-                        cudaMemcpyDeviceToHost, S.stream);
-  if (e == cudaSuccess)
-    e = cudaStreamSynchronize(S.stream);
+  void *d_tmp = nullptr;
+  const size_t tmp_bytes = nbounds * sizeof(int32_t) + 8 /* align */ +
+                           ((size_t)G + 1) * sizeof(double);
+  e = cudaMalloc(&d_tmp, tmp_bytes);
+  if (e == cudaSuccess) {
+    int32_t *d_old = (int32_t *)d_tmp;
+    double *d_wb = (double *)((char *)d_tmp +
+                              ((nbounds * sizeof(int32_t) + 7) & ~(size_t)7));
+    e = cudaMemcpyAsync(d_old, h_bounds, nbounds * sizeof *h_bounds,
+                        cudaMemcpyHostToDevice, S.stream);
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync(d_wb, wb, ((size_t)G + 1) * sizeof *wb,
+                          cudaMemcpyHostToDevice, S.stream);
+    if (e == cudaSuccess)
+      e = pass(true, d_old, d_wb);
+    const cudaError_t f = cudaFree(d_tmp);
+    if (e == cudaSuccess)
+      e = f;
+  }
+  free(wb);
   return e;
 }
 
