@@ -835,7 +835,8 @@ static void test_resident_fallback(void) {
  * another block's rows: the halo path) and of thousands (most are the
  * block's own): lap2d:40 (the default grid), lap2d:300 at one block per
  * SM, and lap2d:60 symmetrically permuted at random (scattered columns:
- * most entries off-block, columns repeated across a block's halo slots),
+ * most entries off-block, columns repeated across a block's halo slots;
+ * with the partition weighed by the halo, SMV_SOLVE_COOP_REBALANCE=1),
  * f64 and f32,
  * none and Jacobi; the CPU's iteration count within 1%, the true
  * residual, the same bits run to run and across a progress chunk
@@ -865,6 +866,8 @@ static void test_resident_slices(void) {
         smv_error err;
         if (m == 1)
           setenv("SMV_SOLVE_COOP_PER_SM", "1", 1);
+        if (m == 2)
+          setenv("SMV_SOLVE_COOP_REBALANCE", "1", 1);
         tc_fill_nan(x, n);
         CHECK_OK(gpu_cg(dA, b, x, &o, &r));
         o.progress = on_progress;
@@ -872,6 +875,7 @@ static void test_resident_slices(void) {
         tc_fill_nan(x2, n);
         CHECK_OK(gpu_cg(dA, b, x2, &o, &r2));
         unsetenv("SMV_SOLVE_COOP_PER_SM");
+        unsetenv("SMV_SOLVE_COOP_REBALANCE");
         o.progress = NULL;
         o.progress_every = 0;
         CHECKF(r.persistent == SMV_PERSISTENT_CG_RESIDENT && r.converged,

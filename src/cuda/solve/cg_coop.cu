@@ -77,9 +77,10 @@
  *                                   device's occupancy for the kernel
  *                                   allows (the default; the resident
  *                                   kernel's: one);
- *   SMV_SOLVE_COOP_REBALANCE=0      the resident kernel's rows by bytes
- *                                   alone (default 1: again with the
- *                                   halo weighed, cg_res_bounds);
+ *   SMV_SOLVE_COOP_REBALANCE=1      the resident kernel's rows
+ *                                   partitioned again with the halo
+ *                                   weighed (cg_res_bounds; default 0:
+ *                                   by the slice's bytes alone);
  *   SMV_SOLVE_COOP_SUM=last|all     the grid-wide sums (cg_coop.h,
  *                                   coop_sum): all (the default),
  *                                   grid.sync then every block sums the

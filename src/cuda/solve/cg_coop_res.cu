@@ -425,13 +425,13 @@ const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last) {
   return coop_pick<cgres_k>(f32, jac, lanes, bs, last);
 }
 
-/* First the partition by the slice's bytes (res_bounds_kernel) and its
- * halo counts; then, where the halo is uneven, the partition again with
- * each off-block entry weighted by what it moves each iteration (its r, w,
- * s and Jacobi's dinv from the L2, its slot and its column: wh bytes, on
- * top of the entry's own), so a block of mostly off-block entries gets
- * fewer of them: the slowest block's halo pass sets the grid barrier's
- * wait (coop/c12). Then the halo counts again, on the final bounds. */
+/* The partition by the slice's bytes (res_bounds_kernel) and its halo
+ * counts; then, if asked, the partition again with each off-block entry
+ * weighted by what it moves each iteration (its r, w, s and Jacobi's dinv
+ * from the L2, its slot and its column: wh bytes, on top of the entry's
+ * own), so a block of mostly off-block entries gets fewer of them (the
+ * slowest block's halo pass sets the grid barrier's wait, coop/c12), and
+ * the halo counts again on those bounds. */
 cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
                           int32_t *h_bounds) {
   const int es = S.prec == SMV_F32 ? 4 : 8;
@@ -462,10 +462,15 @@ cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
     return e;
   };
   cudaError_t e = pass(false, nullptr, nullptr);
-  /* SMV_SOLVE_COOP_REBALANCE=0: the first partition alone (to time one
-   * against the other in one run). */
+  /* The second partition only when asked (SMV_SOLVE_COOP_REBALANCE=1):
+   * coop/c13 measured it mixed, 1.10x on G2_circuit and 0.90x on
+   * s3rmt3m3 (bench/results/h200/solvers.md): the bytes model weighs a
+   * halo entry as if its gather were bandwidth, but a block's halo pass is
+   * one round of latency until its entries outnumber its loads in flight,
+   * so moving entries off a block whose halo fits one round only lengthens
+   * another block's rows. Kept as a knob, documented as a loss. */
   if (e != cudaSuccess || G < 2 ||
-      !smv_env_int("SMV_SOLVE_COOP_REBALANCE", 0, 1, 1))
+      !smv_env_int("SMV_SOLVE_COOP_REBALANCE", 0, 1, 0))
     return e;
   /* W over the first partition's blocks, on the host (G + 1 doubles). */
   double *wb = (double *)malloc(((size_t)G + 1) * sizeof *wb);
