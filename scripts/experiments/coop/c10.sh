@@ -11,19 +11,12 @@
 set -u
 . "$(dirname "$0")/sweep.sh"
 coop_setup c10
-for m in lap2d:300 lap3d:50 $S/wathen100.mtx.gz $S/gyro_m.mtx.gz \
-  $S/G2_circuit.mtx.gz $S/Trefethen_20000.mtx.gz \
-  $S/s3rmt3m3.mtx.gz $S/cvxbqp1.mtx.gz lap3d:100; do
+for m in $SPD; do
   coop_sweep "$m" "" "VARIANT=cg1"
 done
 cut -c1-250 "$R"
-make -j16 SM=90 BUILD=build-ph \
-  NVCCFLAGS="-O3 -std=c++17 -arch=sm_90 -lineinfo -Xcompiler -Wall,-Wextra,-fPIC -DSMV_COOP_PHASES" \
-  solver-bench >"$OUT/build-ph.log" 2>&1 || echo "phase build failed"
+coop_phase_build
 for m in lap2d:300 "$S/G2_circuit.mtx.gz" "$S/gyro_m.mtx.gz"; do
-  [ -e "$m" ] || case "$m" in *:*) ;; *) continue ;; esac
   b=$(basename "$m" .mtx.gz)
-  timeout 60 build-ph/solve_smv "$m" --runs 1 --fixed 1000 --persistent 1 \
-    >"$OUT/ph-$b-res.txt" 2>&1
-  python3 scripts/experiments/coop/phases.py "$OUT/ph-$b-res.txt" "$b res"
+  coop_phases "$m" "$b-res" "" "$b res"
 done

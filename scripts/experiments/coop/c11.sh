@@ -18,19 +18,12 @@ for m in lap2d:300 $S/wathen100.mtx.gz $S/gyro_m.mtx.gz $S/G2_circuit.mtx.gz \
   coop_sweep "$m" "${CFGS[@]}"
 done
 cut -c1-250 "$R"
-make -j16 SM=90 BUILD=build-ph \
-  NVCCFLAGS="-O3 -std=c++17 -arch=sm_90 -lineinfo -Xcompiler -Wall,-Wextra,-fPIC -DSMV_COOP_PHASES" \
-  solver-bench >"$OUT/build-ph.log" 2>&1 || echo "phase build failed"
+coop_phase_build
 for m in lap2d:300 "$S/G2_circuit.mtx.gz"; do
-  [ -e "$m" ] || case "$m" in *:*) ;; *) continue ;; esac
   b=$(basename "$m" .mtx.gz)
   i=0
   for cfg in "${CFGS[@]}"; do
-    env=""
-    for kv in $cfg; do env="$env SMV_SOLVE_COOP_$kv"; done
     i=$((i + 1))
-    env $env timeout 60 build-ph/solve_smv "$m" --runs 1 --fixed 1000 \
-      --persistent 1 >"$OUT/ph-$b-$i.txt" 2>&1
-    python3 scripts/experiments/coop/phases.py "$OUT/ph-$b-$i.txt" "$b:${env:- default}"
+    coop_phases "$m" "$b-$i" "$cfg" "$b:${cfg:- default}"
   done
 done

@@ -10,9 +10,7 @@
 set -u
 . "$(dirname "$0")/sweep.sh"
 coop_setup c13
-for m in lap2d:300 lap3d:50 $S/wathen100.mtx.gz $S/gyro_m.mtx.gz \
-  $S/G2_circuit.mtx.gz $S/Trefethen_20000.mtx.gz \
-  $S/s3rmt3m3.mtx.gz $S/cvxbqp1.mtx.gz lap3d:100; do
+for m in $SPD; do
   coop_sweep "$m" "" "REBALANCE=0" "VARIANT=cg1"
 done
 cut -c1-250 "$R"
