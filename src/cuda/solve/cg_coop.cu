@@ -354,9 +354,10 @@ bool res_plan(solver &S, bool forced) {
 /* The variant: SMV_SOLVE_COOP_VARIANT=cg1 or cg2 (anything else: the
  * default, res where its slices fit, else cg1); as != 0 plans that
  * variant whatever the knob says (cg1 after res did not fit). The block
- * size: SMV_SOLVE_COOP_BLOCK=256, 512 or 1024 (else 256). Blocks per SM:
- * SMV_SOLVE_COOP_PER_SM=N, at most what the device's occupancy allows for
- * the kernel (the default). The sums: SMV_SOLVE_COOP_SUM=last (anything
+ * size: SMV_SOLVE_COOP_BLOCK=256, 512 or 1024 (else 512 for res, 256 for
+ * the others). Blocks per SM: SMV_SOLVE_COOP_PER_SM=N, at most what the
+ * device's occupancy allows for the kernel (the default for cg1 and cg2;
+ * res: one). The sums: SMV_SOLVE_COOP_SUM=last (anything
  * else: the default, all; `last` lost at every shape micro/gridsync
  * measured: docs/solvers.md). */
 bool plan_as(solver &S, const char **why, int as) {
@@ -431,7 +432,9 @@ bool plan_as(solver &S, const char **why, int as) {
    * count (the fewest partials for the grid sum, the largest slices: most
    * of each row's neighbours in the slice; coop/c11). */
   const int dflt = S.coop_variant == 4 ? 1 : occ;
-  const int per_sm = ask > 0 && ask < occ ? ask : dflt;
+  /* An ask past the occupancy gets the occupancy (not the default: the
+   * resident kernel's default is one block an SM, not all of them). */
+  const int per_sm = ask > 0 ? (ask < occ ? ask : occ) : dflt;
   int64_t g = (int64_t)per_sm * ctx->prop.multiProcessorCount;
   /* Lanes: on rows of at most SHORT_ROW entries (lanes_for's least,
    * four), fewer while the grid cannot give every row a group at once. */
@@ -472,8 +475,8 @@ bool plan_as(solver &S, const char **why, int as) {
   S.coop_copies = copies_ask > 0 && copies_ask <= 32 ? copies_ask : 1;
   if (S.coop_variant == 4 && !res_plan(S, force > 0)) {
     /* No slice fits: cg1 reads the L2 instead, planned as cg1 (its own
-     * occupancy, all of it, and its lanes for that grid: the shape above
-     * was the resident kernel's, half the SM's blocks). */
+     * block size, occupancy, all of it, and its lanes for that grid: the
+     * shape above was the resident kernel's, one block an SM). */
     cudaGetLastError();
     return plan_as(S, why, 1);
   }

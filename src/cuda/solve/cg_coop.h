@@ -29,8 +29,10 @@ namespace smv_solve {
  * an SM at 64 registers in every shape (256 threads, 4 blocks; 512, 2;
  * 1024, 1), so the shapes are timed against each other at one register
  * budget. 512 threads at 2 (not 3, the 40-register shape cg2 was first
- * measured at, with spills): the resident kernel runs one such block an
- * SM by default. */
+ * measured at, with heavy spills): the resident kernel runs one such
+ * block an SM by default. At 64 registers most kernels still spill a few
+ * words (16-40 bytes a thread, ptxas -v); a 512-thread block alone on an
+ * SM could have 128, a shape not yet measured. */
 constexpr int coop_min_blocks(int bs) {
   return bs >= 1024 ? 1 : bs >= 512 ? 2 : 4;
 }
@@ -351,6 +353,11 @@ __device__ __forceinline__ coop_run coop_begin(const solve_state *st) {
    * the exact test. */
   const double t = c.tol * c.bnorm, t2 = t * t * (1.0 + 1e-6);
   c.rr_hi = c.tol == 0.0 ? 0.0 : (t2 > 0.0 && t2 < HUGE_VAL) ? t2 : HUGE_VAL;
+  /* With bnorm below 1e-150, sqrt(rr) / bnorm can overflow to infinity
+   * for a finite rr (a breakdown by the exact test): take the exact test
+   * always there (the solvers scale b so that bnorm >= 2^-300). */
+  if (!(c.bnorm >= 1e-150))
+    c.rr_hi = HUGE_VAL;
   return c;
 }
 
@@ -567,8 +574,9 @@ const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
 /* cg_coop_res.cu: the resident kernel for a shape; the shared-memory
  * bytes of a slice of nb rows and ne entries (es bytes a value); the
  * slices' row bounds for a grid of G blocks, computed on the device into
- * d_bounds (2 (G + 1) int32: the bounds, then the row offsets there) and
- * copied to h_bounds (the same size; S.stream is synchronised). */
+ * d_bounds (3 (G + 1) int32: the bounds, the row offsets there, then each
+ * block's halo slots and one unused zero) and copied to h_bounds (the
+ * same size; S.stream is synchronised). */
 const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
 size_t cg_res_bytes(int64_t nb, int64_t ne, int64_t nh, int es, bool jac);
 cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,

@@ -11,8 +11,10 @@
  * three dependent L2 round trips before its product, and every byte of
  * the matrix, nnz (4 + es) + 4 (n + 1), crosses the L2 once an iteration.
  * Here block b owns the contiguous rows [bounds[b], bounds[b + 1]) (the
- * plan balances them by the bytes they hold in shared memory,
- * res_bounds_kernel) and copies, once a launch:
+ * plan balances them by the bytes of their rows and entries in shared
+ * memory, res_bounds_kernel, not by their halo slots, which are counted
+ * after: on scattered columns the largest slice can be well above the
+ * mean) and copies, once a launch:
  *
  *   val[ne] (es)  r, w, s by parity [2][nb] (es)  p, x [nb] (es)
  *   dinv [nb] (es, Jacobi)  u [nb + nh] (es)  row offsets [nb + 1]
@@ -362,6 +364,8 @@ __global__ void res_halo_kernel(const int32_t *rp, const int32_t *ci, int G,
     for (int w = 0; w < (int)(blockDim.x >> 5); w++)
       t += wsum[w];
     bounds[2 * (G + 1) + b] = t;
+    if (b == 0) /* the array's last word, copied with the rest */
+      bounds[3 * (G + 1) - 1] = 0;
   }
 }
 
