@@ -319,8 +319,9 @@ bool res_plan(solver &S, bool forced) {
       return false;
     const int G = (int)G64;
     int32_t *d = nullptr;
-    int32_t *h = (int32_t *)malloc(3 * ((size_t)G + 1) * sizeof *h);
-    if (!h || cudaMalloc(&d, 3 * ((size_t)G + 1) * sizeof *d) != cudaSuccess) {
+    const size_t len = cg_res_bounds_len(G);
+    int32_t *h = (int32_t *)malloc(len * sizeof *h);
+    if (!h || cudaMalloc(&d, len * sizeof *d) != cudaSuccess) {
       free(h);
       return false;
     }

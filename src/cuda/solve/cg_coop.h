@@ -572,12 +572,13 @@ const void *coop_pick(bool f32, bool jac, int lanes, int bs, bool last) {
 /* cg_coop1.cu: the single-barrier kernel for a shape. */
 const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
 /* cg_coop_res.cu: the resident kernel for a shape; the shared-memory
- * bytes of a slice of nb rows and ne entries (es bytes a value); the
- * slices' row bounds for a grid of G blocks, computed on the device into
- * d_bounds (3 (G + 1) int32: the bounds, the row offsets there, then each
- * block's halo slots and one unused zero) and copied to h_bounds (the
- * same size; S.stream is synchronised). */
+ * bytes of a slice of nb rows, ne entries and nh halo slots (es bytes a
+ * value); the length of the bounds array; the slices' row bounds for a grid of
+ * G blocks, computed on the device into d_bounds (3 (G + 1) int32: the bounds,
+ * the row offsets there, then each block's halo slots and one unused zero) and
+ * copied to h_bounds (the same size; S.stream is synchronised). */
 const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
+inline size_t cg_res_bounds_len(int G) { return 3 * ((size_t)G + 1); }
 size_t cg_res_bytes(int64_t nb, int64_t ne, int64_t nh, int es, bool jac);
 cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
                           int32_t *h_bounds);

@@ -82,7 +82,6 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
   if (c.done)
     return;
   SMV_PH_BEGIN();
-  const int it0 = c.it;
   const int G = (int)gridDim.x;
   cg1_scalars cs(a.st);
   const coop_rows<LANES, BS> g;
@@ -164,7 +163,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     if (stop)
       break;
   }
-  SMV_PH_END(c.it - it0);
+  SMV_PH_END(c.it - c.it0);
   coop_end(a.st, c, a.hist);
   cs.store(a.st);
 }

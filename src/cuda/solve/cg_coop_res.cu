@@ -117,6 +117,13 @@ __device__ __forceinline__ T res_row_sum(const res_slice<T, JAC> &m, int li,
   return s;
 }
 
+/* True when column j is not one of the block's own rows [lo, lo + nb):
+ * the one test res_map_columns and res_halo_kernel share, so the host's
+ * halo count and the slice's layout agree. */
+__device__ __forceinline__ bool res_off_block(int32_t j, int lo, int nb) {
+  return (unsigned)(j - lo) >= (unsigned)nb;
+}
+
 /* The block's column indices into the slice's numbering (once a launch):
  * an entry whose column j is the block's own row (lo <= j < lo + nb)
  * becomes j - lo; the h-th off-block entry, in entry order, becomes
@@ -134,7 +141,7 @@ __device__ void res_map_columns(const int32_t *ci, int ne, int lo, int nb,
   for (int k0 = 0; k0 < ne; k0 += BS) {
     const int k = k0 + (int)threadIdx.x;
     const int32_t j = k < ne ? __ldg(&ci[k]) : lo;
-    const bool off = (unsigned)(j - lo) >= (unsigned)nb;
+    const bool off = res_off_block(j, lo, nb);
     const unsigned bal = __ballot_sync(0xffffffffu, off);
     if (lane == 0)
       wcount[w] = __popc(bal);
@@ -168,7 +175,6 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
   if (c.done)
     return;
   SMV_PH_BEGIN();
-  const int it0 = c.it;
   const int G = (int)gridDim.x;
   cg1_scalars cs(a.st);
   const int lo = a.bounds[blockIdx.x], hi = a.bounds[blockIdx.x + 1];
@@ -297,7 +303,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     if (stop)
       break;
   }
-  SMV_PH_END(c.it - it0);
+  SMV_PH_END(c.it - c.it0);
   /* The copy out: p and x (every block leaves the loop at the same
    * iteration: the stop test reads the same sums everywhere). */
   __syncthreads();
@@ -350,10 +356,9 @@ __global__ void res_halo_kernel(const int32_t *rp, const int32_t *ci, int G,
   __shared__ int wsum[32];
   const int b = (int)blockIdx.x;
   const int lo = bounds[b], hi = bounds[b + 1];
-  const unsigned nb = (unsigned)(hi - lo);
   int cnt = 0;
   for (int k = rp[lo] + (int)threadIdx.x; k < rp[hi]; k += (int)blockDim.x)
-    cnt += (unsigned)(ci[k] - lo) >= nb;
+    cnt += res_off_block(ci[k], lo, hi - lo);
   for (int off = 16; off > 0; off >>= 1)
     cnt += __shfl_xor_sync(0xffffffffu, cnt, off);
   if ((threadIdx.x & 31) == 0)
@@ -441,7 +446,7 @@ cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
   const int es = S.prec == SMV_F32 ? 4 : 8;
   const int64_t wr = (int64_t)es * (9 + (S.jac ? 1 : 0)) + 4, we = es + 4;
   const int64_t wh = (int64_t)es * (4 + (S.jac ? 1 : 0)) + 4;
-  const size_t nbounds = 3 * ((size_t)G + 1);
+  const size_t nbounds = cg_res_bounds_len(G);
   const unsigned blocks = (unsigned)((G + 1 + 255) / 256);
   auto pass = [&](bool second, const int32_t *old,
                   const double *wb) -> cudaError_t {
