@@ -8,28 +8,15 @@
 # preconditioner; solve_smv and cg_graph verify their answers (check=).
 #   OUT=dir scripts/experiments/coop/c3.sh
 set -u
-OUT=${OUT:-/tmp/coop-c3}
-mkdir -p "$OUT"
-S=.shared/matrices
-R=$OUT/c3.txt
-: >"$R"
-make -j16 SM=90 solver-bench >"$OUT/build.log" 2>&1 || echo "solver-bench build failed"
+. "$(dirname "$0")/sweep.sh"
+coop_setup c3
 timeout 150 build/tests/test_cuda_solve_coop >"$OUT/test_cuda_solve_coop.log" 2>&1
 echo "test_cuda_solve_coop: exit $?: $(grep '^RESULT' "$OUT/test_cuda_solve_coop.log")"
 # old lanes (lanes_for: at least half the mean row length, in [4, 32])
 for spec in "lap2d:300 4" "$S/wathen100.mtx.gz 8" "$S/G2_circuit.mtx.gz 4" \
   "$S/gyro_m.mtx.gz 16" "$S/Trefethen_20000.mtx.gz 16" "lap3d:50 4"; do
   set -- $spec
-  m=$1 old=$2
-  [ -e "$m" ] || case "$m" in *:*) ;; *) continue ;; esac
-  timeout 60 build/cg_graph "$m" --runs 5 --fixed 1000 >>"$R" 2>>"$OUT/err.log"
-  for cfg in "LANES=$old COPIES=1" "LANES=$old" "COPIES=1" "" "LANES=1" \
-    "LANES=2" "LANES=4"; do
-    env=""
-    for kv in $cfg; do env="$env SMV_SOLVE_COOP_$kv"; done
-    echo "# cfg:${env:- default}" >>"$R"
-    env $env timeout 60 build/solve_smv "$m" --runs 5 --fixed 1000 \
-      --graph 1 >>"$R" 2>>"$OUT/err.log"
-  done
+  coop_sweep "$1" "LANES=$2 COPIES=1" "LANES=$2" "COPIES=1" "" "LANES=1" \
+    "LANES=2" "LANES=4"
 done
 cut -c1-250 "$R"

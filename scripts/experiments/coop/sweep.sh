@@ -1,5 +1,5 @@
-# sweep.sh — sourced by the coop experiments (c5-c7): the setup and the
-# per-matrix sweep they share.
+# sweep.sh — sourced by the coop experiments (c3, c5-c7, c10-c13): the
+# setup and the per-matrix sweep they share.
 #
 #   coop_setup NAME     OUT (default /tmp/coop-NAME, created), S (the real
 #                       matrices), R = $OUT/NAME.txt (emptied), the solver
