@@ -904,6 +904,62 @@ static void test_resident_slices(void) {
   unsetenv("SMV_SOLVE_COOP_VARIANT");
 }
 
+/* The resident kernel's halo map (res_halo_map_kernel): each block's
+ * distinct off-block columns, sorted, one slot each, against one slot per
+ * off-block entry in entry order (SMV_SOLVE_COOP_MAP_KEYS=16 caps the
+ * sort at 16 keys, so every block of more off-block entries takes that
+ * form; blocks of fewer keep the sorted one). A slot holds the same u
+ * whatever its place and each row sums its entries in the same order, so
+ * the two maps must give the same bits; on randomly permuted meshes
+ * (most entries off-block, columns repeated across a block's rows), f64
+ * and f32, none and Jacobi, each also checked by its true residual. */
+static void test_resident_map(void) {
+  TC_NEED_DEVICE();
+  const char *specs[] = {"lap2d:60,perm=rand", "lap3d:14,perm=rand"};
+  setenv("SMV_SOLVE_COOP_VARIANT", "res", 1);
+  for (int m = 0; m < 2; m++) {
+    smv_csr *A = tst_generate(specs[m]);
+    if (!A)
+      continue;
+    const int64_t n = A->rows;
+    double *b = rhs_ones(A), *x = malloc(n * sizeof *x);
+    double *x2 = malloc(n * sizeof *x2);
+    for (int f32 = 0; f32 < 2 && b && x && x2; f32++)
+      for (int pc = 0; pc < 2; pc++) {
+        smv_matrix *dA = NULL;
+        CHECK_OK(
+            smv_matrix_create(tc_context(), A, f32 ? SMV_F32 : SMV_F64, &dA));
+        if (!dA)
+          continue;
+        smv_solve_options o;
+        coop_options(&o, f32 ? 1e-4 : 1e-10,
+                     pc ? SMV_PRECOND_JACOBI : SMV_PRECOND_NONE);
+        smv_solve_result r, r2;
+        tc_fill_nan(x, n);
+        CHECK_OK(gpu_cg(dA, b, x, &o, &r));
+        setenv("SMV_SOLVE_COOP_MAP_KEYS", "16", 1);
+        tc_fill_nan(x2, n);
+        CHECK_OK(gpu_cg(dA, b, x2, &o, &r2));
+        unsetenv("SMV_SOLVE_COOP_MAP_KEYS");
+        CHECKF(r.persistent == SMV_PERSISTENT_CG_RESIDENT &&
+                   r2.persistent == SMV_PERSISTENT_CG_RESIDENT && r.converged,
+               "%s %s %s: persistent %d / %d converged %d", specs[m],
+               f32 ? "f32" : "f64", pc ? "jacobi" : "none", r.persistent,
+               r2.persistent, r.converged);
+        const double tr = true_relres(A, b, x);
+        CHECKF(tr <= (f32 ? 1e-3 : 1e-9), "%s: true residual %g", specs[m], tr);
+        CHECK_INT(r2.iterations, r.iterations);
+        CHECKF(memcmp(x, x2, n * sizeof *x) == 0,
+               "%s %s %s: bits of the sorted map and the per-entry one",
+               specs[m], f32 ? "f32" : "f64", pc ? "jacobi" : "none");
+        smv_matrix_free(dA);
+      }
+    free(b), free(x), free(x2);
+    smv_csr_free(A);
+  }
+  unsetenv("SMV_SOLVE_COOP_VARIANT");
+}
+
 /* Every test of the persistent kernel, once per variant. */
 static void run_variant(const char *v, int id) {
   static char names[3][8][64];
@@ -941,6 +997,7 @@ int main(void) {
   run_variant("res", SMV_PERSISTENT_CG_RESIDENT);
   RUN(test_resident_fallback);
   RUN(test_resident_slices);
+  RUN(test_resident_map);
   RUN(test_bicgstab_coop_matches);
   RUN(test_bicgstab_coop_breakdown_fallbacks);
   RUN(test_bicgstab_coop_sum);

@@ -24,7 +24,7 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
 # memcheck on the resident kernel's own tests; racecheck (slow on a
 # persistent kernel: the first run of this script ran out of time on those)
 # on the smallest test that runs it, lap2d:80 with progress relaunches.
-for run in "memcheck resident" "racecheck test_auto_and_progress [res]"; do
+for run in "memcheck resident" "racecheck test_auto_and_progress [res]" "racecheck test_resident_map"; do
   set -- $run
   tool=$1
   shift

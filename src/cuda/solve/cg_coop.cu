@@ -273,7 +273,11 @@ template <typename T> coop_args<T> args_of(solver &S, int it_end) {
   a.sync = S.sync;
   a.hist = S.hist;
   a.it_end = it_end;
-  a.bounds = S.coop_variant == 4 ? S.coop_bounds : nullptr;
+  if (S.coop_variant == 4) {
+    a.bounds = S.coop_bounds;
+    a.rci = S.coop_bounds + cg_res_bounds_len((int)S.coop_grid);
+    a.rhcol = a.rci + S.dA->st.nnz;
+  }
   return a;
 }
 
@@ -318,10 +322,16 @@ bool res_plan(solver &S, bool forced) {
     if (G64 > INT_MAX / 4)
       return false;
     const int G = (int)G64;
+    /* Every entry is in some slice: past G slices' worth of room none
+     * can fit, nor at any smaller grid (and the map below would be
+     * allocated for nothing). */
+    if ((double)S.dA->st.nnz * (es + 4) > (double)room * (double)G)
+      return false;
     int32_t *d = nullptr;
     const size_t len = cg_res_bounds_len(G);
     int32_t *h = (int32_t *)malloc(len * sizeof *h);
-    if (!h || cudaMalloc(&d, len * sizeof *d) != cudaSuccess) {
+    if (!h || cudaMalloc(&d, cg_res_plan_len(G, S.dA->st.nnz) * sizeof *d) !=
+                  cudaSuccess) {
       free(h);
       return false;
     }

@@ -63,8 +63,11 @@ template <typename T> struct coop_args {
   int copies;
   int64_t copy_stride;
   /* The resident kernel (cg_coop_res.cu): block b owns rows
-   * [bounds[b], bounds[b + 1]). NULL for the others. */
-  const int32_t *bounds;
+   * [bounds[b], bounds[b + 1]); its entries' columns in the slice's
+   * numbering at rci[rp[bounds[b]] + k] and its halo's columns at
+   * rhcol[rp[bounds[b]] + h] (the plan's map, res_halo_map_kernel). NULL
+   * for the others. */
+  const int32_t *bounds, *rci, *rhcol;
 };
 
 /* a * b + c rounded once: every thread that recomputes a value another
@@ -573,14 +576,21 @@ const void *coop_pick(bool f32, bool jac, int lanes, int bs, bool last) {
 const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
 /* cg_coop_res.cu: the resident kernel for a shape; the shared-memory
  * bytes of a slice of nb rows, ne entries and nh halo slots (es bytes a
- * value); the length of the bounds array; the slices' row bounds for a grid of
- * G blocks, computed on the device into d_bounds (3 (G + 1) int32: the bounds,
- * the row offsets there, then each block's halo slots and one unused zero) and
- * copied to h_bounds (the same size; S.stream is synchronised). */
+ * value); the length of the bounds array (3 (G + 1) int32: the bounds,
+ * the row offsets there, then each block's halo slots and one unused
+ * zero) and of the plan's whole array (the bounds, then the map: nnz
+ * renumbered columns, then up to nnz halo columns, block b's at offset
+ * rp[bounds[b]] of each). cg_res_bounds computes the slices' row bounds
+ * for a grid of G blocks and their map on the device into d_plan
+ * (cg_res_plan_len) and copies the bounds to h_bounds (cg_res_bounds_len;
+ * S.stream is synchronised). */
 const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
 inline size_t cg_res_bounds_len(int G) { return 3 * ((size_t)G + 1); }
+inline size_t cg_res_plan_len(int G, int64_t nnz) {
+  return cg_res_bounds_len(G) + 2 * (size_t)nnz;
+}
 size_t cg_res_bytes(int64_t nb, int64_t ne, int64_t nh, int es, bool jac);
-cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
+cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_plan,
                           int32_t *h_bounds);
 /* bicgstab_coop.cu: the persistent BiCGStab kernel for a shape. */
 const void *bicgstab_coop_kernel_for(bool f32, bool jac, int lanes, int bs,

@@ -21,16 +21,19 @@
  *   (int32)  ci[ne] (int32, renumbered)  hcol[nh] (int32)
  *
  * ne (4 + es) + nb es (9 + Jacobi) + nh (es + 4) + 4 (nb + 1) bytes
- * (cg_res_bytes), nh = the block's off-block entries (res_halo_kernel).
- * The column indices are renumbered at the copy (res_map_columns): an own
- * row's column j becomes j - lo, the h-th off-block entry becomes nb + h
- * with hcol[h] = j. An iteration is then three passes:
+ * (cg_res_bytes), nh = the block's halo: its distinct off-block columns.
+ * The plan renumbers the column indices once (res_halo_map_kernel, into
+ * its own array, copied in with the slice): an own row's column j becomes
+ * j - lo, an off-block column the h-th of the block's distinct off-block
+ * columns, ascending, becomes nb + h with hcol[h] = j. An iteration is
+ * then three passes:
  *   1. the own rows' u, r and s of the iteration (next_at, a thread a
  *      row) into u[0, nb) and the other parity, r and s also to global
  *      memory (other blocks' halo reads them after the barrier);
- *   2. the halo: u at every off-block entry's column from the r, w and s
- *      its owner published before the barrier (__ldcg), into u[nb + h];
- *      all of the block's halo loads in flight at once;
+ *   2. the halo: u at each halo column from the r, w and s its owner
+ *      published before the barrier (__ldcg), into u[nb + h]; all of the
+ *      block's halo loads in flight at once, a warp's on ascending
+ *      columns (runs of columns share sectors);
  *   3. the rows: sum val[k] u[ci[k]] from shared memory alone, then w, p,
  *      x and the partials.
  * The owner keeps p and x in shared memory only (no other block reads
@@ -49,9 +52,9 @@
  * asks for one block an SM (cg_coop.cu) whose slice fits the device's
  * opt-in shared memory per block (sharedMemPerBlockOptin), and takes cg1
  * where none does (a matrix past about a million entries, or one row
- * longer than a block's share). Scattered columns make most entries halo
- * slots (a slot per off-block entry, repeats included: 4 + es bytes more
- * each, and a gather each iteration). The copy in costs one pass over the
+ * longer than a block's share). Scattered columns make most distinct
+ * columns halo slots (4 + es bytes more each, and a gather each
+ * iteration). The copy in costs one pass over the
  * matrix per launch (the solve's launches: one, or one per progress
  * report).
  *
@@ -62,6 +65,8 @@
  * for a device, a matrix and the knobs.
  */
 #include "cg_coop.h"
+
+#include <climits>
 
 namespace smv_solve {
 namespace {
@@ -118,51 +123,9 @@ __device__ __forceinline__ T res_row_sum(const res_slice<T, JAC> &m, int li,
 }
 
 /* True when column j is not one of the block's own rows [lo, lo + nb):
- * the one test res_map_columns and res_halo_kernel share, so the host's
- * halo count and the slice's layout agree. */
+ * the one off-block test (res_halo_map_kernel). */
 __device__ __forceinline__ bool res_off_block(int32_t j, int lo, int nb) {
   return (unsigned)(j - lo) >= (unsigned)nb;
-}
-
-/* The block's column indices into the slice's numbering (once a launch):
- * an entry whose column j is the block's own row (lo <= j < lo + nb)
- * becomes j - lo; the h-th off-block entry, in entry order, becomes
- * nb + h, and hcol[h] = j (the halo: u at slot nb + h is gathered there
- * each iteration). One off-block entry, one slot, repeats included: no
- * search, and the count is the host's (res_halo_kernel). A chunk of BS
- * entries at a time: a warp ballot gives each entry its rank in the warp,
- * the warps' counts in shared memory give the warp's base. */
-template <int BS>
-__device__ void res_map_columns(const int32_t *ci, int ne, int lo, int nb,
-                                int32_t *sci, int32_t *hcol) {
-  __shared__ int wcount[BS / 32];
-  const int lane = (int)(threadIdx.x & 31), w = (int)(threadIdx.x >> 5);
-  int base = 0; /* off-block entries before this chunk (every thread) */
-  for (int k0 = 0; k0 < ne; k0 += BS) {
-    const int k = k0 + (int)threadIdx.x;
-    const int32_t j = k < ne ? __ldg(&ci[k]) : lo;
-    const bool off = res_off_block(j, lo, nb);
-    const unsigned bal = __ballot_sync(0xffffffffu, off);
-    if (lane == 0)
-      wcount[w] = __popc(bal);
-    __syncthreads();
-    int before = base, total = base;
-    for (int q = 0; q < BS / 32; q++) {
-      before += q < w ? wcount[q] : 0;
-      total += wcount[q];
-    }
-    if (k < ne) {
-      if (off) {
-        const int h = before + __popc(bal & ((1u << lane) - 1u));
-        sci[k] = nb + h;
-        hcol[h] = j;
-      } else {
-        sci[k] = j - lo;
-      }
-    }
-    base = total;
-    __syncthreads(); /* wcount is rewritten by the next chunk */
-  }
 }
 
 template <typename T, int LANES, bool JAC, int BS, bool LAST>
@@ -189,9 +152,12 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     const int par = c.it & 1;
     const T *rc = par ? a.r1 : a.r0, *wc = par ? a.w1 : a.w0;
     const T *sc = par ? a.s1 : a.s0;
-    for (int k = threadIdx.x; k < ne; k += BS)
+    for (int k = threadIdx.x; k < ne; k += BS) {
       m.val[k] = __ldg(&a.val[kb + k]);
-    res_map_columns<BS>(a.ci + kb, ne, lo, nb, m.ci, m.hcol);
+      m.ci[k] = __ldg(&a.rci[kb + k]);
+    }
+    for (int h = threadIdx.x; h < nh; h += BS)
+      m.hcol[h] = __ldg(&a.rhcol[kb + h]);
     for (int i = threadIdx.x; i <= nb; i += BS)
       m.rp[i] = __ldg(&a.rp[lo + i]) - kb;
     for (int i = threadIdx.x; i < nb; i += BS) {
@@ -255,7 +221,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     SMV_PH(0);
     /* u, r and s of the iteration at the block's own rows (a thread a
      * row: every one once, not once per entry that names it), and u at
-     * the halo (each off-block entry's column, from the r, w and s the
+     * the halo (each halo column, from the r, w and s the
      * owner published before the barrier: the loads of 4 entries in
      * flight a thread, every thread's at once). */
     for (int i = threadIdx.x; i < nb; i += BS) {
@@ -348,27 +314,127 @@ __global__ void res_bounds_kernel(const int32_t *rp, int64_t n, int G,
   }
 }
 
-/* bounds[2 (G + 1) + b] = block b's off-block entries (its halo slots,
- * res_map_columns's count): a block per block, each thread a stride of
- * the block's entries, then the block's sum. */
-__global__ void res_halo_kernel(const int32_t *rp, const int32_t *ci, int G,
-                                int32_t *bounds) {
-  __shared__ int wsum[32];
+/* Block-wide stable compaction, a chunk of BS indices at a time: the k
+ * in [0, n) with keep(k) get positions 0, 1, ... in k's order, passed to
+ * emit(k, pos); returns their count (every thread). A warp ballot gives
+ * each kept index its rank in the warp, the warps' counts in shared
+ * memory give the warp's base. Every thread of the block calls it; it
+ * ends with a __syncthreads. */
+template <int BS, class K, class E>
+__device__ int block_compact(int n, K keep, E emit) {
+  __shared__ int wcount[BS / 32];
+  const int lane = (int)(threadIdx.x & 31), w = (int)(threadIdx.x >> 5);
+  int base = 0; /* kept indices before this chunk (every thread) */
+  for (int k0 = 0; k0 < n; k0 += BS) {
+    const int k = k0 + (int)threadIdx.x;
+    const bool kp = k < n && keep(k);
+    const unsigned bal = __ballot_sync(0xffffffffu, kp);
+    if (lane == 0)
+      wcount[w] = __popc(bal);
+    __syncthreads();
+    int before = base, total = base;
+    for (int q = 0; q < BS / 32; q++) {
+      before += q < w ? wcount[q] : 0;
+      total += wcount[q];
+    }
+    if (kp)
+      emit(k, before + __popc(bal & ((1u << lane) - 1u)));
+    base = total;
+    __syncthreads(); /* wcount is rewritten by the next chunk */
+  }
+  return base;
+}
+
+/* The slices' map (once a plan), a block of BS threads per slice b, rows
+ * [lo, lo + nb), entries [kb, kb + ne):
+ *   - bounds[2 (G + 1) + b] = nh, the block's halo slots: its distinct
+ *     off-block columns;
+ *   - rhcol[kb + h], h < nh: those columns, ascending (neighbouring halo
+ *     slots are neighbouring columns where the matrix has runs of them,
+ *     so a warp's gathers share sectors);
+ *   - rci[kb + k]: entry k's column in the slice's numbering: j - lo for
+ *     an own row j, nb + h for the halo's h-th column.
+ * Repeats share a slot: a column named by several of the block's rows is
+ * gathered once an iteration (on FEM matrices most off-block entries are
+ * repeats). The off-block columns are gathered into shared memory
+ * (keys[pmax], then uniq[pmax]: 8 pmax bytes), sorted (bitonic, padded to
+ * a power of two with INT_MAX, never a column: n < INT_MAX) and
+ * compacted; each off-block entry then finds its slot by binary search.
+ * A block of more than pmax off-block entries (its slice cannot fit a
+ * block's shared memory then: each entry and slot takes at least 2 (4 +
+ * es) >= 16 bytes, and pmax >= the room / 16) gets one slot per entry,
+ * in entry order, so the map is always complete. */
+template <int BS>
+__global__ void __launch_bounds__(BS)
+    res_halo_map_kernel(const int32_t *rp, const int32_t *ci, int G, int pmax,
+                        int32_t *bounds, int32_t *rci, int32_t *rhcol) {
+  extern __shared__ int32_t res_keys[];
+  int32_t *keys = res_keys, *uniq = res_keys + pmax;
   const int b = (int)blockIdx.x;
-  const int lo = bounds[b], hi = bounds[b + 1];
-  int cnt = 0;
-  for (int k = rp[lo] + (int)threadIdx.x; k < rp[hi]; k += (int)blockDim.x)
-    cnt += res_off_block(ci[k], lo, hi - lo);
-  for (int off = 16; off > 0; off >>= 1)
-    cnt += __shfl_xor_sync(0xffffffffu, cnt, off);
-  if ((threadIdx.x & 31) == 0)
-    wsum[threadIdx.x >> 5] = cnt;
-  __syncthreads();
+  const int lo = bounds[b], nb = bounds[b + 1] - lo;
+  const int kb = rp[lo], ne = rp[lo + nb] - kb;
+  const int32_t *bci = ci + kb;
+  int32_t *sci = rci + kb, *hcol = rhcol + kb;
+  auto off = [&](int k) { return res_off_block(bci[k], lo, nb); };
+  const int noff = block_compact<BS>(ne, off, [&](int k, int h) {
+    if (h < pmax)
+      keys[h] = bci[k];
+  });
+  int nh = noff;
+  if (noff > pmax) {
+    block_compact<BS>(ne, off, [&](int k, int h) {
+      sci[k] = nb + h;
+      hcol[h] = bci[k];
+    });
+    for (int k = threadIdx.x; k < ne; k += BS)
+      if (!off(k))
+        sci[k] = bci[k] - lo;
+  } else {
+    int P = 1;
+    while (P < noff)
+      P <<= 1;
+    for (int i = noff + (int)threadIdx.x; i < P; i += BS)
+      keys[i] = INT_MAX;
+    __syncthreads();
+    for (int k = 2; k <= P; k <<= 1)
+      for (int j = k >> 1; j > 0; j >>= 1) {
+        for (int i = threadIdx.x; i < P; i += BS) {
+          const int l = i ^ j;
+          if (l > i) {
+            const int32_t x = keys[i], y = keys[l];
+            if ((x > y) == ((i & k) == 0)) {
+              keys[i] = y;
+              keys[l] = x;
+            }
+          }
+        }
+        __syncthreads();
+      }
+    nh = block_compact<BS>(
+        noff, [&](int i) { return i == 0 || keys[i] != keys[i - 1]; },
+        [&](int i, int h) {
+          uniq[h] = keys[i];
+          hcol[h] = keys[i];
+        });
+    for (int k = threadIdx.x; k < ne; k += BS) {
+      const int32_t j = bci[k];
+      if (res_off_block(j, lo, nb)) {
+        int l = 0, h = nh - 1; /* j is one of uniq[0, nh) */
+        while (l < h) {
+          const int mid = (l + h) / 2;
+          if (uniq[mid] < j)
+            l = mid + 1;
+          else
+            h = mid;
+        }
+        sci[k] = nb + l;
+      } else {
+        sci[k] = j - lo;
+      }
+    }
+  }
   if (threadIdx.x == 0) {
-    int t = 0;
-    for (int w = 0; w < (int)(blockDim.x >> 5); w++)
-      t += wsum[w];
-    bounds[2 * (G + 1) + b] = t;
+    bounds[2 * (G + 1) + b] = nh;
     if (b == 0) /* the array's last word, copied with the rest */
       bounds[3 * (G + 1) - 1] = 0;
   }
@@ -435,15 +501,38 @@ const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last) {
 }
 
 /* The partition by the slice's bytes (res_bounds_kernel) and its halo
- * counts; then, if asked, the partition again with each off-block entry
- * weighted by what it moves each iteration (its r, w, s and Jacobi's dinv
- * from the L2, its slot and its column: wh bytes, on top of the entry's
- * own), so a block of mostly off-block entries gets fewer of them (the
- * slowest block's halo pass sets the grid barrier's wait, coop/c12), and
- * the halo counts again on those bounds. */
+ * map (res_halo_map_kernel); then, if asked, the partition again with
+ * each halo slot weighted by what it moves each iteration (its r, w, s
+ * and Jacobi's dinv from the L2, its slot and its column: wh bytes, on
+ * top of the entries' own), so a block of many halo slots gets fewer rows
+ * (the slowest block's halo pass sets the grid barrier's wait, coop/c12),
+ * and the map again on those bounds. */
 cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
                           int32_t *h_bounds) {
+  constexpr int MAP_BS = 512;
   const int es = S.prec == SMV_F32 ? 4 : 8;
+  int32_t *rci = d_bounds + cg_res_bounds_len(G);
+  int32_t *rhcol = rci + S.dA->st.nnz;
+  /* The map kernel's sort space: keys and distinct keys, pmax int32 each,
+   * pmax the largest power of two that fits the opt-in shared memory
+   * (less its own static words). */
+  const size_t room = S.ctx->prop.sharedMemPerBlockOptin - 1024;
+  int pmax = 1;
+  while ((size_t)pmax * 2 * 2 * sizeof(int32_t) <= room && pmax < (1 << 24))
+    pmax *= 2;
+  /* Test hook: SMV_SOLVE_COOP_MAP_KEYS=N (a power of two) caps pmax, so
+   * blocks past it take the one-slot-an-entry map on any device. */
+  const int cap = smv_env_int("SMV_SOLVE_COOP_MAP_KEYS", 1, 1 << 24, 0);
+  if (cap > 0 && (cap & (cap - 1)) == 0 && cap < pmax)
+    pmax = cap;
+  const size_t map_smem = (size_t)pmax * 2 * sizeof(int32_t);
+  {
+    const cudaError_t e = cudaFuncSetAttribute(
+        res_halo_map_kernel<MAP_BS>,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)map_smem);
+    if (e != cudaSuccess)
+      return e;
+  }
   const int64_t wr = (int64_t)es * (9 + (S.jac ? 1 : 0)) + 4, we = es + 4;
   const int64_t wh = (int64_t)es * (4 + (S.jac ? 1 : 0)) + 4;
   const size_t nbounds = cg_res_bounds_len(G);
@@ -459,8 +548,8 @@ cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
                                                       we, d_bounds);
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess) {
-      res_halo_kernel<<<G, 256, 0, S.stream>>>(S.dA->row_ptr, S.dA->col_idx, G,
-                                               d_bounds);
+      res_halo_map_kernel<MAP_BS><<<G, MAP_BS, map_smem, S.stream>>>(
+          S.dA->row_ptr, S.dA->col_idx, G, pmax, d_bounds, rci, rhcol);
       e = cudaGetLastError();
     }
     if (e == cudaSuccess)

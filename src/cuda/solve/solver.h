@@ -227,8 +227,9 @@ struct solver {
                          in shared memory (cg_coop_res.cu)              */
   size_t coop_smem;   /* its dynamic shared memory a block (variant 4)  */
   int32_t *coop_bounds;     /* its blocks' row bounds, G + 1, the row
-                               offsets there, G + 1, and each block's halo
-                               slots, G (+ 1 unused): own allocation          */
+                               offsets there, G + 1, each block's halo
+                               slots, G (+ 1 unused), then their columns'
+                               map (cg_res_plan_len): own allocation          */
   int coop_block;           /* its threads per block: 256, 512 or 1024        */
   int coop_lanes;           /* threads per row: 1, 2, 4, ..., 32              */
   int coop_copies;          /* copies of the partials (cg_coop.h, coop_sum)   */
