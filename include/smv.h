@@ -571,7 +571,8 @@ typedef struct {
  * to one thread at a time: give each thread its own (they may share
  * matrices, see smv_spmv), or serialise the calls. */
 smv_status smv_context_create(int device, smv_context **ctx);
-/* Frees the context's stream, handles, texture objects and workspace. */
+/* Frees the context's stream, handles, texture objects and workspaces
+ * (smv_spmv_host_vectors' buffers, the device solvers' buffer). */
 void smv_context_free(smv_context *ctx);
 /* Text of the last error on this context ("" if none); with NULL, the
  * reason the calling thread's last smv_context_create failed. */

@@ -190,6 +190,16 @@ smv_status smv_pagerank_f32(const smv_csr *A, float *r,
  * summed in a fixed order: the same bits on every run on one device.
  * SMV_ERR_NO_DEVICE when built without CUDA.
  *
+ * Memory: the work vectors, state, partial sums and history are one
+ * device buffer (with a 64-byte pinned status block) kept in the context,
+ * grown when a solve needs more and freed by smv_context_free, so calls
+ * on one context must not overlap (one thread at a time). It holds k
+ * vectors of n entries (each rounded up to 256 bytes): k = 3 for CG (5
+ * with Jacobi, 7 with Chebyshev; 7 or 8 on the persistent kernel), 6 for
+ * BiCGStab (9 with Jacobi; 8 or 11 persistent), 1 for PageRank; plus a
+ * few KB of state and partials and min(history_len, maxit + 1) doubles
+ * (docs/solvers.md).
+ *
  * dA is the caller's matrix: a solver runs up to maxit SpMVs on it (two
  * an iteration for BiCGStab), so declare reuse when creating it
  * (smv_matrix_create_ex with SMV_MATRIX_REUSE, or expected_calls = those

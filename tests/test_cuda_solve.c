@@ -6,7 +6,9 @@
  * (persistent = -1; the persistent CG is test_cuda_solve_coop.c) is used (and
  * gives the same bits as plain launches); repeated runs give the same bits; the
  * true residual is checked; zero rhs, the iteration limit, history and bad
- * input. SKIPs without a device.
+ * input; the solver workspace kept in the context (grown, reused across
+ * sizes and methods, reused after a failed solve) changes no bit. SKIPs
+ * without a device.
  */
 #include "test_cuda_common.h"
 
@@ -324,11 +326,290 @@ out:
   smv_csr_free(G);
 }
 
+/* ---- the solver workspace kept in the context (driver.cu) ---------------
+ * Each test makes its own contexts, so that it knows what their
+ * workspaces held before (tc_context's has seen every earlier test). */
+
+/* One device solve on ctx: A uploaded in f64 (freed after), b and x as
+ * device vectors, smv_cg_cuda or smv_bicgstab_cuda, x copied back (x is
+ * NaN on the host first, so a copy that is not made cannot pass). The
+ * first failing status, set-up or solve. */
+static smv_status ws_solve(smv_context *ctx, const smv_csr *A, smv_method m,
+                           const double *b, double *x,
+                           const smv_solve_options *o, smv_solve_result *r) {
+  const size_t bytes = (size_t)A->rows * sizeof(double);
+  smv_matrix *dA = NULL;
+  void *db = NULL, *dx = NULL;
+  smv_status st = smv_matrix_create(ctx, A, SMV_F64, &dA);
+  if (st == SMV_OK)
+    st = smv_device_malloc(ctx, bytes, &db);
+  if (st == SMV_OK)
+    st = smv_device_malloc(ctx, bytes, &dx);
+  if (st == SMV_OK)
+    st = smv_memcpy_h2d(ctx, db, b, bytes);
+  if (st == SMV_OK)
+    st = m == SMV_METHOD_CG ? smv_cg_cuda(ctx, dA, db, dx, o, r)
+                            : smv_bicgstab_cuda(ctx, dA, db, dx, o, r);
+  tc_fill_nan(x, A->rows);
+  if (st == SMV_OK)
+    st = smv_memcpy_d2h(ctx, x, dx, bytes);
+  smv_device_free(ctx, db);
+  smv_device_free(ctx, dx);
+  smv_matrix_free(dA);
+  return st;
+}
+
+/* The solve converged and its x meets tol by the true residual (f64: 10
+ * tol, as compare above). */
+static void ws_check_solved(const char *what, smv_status st, const smv_csr *A,
+                            const double *b, const double *x,
+                            const smv_solve_result *r, double tol) {
+  CHECKF(st == SMV_OK, "%s: %s", what, smv_status_string(st));
+  if (st != SMV_OK)
+    return;
+  CHECKF(r->converged && !r->breakdown,
+         "%s: converged %d breakdown %d (%d its)", what, r->converged,
+         r->breakdown, r->iterations);
+  const double tr = true_relres(A, b, x);
+  CHECKF(tr <= 10 * tol, "%s: true residual %g", what, tr);
+}
+
+/* Two results are the same bits: x, the iteration count, relres, and the
+ * path (persistent kernel or graph). */
+static void ws_check_same(const char *what, int64_t n, const double *xa,
+                          const smv_solve_result *ra, const double *xb,
+                          const smv_solve_result *rb) {
+  CHECKF(memcmp(xa, xb, (size_t)n * sizeof *xa) == 0, "%s: x differs", what);
+  CHECKF(ra->iterations == rb->iterations, "%s: %d vs %d iterations", what,
+         ra->iterations, rb->iterations);
+  CHECKF(memcmp(&ra->relres, &rb->relres, sizeof ra->relres) == 0,
+         "%s: relres %.17g vs %.17g", what, ra->relres, rb->relres);
+  CHECK_INT(ra->persistent, rb->persistent);
+  CHECK_INT(ra->graph_used, rb->graph_used);
+}
+
+/* CG on one context: lap2d:20, then lap3d:40 with Jacobi (64000 rows, 5
+ * to 8 vectors of 512 000 bytes: the buffer the 400-row solve left, a few
+ * tens of KB, is replaced by a larger one), then lap2d:20 again in the buffer
+ * the large solve filled with its own values. The first and third solves
+ * give the same bits and the same history; all three converge. On the
+ * persistent kernel where it fits (persistent = 0) and on the graph path
+ * (-1): two layouts of the buffer. */
+static void test_workspace_grow_reuse(void) {
+  TC_NEED_DEVICE();
+  smv_csr *S = tst_generate("lap2d:20"), *L = tst_generate("lap3d:40");
+  const int maxit = 5000;
+  double *bs = NULL, *bl = NULL, *x1 = NULL, *x2 = NULL, *x3 = NULL;
+  double *h1 = NULL, *h3 = NULL;
+  if (!S || !L)
+    goto out;
+  bs = malloc(S->rows * sizeof *bs), bl = malloc(L->rows * sizeof *bl);
+  x1 = malloc(S->rows * sizeof *x1), x3 = malloc(S->rows * sizeof *x3);
+  x2 = malloc(L->rows * sizeof *x2);
+  h1 = malloc((maxit + 1) * sizeof *h1), h3 = malloc((maxit + 1) * sizeof *h3);
+  CHECK(bs && bl && x1 && x2 && x3 && h1 && h3);
+  if (!bs || !bl || !x1 || !x2 || !x3 || !h1 || !h3)
+    goto out;
+  tc_fill(bs, S->rows);
+  tc_fill(bl, L->rows);
+  for (int path = 0; path < 2; path++) {
+    const char *pn = path ? "graph" : "auto";
+    smv_context *ctx = NULL;
+    CHECK_OK(smv_context_create(0, &ctx));
+    if (!ctx)
+      continue;
+    smv_solve_options o;
+    smv_solve_options_init(&o);
+    o.tol = 1e-10;
+    o.maxit = maxit;
+    o.persistent = path ? -1 : 0;
+    o.history_len = maxit + 1;
+    smv_solve_result r1, r2, r3;
+    char what[96];
+    o.history = h1;
+    snprintf(what, sizeof what, "%s: lap2d:20, first", pn);
+    ws_check_solved(what, ws_solve(ctx, S, SMV_METHOD_CG, bs, x1, &o, &r1), S,
+                    bs, x1, &r1, o.tol);
+    o.history = NULL;
+    o.history_len = 0;
+    o.precond = SMV_PRECOND_JACOBI;
+    snprintf(what, sizeof what, "%s: lap3d:40 jacobi (grows)", pn);
+    ws_check_solved(what, ws_solve(ctx, L, SMV_METHOD_CG, bl, x2, &o, &r2), L,
+                    bl, x2, &r2, o.tol);
+    o.precond = SMV_PRECOND_NONE;
+    o.history = h3;
+    o.history_len = maxit + 1;
+    snprintf(what, sizeof what, "%s: lap2d:20, third", pn);
+    ws_check_solved(what, ws_solve(ctx, S, SMV_METHOD_CG, bs, x3, &o, &r3), S,
+                    bs, x3, &r3, o.tol);
+    snprintf(what, sizeof what, "%s: lap2d:20, first vs third", pn);
+    ws_check_same(what, S->rows, x1, &r1, x3, &r3);
+    CHECK_INT(r1.history_count, r3.history_count);
+    CHECKF(r1.history_count > 0 &&
+               memcmp(h1, h3, (size_t)r1.history_count * sizeof *h1) == 0,
+           "%s: histories differ (%d entries)", what, r1.history_count);
+    if (path)
+      CHECK(!r1.persistent && r1.graph_used);
+    smv_context_free(ctx);
+  }
+out:
+  free(bs), free(bl), free(x1), free(x2), free(x3), free(h1), free(h3);
+  smv_csr_free(S);
+  smv_csr_free(L);
+}
+
+/* BiCGStab with Jacobi on convdiff(50) (2500 rows, 9 vectors of 20 000
+ * bytes on the graph path, 11 on the persistent kernel), then CG on
+ * lap2d:40 (1600 rows, 3 or 7 vectors of 12 800 bytes) in the same
+ * context: the CG's layout reuses the buffer laid out for BiCGStab, which
+ * is larger. Each gives the bits of the same solve on a fresh context of
+ * its own. Both paths, as above. */
+static void test_workspace_methods_share(void) {
+  TC_NEED_DEVICE();
+  smv_csr *C = convdiff(50, 0.4), *P = tst_generate("lap2d:40");
+  double *bc = NULL, *bp = NULL, *xc = NULL, *xp = NULL, *xc0 = NULL,
+         *xp0 = NULL;
+  if (!C || !P)
+    goto out;
+  bc = malloc(C->rows * sizeof *bc), bp = malloc(P->rows * sizeof *bp);
+  xc = malloc(C->rows * sizeof *xc), xc0 = malloc(C->rows * sizeof *xc0);
+  xp = malloc(P->rows * sizeof *xp), xp0 = malloc(P->rows * sizeof *xp0);
+  CHECK(bc && bp && xc && xp && xc0 && xp0);
+  if (!bc || !bp || !xc || !xp || !xc0 || !xp0)
+    goto out;
+  tc_fill(bc, C->rows);
+  tc_fill(bp, P->rows);
+  for (int path = 0; path < 2; path++) {
+    const char *pn = path ? "graph" : "auto";
+    smv_solve_options ob, oc;
+    smv_solve_options_init(&ob);
+    ob.tol = 1e-10;
+    ob.maxit = 5000;
+    ob.persistent = path ? -1 : 0;
+    ob.precond = SMV_PRECOND_JACOBI;
+    oc = ob;
+    oc.precond = SMV_PRECOND_NONE;
+    smv_solve_result rc, rp, rc0, rp0;
+    char what[96];
+    /* One context, BiCGStab then CG. */
+    smv_context *ctx = NULL;
+    CHECK_OK(smv_context_create(0, &ctx));
+    if (!ctx)
+      continue;
+    snprintf(what, sizeof what, "%s: bicgstab, shared context", pn);
+    ws_check_solved(what,
+                    ws_solve(ctx, C, SMV_METHOD_BICGSTAB, bc, xc, &ob, &rc), C,
+                    bc, xc, &rc, ob.tol);
+    snprintf(what, sizeof what, "%s: cg after bicgstab, shared context", pn);
+    ws_check_solved(what, ws_solve(ctx, P, SMV_METHOD_CG, bp, xp, &oc, &rp), P,
+                    bp, xp, &rp, oc.tol);
+    smv_context_free(ctx);
+    /* Each on a fresh context. */
+    for (int k = 0; k < 2; k++) {
+      smv_context *c1 = NULL;
+      CHECK_OK(smv_context_create(0, &c1));
+      if (!c1)
+        continue;
+      smv_status st =
+          k ? ws_solve(c1, P, SMV_METHOD_CG, bp, xp0, &oc, &rp0)
+            : ws_solve(c1, C, SMV_METHOD_BICGSTAB, bc, xc0, &ob, &rc0);
+      CHECKF(st == SMV_OK, "%s: %s on a fresh context: %s", pn,
+             k ? "cg" : "bicgstab", smv_context_error(c1));
+      smv_context_free(c1);
+      if (st != SMV_OK)
+        continue;
+      snprintf(what, sizeof what, "%s: %s, shared vs fresh context", pn,
+               k ? "cg" : "bicgstab");
+      if (k)
+        ws_check_same(what, P->rows, xp, &rp, xp0, &rp0);
+      else
+        ws_check_same(what, C->rows, xc, &rc, xc0, &rc0);
+    }
+  }
+out:
+  free(bc), free(bp), free(xc), free(xp), free(xc0), free(xp0);
+  smv_csr_free(C);
+  smv_csr_free(P);
+}
+
+/* Solves that fail after taking the workspace (Jacobi on a zero diagonal:
+ * refused after the pre-pass and the state's upload; a NaN in b: refused
+ * by the pre-pass), one refused before it (tol < 0) and one that breaks
+ * down (CG on -lap2d:30, not positive definite), all on one context;
+ * then the good solve again: it converges with the bits it gave first. */
+static void test_workspace_after_failure(void) {
+  TC_NEED_DEVICE();
+  smv_csr *A = tst_generate("lap2d:30"), *Z = tst_generate("lap2d:30");
+  smv_csr *Ms[2] = {NULL, NULL};
+  if (!not_spd_pair(30, Ms))
+    Ms[0] = Ms[1] = NULL; /* freed by not_spd_pair */
+  double *b = NULL, *bn = NULL, *x0 = NULL, *x = NULL;
+  const int64_t n = A ? A->rows : 0;
+  if (!A || !Z || !Ms[0])
+    goto out;
+  b = malloc(n * sizeof *b), bn = malloc(n * sizeof *bn);
+  x0 = malloc(n * sizeof *x0), x = malloc(n * sizeof *x);
+  CHECK(b && bn && x0 && x);
+  if (!b || !bn || !x0 || !x)
+    goto out;
+  tc_fill(b, n);
+  memcpy(bn, b, n * sizeof *bn);
+  bn[7] = NAN;
+  for (int64_t k = Z->row_ptr[4]; k < Z->row_ptr[5]; k++)
+    if (Z->col_idx[k] == 4)
+      Z->values[k] = 0.0;
+  for (int path = 0; path < 2; path++) {
+    const char *pn = path ? "graph" : "auto";
+    smv_context *ctx = NULL;
+    CHECK_OK(smv_context_create(0, &ctx));
+    if (!ctx)
+      continue;
+    smv_solve_options o;
+    smv_solve_options_init(&o);
+    o.tol = 1e-10;
+    o.maxit = 5000;
+    o.persistent = path ? -1 : 0;
+    smv_solve_result r0, r;
+    char what[96];
+    snprintf(what, sizeof what, "%s: the good solve, first", pn);
+    ws_check_solved(what, ws_solve(ctx, A, SMV_METHOD_CG, b, x0, &o, &r0), A, b,
+                    x0, &r0, o.tol);
+    o.precond = SMV_PRECOND_JACOBI;
+    CHECK_STATUS(ws_solve(ctx, Z, SMV_METHOD_CG, b, x, &o, &r), SMV_ERR_ARG);
+    CHECK_STR_HAS(smv_context_error(ctx), "row 5");
+    o.precond = SMV_PRECOND_NONE;
+    CHECK_STATUS(ws_solve(ctx, A, SMV_METHOD_CG, bn, x, &o, &r), SMV_ERR_ARG);
+    CHECK_STR_HAS(smv_context_error(ctx), "b[7]");
+    o.tol = -1;
+    CHECK_STATUS(ws_solve(ctx, A, SMV_METHOD_CG, b, x, &o, &r), SMV_ERR_ARG);
+    o.tol = 1e-10;
+    double *bm = rhs_ones(Ms[0]);
+    CHECK_OK(ws_solve(ctx, Ms[0], SMV_METHOD_CG, bm, x, &o, &r));
+    CHECKF(r.breakdown && !r.converged, "%s: -lap2d: breakdown %d converged %d",
+           pn, r.breakdown, r.converged);
+    free(bm);
+    snprintf(what, sizeof what, "%s: the good solve after the failures", pn);
+    ws_check_solved(what, ws_solve(ctx, A, SMV_METHOD_CG, b, x, &o, &r), A, b,
+                    x, &r, o.tol);
+    ws_check_same(what, n, x0, &r0, x, &r);
+    smv_context_free(ctx);
+  }
+out:
+  free(b), free(bn), free(x0), free(x);
+  smv_csr_free(A);
+  smv_csr_free(Z);
+  smv_csr_free(Ms[0]);
+  smv_csr_free(Ms[1]);
+}
+
 int main(void) {
   RUN(test_cg_bicgstab_match_cpu);
   RUN(test_device_pointers_repeat);
   RUN(test_edge_cases);
   RUN(test_pagerank);
+  RUN(test_workspace_grow_reuse);
+  RUN(test_workspace_methods_share);
+  RUN(test_workspace_after_failure);
   smv_context_free(tc_ctx);
   return TEST_END();
 }

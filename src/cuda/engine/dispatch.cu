@@ -345,13 +345,10 @@ extern "C" smv_status smv_matrix_prepare(smv_context *ctx, smv_matrix *dA,
 /* ---- smv_spmv_host_vectors -----------------------------------------------
  */
 
-/* Device buffer *p of at least `bytes`, grown (never shrunk) in the
- * context's workspace: the previous call has synchronised, so the old one
- * is idle. */
-static smv_status ws_device(smv_context *ctx, void **p, size_t *cap,
-                            size_t bytes, const char *what) {
+cudaError_t smv_workspace_grow(void **p, size_t *cap, size_t bytes) {
   if (*cap >= bytes)
-    return SMV_OK;
+    return cudaSuccess;
+  /* The old buffer goes first: the peak is the new size, not both. */
   if (*p)
     cudaFree(*p);
   *p = NULL;
@@ -359,9 +356,20 @@ static smv_status ws_device(smv_context *ctx, void **p, size_t *cap,
   cudaError_t e = cudaMalloc(p, bytes);
   if (e != cudaSuccess) {
     *p = NULL;
-    return smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (%s)", bytes, what);
+    return e;
   }
   *cap = bytes;
+  return cudaSuccess;
+}
+
+/* Device buffer *p of at least `bytes`, grown (never shrunk) in the
+ * context's workspace: the previous call has synchronised, so the old one
+ * is idle. */
+static smv_status ws_device(smv_context *ctx, void **p, size_t *cap,
+                            size_t bytes, const char *what) {
+  cudaError_t e = smv_workspace_grow(p, cap, bytes);
+  if (e != cudaSuccess)
+    return smv_cu_fail(ctx, e, "cudaMalloc of %zu bytes (%s)", bytes, what);
   return SMV_OK;
 }
 
@@ -369,9 +377,14 @@ void smv_workspace_free(smv_context *ctx) {
   cudaFree(ctx->ws_x); /* cudaFree(NULL) does nothing */
   cudaFree(ctx->ws_y);
   free(ctx->ws_stage);
+  cudaFree(ctx->ws_solve);
+  if (ctx->ws_solve_status)
+    cudaFreeHost(ctx->ws_solve_status);
   ctx->ws_x = ctx->ws_y = NULL;
   ctx->ws_stage = NULL;
+  ctx->ws_solve = ctx->ws_solve_status = NULL;
   ctx->ws_x_bytes = ctx->ws_y_bytes = ctx->ws_stage_n = 0;
+  ctx->ws_solve_bytes = 0;
 }
 
 /* n host doubles into device buffer d: as they are, or (stage not NULL) as

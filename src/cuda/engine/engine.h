@@ -73,10 +73,32 @@ struct smv_context {
   size_t ws_x_bytes, ws_y_bytes;
   float *ws_stage;
   size_t ws_stage_n;
+
+  /* The device solvers' workspace (src/cuda/solve/driver.cu): one device
+   * buffer for a solve's work vectors, state, partials, sync word and
+   * history, grown on demand (never shrunk), and one pinned host block of
+   * SMV_WS_STATUS_BYTES the convergence check copies its status into,
+   * allocated on the first solve. Kept from solve to solve, so that a
+   * call pins no pages (cudaMallocHost) and frees nothing (cudaFree waits
+   * for the whole device) unless the buffer grows; freed with the
+   * context. Every solve leaves its stream idle before it returns, errors
+   * included (solver::release), so the next call finds both unused. */
+  void *ws_solve;
+  size_t ws_solve_bytes;
+  void *ws_solve_status;
 };
 
-/* Release the workspace above (context.cu's smv_context_free). */
+/* The pinned status block's bytes: a solve_status (solver.h, 32 bytes)
+ * with room to spare; driver.cu asserts that it fits. */
+#define SMV_WS_STATUS_BYTES 64
+
+/* Release the workspaces above (context.cu's smv_context_free). */
 void smv_workspace_free(smv_context *ctx);
+/* Grow the device buffer *p of *cap bytes to at least `bytes`: kept when
+ * big enough, else freed and allocated anew (nothing is copied). The
+ * caller makes sure no queued work still uses the old buffer. Returns the
+ * cudaMalloc's error, with *p NULL and *cap 0, for the caller to word. */
+cudaError_t smv_workspace_grow(void **p, size_t *cap, size_t bytes);
 
 /* Per-matrix statistics, from the host CSR at upload (what AUTO and the
  * adaptive rung decide from). */

@@ -1,7 +1,8 @@
 /*
- * driver.cu — the device solvers' driver: argument checks, one allocation
- * for the work vectors, the state and the partials, the pre-pass, and the
- * loop.
+ * driver.cu — the device solvers' driver: argument checks, one buffer for
+ * the work vectors, the state and the partials (the context's solver
+ * workspace, engine.h: grown on demand, kept until smv_context_free), the
+ * pre-pass, and the loop.
  *
  * Two ways to run the iterations:
  *   - CG on a matrix that fits the L2 (or persistent = 1), where the
@@ -175,14 +176,24 @@ smv_status solver::run(smv_solve_result *res) {
   return f32 ? finish<float>(res) : finish<double>(res);
 }
 
-void solver::release() {
+void solver::release(bool failed) {
+  /* buf and h_status are the context's (solve_device): the next call on
+   * the context takes them again, maybe on another stream
+   * (smv_context_set_stream), so nothing of this solve may still be
+   * queued then. A solve that ends well has waited for its last kernel
+   * that touches them (the status copy, the history copy, the f32 true
+   * residual; what may follow, the x unscaling or the x = 0 of b = 0,
+   * touches x alone). A failed one may return right after a launch or
+   * an asynchronous copy: wait here. The failure is already on the
+   * context; a sync error that is not sticky is cleared so that it is
+   * not reported by the next call's launch check. */
+  if (failed && buf && cudaStreamSynchronize(stream) != cudaSuccess)
+    cudaGetLastError();
   if (exec)
     cudaGraphExecDestroy(exec);
   if (graph)
     cudaGraphDestroy(graph);
-  cudaFree(buf);
   cudaFree(coop_bounds);
-  cudaFreeHost(h_status);
   exec = nullptr;
   graph = nullptr;
   buf = nullptr;
@@ -311,20 +322,35 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
   static_assert(sizeof(coop_sync) <= 256, "coop_sync fits its slot");
   const size_t total = (size_t)nvec * vbytes + state_bytes + part_bytes +
                        sync_bytes + (size_t)hist_n * sizeof(double);
+  static_assert(sizeof(solve_status) <= SMV_WS_STATUS_BYTES,
+                "the status fits the context's pinned block");
   cudaError_t e;
   solve_state h0;
   double t0 = 0.0;
-  if ((e = cudaMalloc(&S.buf, total)) != cudaSuccess) {
-    S.buf = nullptr;
+  /* The context's workspace (engine.h): the previous call on the context
+   * left its stream idle (release), so the buffer is free to take or to
+   * replace. Nothing in it is assumed zero, as from cudaMalloc: the state
+   * is uploaded below, the start writes every vector an iteration reads
+   * before it reads it (p = 0 and v = 0 for BiCGStab), the reductions
+   * write their partials before summing them, the sync word is zeroed
+   * before each persistent launch (cg_coop_launch) and the history is
+   * written up to the count copied back. */
+  if ((e = smv_workspace_grow(&ctx->ws_solve, &ctx->ws_solve_bytes, total)) !=
+      cudaSuccess) {
     s = smv_cu_fail(ctx, e, "%s: cudaMalloc of %zu bytes (%d vectors of %lld)",
                     who, total, nvec, (long long)n);
     goto out;
   }
-  if ((e = cudaMallocHost(&S.h_status, sizeof *S.h_status)) != cudaSuccess) {
-    S.h_status = nullptr;
-    s = smv_cu_fail(ctx, e, "%s: cudaMallocHost", who);
+  S.buf = ctx->ws_solve;
+  if (!ctx->ws_solve_status &&
+      (e = cudaMallocHost(&ctx->ws_solve_status, SMV_WS_STATUS_BYTES)) !=
+          cudaSuccess) {
+    ctx->ws_solve_status = nullptr;
+    s = smv_cu_fail(ctx, e, "%s: cudaMallocHost of %d bytes (the status word)",
+                    who, SMV_WS_STATUS_BYTES);
     goto out;
   }
+  S.h_status = (solve_status *)ctx->ws_solve_status;
   {
     char *next = (char *)S.buf;
     for (int k = 0; k < V_COUNT; k++)
@@ -363,7 +389,7 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
   s = S.run(&local);
   local.seconds = now_s() - t0;
 out:
-  S.release();
+  S.release(s != SMV_OK);
   smv_device_leave(&g);
   if (s == SMV_OK && res)
     *res = local;

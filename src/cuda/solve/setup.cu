@@ -173,32 +173,31 @@ template <typename T> smv_status solver::prepass() {
 }
 
 template <typename T> smv_status solver::setup_jacobi() {
-  int *bad = nullptr;
-  cudaError_t e = cudaMalloc(&bad, sizeof(int));
-  if (e != cudaSuccess)
-    return fail(e, "cudaMalloc (Jacobi check)");
+  /* The first bad row, in the `part` scratch (the pre-pass is over and
+   * the start has not begun): no allocation of its own, whose cudaFree
+   * would synchronise the device on every call. */
+  int *bad = (int *)part;
   int h = INT_MAX;
-  smv_status st = SMV_OK;
+  cudaError_t e;
   if ((e = cudaMemcpyAsync(bad, &h, sizeof h, cudaMemcpyHostToDevice,
-                           stream)) != cudaSuccess) {
-    st = fail(e, "cudaMemcpyAsync (Jacobi check)");
-  } else {
-    diag_inv_kernel<T><<<grid, RB, 0, stream>>>(
-        n, dA->row_ptr, dA->col_idx, (const T *)dA->values, V<T>(V_DINV), bad);
-    if ((st = launched("the Jacobi diagonal")) == SMV_OK &&
-        ((e = cudaMemcpyAsync(&h, bad, sizeof h, cudaMemcpyDeviceToHost,
-                              stream)) != cudaSuccess ||
-         (e = cudaStreamSynchronize(stream)) != cudaSuccess))
-      st = fail(e, "Jacobi check (copy back)");
-    if (st == SMV_OK && h != INT_MAX)
-      st = smv_ctx_set(ctx, SMV_ERR_ARG,
+                           stream)) != cudaSuccess)
+    return fail(e, "cudaMemcpyAsync (Jacobi check)");
+  diag_inv_kernel<T><<<grid, RB, 0, stream>>>(
+      n, dA->row_ptr, dA->col_idx, (const T *)dA->values, V<T>(V_DINV), bad);
+  smv_status st = launched("the Jacobi diagonal");
+  if (st != SMV_OK)
+    return st;
+  if ((e = cudaMemcpyAsync(&h, bad, sizeof h, cudaMemcpyDeviceToHost,
+                           stream)) != cudaSuccess ||
+      (e = cudaStreamSynchronize(stream)) != cudaSuccess)
+    return fail(e, "Jacobi check (copy back)");
+  if (h != INT_MAX)
+    return smv_ctx_set(ctx, SMV_ERR_ARG,
                        "row %d: the diagonal entry is zero, missing or not "
                        "finite; Jacobi preconditioning divides by it (use no "
                        "preconditioner)",
                        h + 1);
-  }
-  cudaFree(bad);
-  return st;
+  return SMV_OK;
 }
 
 template <typename T> smv_status solver::start() {

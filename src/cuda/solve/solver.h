@@ -4,7 +4,7 @@
  * driver's `solver` (work vectors, launches, the graph loop) and the entry
  * points of each method's iteration.
  *
- *   driver.cu    solve_device: checks, allocation, the graph / launch loop
+ *   driver.cu    solve_device: checks, the workspace, the graph / launch loop
  *                (and the choice of the persistent kernel for CG)
  *   setup.cu     the Jacobi diagonal, the pre-pass over A and b, the start
  *   cg.cu        CG's three fused kernels (graph path)
@@ -249,10 +249,10 @@ struct solver {
    * overflows (b ~ 1e160): smv_solve_rhs_scale. 1 for ordinary b. */
   double bscale;
   void *vec[V_COUNT]; /* inside `buf` */
-  void *buf;
+  void *buf;          /* the context's ws_solve (engine.h), not owned */
   solve_state *st;
   double *part, *hist;
-  solve_status *h_status; /* pinned */
+  solve_status *h_status; /* pinned: the context's ws_solve_status */
   /* PageRank */
   const void *v;
   const int32_t *dl;
@@ -297,7 +297,9 @@ struct solver {
                             : smv_cu_fail(ctx, e, "launch of %s", what);
   }
   smv_status run(smv_solve_result *res);
-  void release();
+  /* Destroy the graph and free coop_bounds; the workspace stays with the
+   * context. failed: wait for the stream first (driver.cu). */
+  void release(bool failed);
 };
 
 /* One iteration's launches of each method (captured into the graph), for
