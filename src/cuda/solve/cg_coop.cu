@@ -203,6 +203,23 @@ int lanes_for(double row_mean) {
   return l;
 }
 
+/* The resident kernel's rows read their entries and u from shared memory
+ * (tens of cycles a load, not an L2 round trip), so a lane sums up to
+ * RES_ROW_PER_LANE of them (unrolled: its loads in flight together)
+ * before a group's shuffle steps (each about a load's latency) cost more
+ * than they save, and fewer lanes a row put more rows in flight: LANES,
+ * the least power of two with row_mean / LANES <= RES_ROW_PER_LANE (1 on
+ * rows of up to 8 entries). Experiment coop/c15 (solvers.md): 4 lanes
+ * faster than lanes_for's 16 on rows of 16-28 entries, 1 than 4 or 8 on
+ * rows of 5-7. */
+constexpr double RES_ROW_PER_LANE = 8.0;
+int res_lanes_for(double row_mean) {
+  int l = 1;
+  while (l < 32 && row_mean / l > RES_ROW_PER_LANE)
+    l *= 2;
+  return l;
+}
+
 const void *coop_kernel(const solver &S) {
   const int l = S.coop_lanes;
   const bool f32 = S.prec == SMV_F32;
@@ -429,7 +446,8 @@ bool plan_as(solver &S, const char **why, int as) {
     *why = "the matrix and vectors outgrow the L2";
     return false;
   }
-  S.coop_lanes = lanes_for(S.dA->st.row_mean);
+  S.coop_lanes = variant == 4 ? res_lanes_for(S.dA->st.row_mean)
+                              : lanes_for(S.dA->st.row_mean);
   int occ = 0;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
           &occ, coop_kernel(S), S.coop_block, 0) != cudaSuccess ||
