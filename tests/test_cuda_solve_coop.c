@@ -960,6 +960,75 @@ static void test_resident_map(void) {
   unsetenv("SMV_SOLVE_COOP_VARIANT");
 }
 
+/* The resident kernel's plan kept on the context (engine.h, res_plan):
+ * the second solve of a matrix takes it and gives the first one's bits;
+ * a matrix created after the first is freed (its address may be the old
+ * one's: the cache is keyed by the matrix's serial) with the same size
+ * and another structure gets its own plan, checked by its true residual
+ * and by the bits of the same solve on a fresh context; a knob that
+ * changes the plan (SMV_SOLVE_COOP_MAP_KEYS) plans again. */
+static void test_resident_plan_kept(void) {
+  TC_NEED_DEVICE();
+  smv_csr *A = tst_generate("lap2d:50");
+  smv_csr *B = tst_generate("lap2d:50,perm=rand");
+  CHECK(A != NULL && B != NULL);
+  const int64_t n = A ? A->rows : 0;
+  double *bA = A ? rhs_ones(A) : NULL, *bB = B ? rhs_ones(B) : NULL;
+  double *x = malloc(n * sizeof *x), *x2 = malloc(n * sizeof *x2);
+  smv_context *fresh = NULL;
+  CHECK_OK(smv_context_create(0, &fresh));
+  setenv("SMV_SOLVE_COOP_VARIANT", "res", 1);
+  if (A && B && bA && bB && x && x2 && fresh && B->rows == n) {
+    smv_solve_options o;
+    coop_options(&o, 1e-10, SMV_PRECOND_NONE);
+    smv_solve_result r1, r2;
+    smv_matrix *dA = NULL, *dB = NULL, *dF = NULL;
+    CHECK_OK(smv_matrix_create(tc_context(), A, SMV_F64, &dA));
+    if (dA) {
+      tc_fill_nan(x, n);
+      CHECK_OK(gpu_cg(dA, bA, x, &o, &r1));
+      tc_fill_nan(x2, n);
+      CHECK_OK(gpu_cg(dA, bA, x2, &o, &r2));
+      CHECKF(r1.persistent == SMV_PERSISTENT_CG_RESIDENT &&
+                 r2.persistent == SMV_PERSISTENT_CG_RESIDENT && r1.converged,
+             "A: persistent %d / %d converged %d", r1.persistent, r2.persistent,
+             r1.converged);
+      CHECK_INT(r2.iterations, r1.iterations);
+      CHECKF(memcmp(x, x2, n * sizeof *x) == 0, "A: bits of the kept plan");
+    }
+    smv_matrix_free(dA);
+    CHECK_OK(smv_matrix_create(tc_context(), B, SMV_F64, &dB));
+    CHECK_OK(smv_matrix_create(fresh, B, SMV_F64, &dF));
+    if (dB && dF) {
+      tc_fill_nan(x, n);
+      CHECK_OK(gpu_cg(dB, bB, x, &o, &r1));
+      tc_fill_nan(x2, n);
+      CHECK_OK(smv_solve_cuda_host(fresh, dF, SMV_METHOD_CG, bB, x2, &o, &r2));
+      CHECKF(r1.persistent == SMV_PERSISTENT_CG_RESIDENT && r1.converged,
+             "B: persistent %d converged %d", r1.persistent, r1.converged);
+      const double tr = true_relres(B, bB, x);
+      CHECKF(tr <= 1e-9, "B after A freed: true residual %g", tr);
+      CHECK_INT(r2.iterations, r1.iterations);
+      CHECKF(memcmp(x, x2, n * sizeof *x) == 0,
+             "B: bits against a fresh context");
+      setenv("SMV_SOLVE_COOP_MAP_KEYS", "16", 1);
+      tc_fill_nan(x2, n);
+      CHECK_OK(gpu_cg(dB, bB, x2, &o, &r2));
+      unsetenv("SMV_SOLVE_COOP_MAP_KEYS");
+      CHECK_INT(r2.iterations, r1.iterations);
+      CHECKF(memcmp(x, x2, n * sizeof *x) == 0,
+             "B: bits of the per-entry map's plan");
+    }
+    smv_matrix_free(dB);
+    smv_matrix_free(dF);
+  }
+  unsetenv("SMV_SOLVE_COOP_VARIANT");
+  smv_context_free(fresh);
+  free(bA), free(bB), free(x), free(x2);
+  smv_csr_free(A);
+  smv_csr_free(B);
+}
+
 /* Every test of the persistent kernel, once per variant. */
 static void run_variant(const char *v, int id) {
   static char names[3][8][64];
@@ -998,6 +1067,7 @@ int main(void) {
   RUN(test_resident_fallback);
   RUN(test_resident_slices);
   RUN(test_resident_map);
+  RUN(test_resident_plan_kept);
   RUN(test_bicgstab_coop_matches);
   RUN(test_bicgstab_coop_breakdown_fallbacks);
   RUN(test_bicgstab_coop_sum);

@@ -385,6 +385,8 @@ void smv_workspace_free(smv_context *ctx) {
   ctx->ws_solve = ctx->ws_solve_status = NULL;
   ctx->ws_x_bytes = ctx->ws_y_bytes = ctx->ws_stage_n = 0;
   ctx->ws_solve_bytes = 0;
+  cudaFree(ctx->res_plan.plan);
+  memset(&ctx->res_plan, 0, sizeof ctx->res_plan);
 }
 
 /* n host doubles into device buffer d: as they are, or (stage not NULL) as

@@ -86,11 +86,30 @@ struct smv_context {
   void *ws_solve;
   size_t ws_solve_bytes;
   void *ws_solve_status;
+
+  /* The resident persistent CG's last plan (src/cuda/solve/cg_coop.cu,
+   * res_plan): its slices' bounds and halo map on the device (plan, own
+   * allocation, cg_res_plan_len int32) and the largest slice's bytes
+   * (need), for the matrix of that serial on a grid of G blocks, at that
+   * element size, with or without Jacobi and under those knobs. The next
+   * solve of the same matrix with the same key takes it instead of
+   * planning again (two kernels, a copy back and a wait, and a
+   * cudaMalloc and cudaFree of 8 bytes an entry). Freed with the context
+   * or replaced by the next plan. */
+  struct smv_res_plan_cache {
+    uint64_t serial;
+    int G, es, jac, rebalance, map_keys;
+    size_t need;
+    int32_t *plan;
+  } res_plan;
 };
 
 /* The pinned status block's bytes: a solve_status (solver.h, 32 bytes)
  * with room to spare; driver.cu asserts that it fits. */
 #define SMV_WS_STATUS_BYTES 64
+
+/* A new matrix's serial (struct smv_matrix): 1, 2, ... across threads. */
+uint64_t smv_matrix_serial_next(void);
 
 /* Release the workspaces above (context.cu's smv_context_free). */
 void smv_workspace_free(smv_context *ctx);
@@ -115,6 +134,11 @@ struct smv_matrix_stats {
 
 struct smv_matrix {
   int device;
+  /* Unique in the process, never reused (smv_matrix_serial_next): what a
+   * context's caches of per-matrix plans are keyed by (a freed matrix's
+   * address may come back for another). The structure (row_ptr, col_idx)
+   * never changes after creation. */
+  uint64_t serial;
   smv_precision prec;
   struct smv_matrix_stats st;
   int32_t *row_ptr;      /* rows + 1 */

@@ -26,6 +26,7 @@
 #include "analyse.h"
 #include "engine.h"
 
+#include <atomic>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -297,6 +298,7 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   m->device = ctx->device;
   m->prec = prec;
   m->opts = opt ? opt->flags : 0;
+  m->serial = smv_matrix_serial_next();
   double t = smv_now_ms();
   compute_stats(A, &m->st);
   m->plan.stats_ms = smv_now_ms() - t;
@@ -336,6 +338,11 @@ extern "C" smv_status smv_matrix_create_ex(smv_context *ctx, const smv_csr *A,
   smv_device_leave(&g);
   *out = m;
   return SMV_OK;
+}
+
+uint64_t smv_matrix_serial_next(void) {
+  static std::atomic<uint64_t> next{0};
+  return ++next;
 }
 
 extern "C" void smv_matrix_free(smv_matrix *m) {

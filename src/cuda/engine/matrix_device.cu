@@ -432,6 +432,7 @@ smv_matrix_create_device(smv_context *ctx, int64_t rows, int64_t cols,
   m->device = ctx->device;
   m->prec = prec;
   m->opts = opt ? opt->flags : 0;
+  m->serial = smv_matrix_serial_next();
   double t = smv_now_ms();
   st = copy_arrays(ctx, m, rows, nnz, row_ptr, col_idx, values, values_prec);
   m->plan.upload_ms = smv_now_ms() - t;

@@ -305,8 +305,9 @@ int env_int(const char *name) { return smv_env_int(name, 1, INT_MAX, 0); }
  * blocks per SM the plan chose down to one, the first whose largest slice
  * fits a block's opt-in shared memory and lets that many blocks share an
  * SM (occupancy at that dynamic size). Sets coop_grid, coop_smem and
- * coop_bounds (its own allocation, freed by solver::release). False when
- * no grid fits (or n past int32's rows), and nothing is kept. forced: the
+ * coop_bounds (the context's plan, engine.h's res_plan: kept for the next
+ * solve of the matrix, not freed by solver::release). False when no grid
+ * fits (or n past int32's rows). forced: the
  * grid was set by SMV_SOLVE_COOP_GRID (kept as is: the test of a refused
  * launch). */
 bool res_plan(solver &S, bool forced) {
@@ -344,36 +345,60 @@ bool res_plan(solver &S, bool forced) {
      * allocated for nothing). */
     if ((double)S.dA->st.nnz * (es + 4) > (double)room * (double)G)
       return false;
-    int32_t *d = nullptr;
-    const size_t len = cg_res_bounds_len(G);
-    int32_t *h = (int32_t *)malloc(len * sizeof *h);
-    if (!h || cudaMalloc(&d, cg_res_plan_len(G, S.dA->st.nnz) * sizeof *d) !=
-                  cudaSuccess) {
-      free(h);
-      return false;
-    }
-    size_t need = 0;
-    cudaError_t e = cg_res_bounds(S, G, d, h);
-    if (e == cudaSuccess)
-      for (int b = 0; b < G; b++) {
-        const size_t sz =
-            cg_res_bytes(h[b + 1] - h[b], h[G + 2 + b] - h[G + 1 + b],
-                         h[2 * (G + 1) + b], es, S.jac);
-        need = sz > need ? sz : need;
+    /* The context's last plan when it is this one (engine.h, res_plan),
+     * else a new one replacing it (the solve that used the old one has
+     * returned, its stream idle). */
+    smv_context::smv_res_plan_cache &pc = S.ctx->res_plan;
+    const int jac = S.jac ? 1 : 0;
+    const int rebalance = smv_env_int("SMV_SOLVE_COOP_REBALANCE", 0, 1, 0);
+    const int map_keys = smv_env_int("SMV_SOLVE_COOP_MAP_KEYS", 1, 1 << 24, 0);
+    if (!(pc.plan && pc.serial == S.dA->serial && pc.G == G && pc.es == es &&
+          pc.jac == jac && pc.rebalance == rebalance &&
+          pc.map_keys == map_keys)) {
+      cudaFree(pc.plan);
+      memset(&pc, 0, sizeof pc);
+      int32_t *d = nullptr;
+      const size_t len = cg_res_bounds_len(G);
+      int32_t *h = (int32_t *)malloc(len * sizeof *h);
+      if (!h || cudaMalloc(&d, cg_res_plan_len(G, S.dA->st.nnz) * sizeof *d) !=
+                    cudaSuccess) {
+        free(h);
+        return false;
       }
-    free(h);
+      size_t need = 0;
+      const cudaError_t e = cg_res_bounds(S, G, d, h);
+      if (e == cudaSuccess)
+        for (int b = 0; b < G; b++) {
+          const size_t sz =
+              cg_res_bytes(h[b + 1] - h[b], h[G + 2 + b] - h[G + 1 + b],
+                           h[2 * (G + 1) + b], es, S.jac);
+          need = sz > need ? sz : need;
+        }
+      free(h);
+      if (e != cudaSuccess) {
+        cudaFree(d);
+        return false;
+      }
+      pc.serial = S.dA->serial;
+      pc.G = G;
+      pc.es = es;
+      pc.jac = jac;
+      pc.rebalance = rebalance;
+      pc.map_keys = map_keys;
+      pc.need = need;
+      pc.plan = d;
+    }
     int occ = 0;
-    if (e == cudaSuccess && need <= room &&
+    if (pc.need <= room &&
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, S.coop_block,
-                                                      need) == cudaSuccess &&
+                                                      pc.need) == cudaSuccess &&
         (forced || occ >= per_sm)) {
       S.coop_grid = (unsigned)G;
-      S.coop_smem = need;
-      S.coop_bounds = d;
+      S.coop_smem = pc.need;
+      S.coop_bounds = pc.plan;
       return true;
     }
-    cudaFree(d);
-    if (forced || e != cudaSuccess)
+    if (forced)
       return false;
   }
   return false;

@@ -193,7 +193,6 @@ void solver::release(bool failed) {
     cudaGraphExecDestroy(exec);
   if (graph)
     cudaGraphDestroy(graph);
-  cudaFree(coop_bounds);
   exec = nullptr;
   graph = nullptr;
   buf = nullptr;

@@ -229,7 +229,8 @@ struct solver {
   int32_t *coop_bounds;     /* its blocks' row bounds, G + 1, the row
                                offsets there, G + 1, each block's halo
                                slots, G (+ 1 unused), then their columns'
-                               map (cg_res_plan_len): own allocation          */
+                               map (cg_res_plan_len): the context's
+                               res_plan (engine.h), not owned                */
   int coop_block;           /* its threads per block: 256, 512 or 1024        */
   int coop_lanes;           /* threads per row: 1, 2, 4, ..., 32              */
   int coop_copies;          /* copies of the partials (cg_coop.h, coop_sum)   */
@@ -297,7 +298,7 @@ struct solver {
                             : smv_cu_fail(ctx, e, "launch of %s", what);
   }
   smv_status run(smv_solve_result *res);
-  /* Destroy the graph and free coop_bounds; the workspace stays with the
+  /* Destroy the graph; the workspace and coop_bounds stay with the
    * context. failed: wait for the stream first (driver.cu). */
   void release(bool failed);
 };
