@@ -58,11 +58,12 @@
  * matrix per launch (the solve's launches: one, or one per progress
  * report).
  *
- * Bits: each row's sum is cg1's (the same lanes, order and recurrences,
- * next_at: u at a column is the same bits whether its owner or a halo
- * gather forms it); the block partials follow the rows each block owns, so the
- * sums, and the iterates, are not cg1's bits but are the same run to run
- * for a device, a matrix and the knobs.
+ * Bits: each row sums in a fixed order (its lanes, res_lanes_for's, each
+ * every LANES-th entry, then shuffles down) with cg1's recurrences
+ * (next_at: u at a column is the same bits whether its owner or a halo
+ * gather forms it, and whatever slot holds it); the block partials follow
+ * the rows each block owns, so the sums, and the iterates, are not cg1's
+ * bits but are the same run to run for a device, a matrix and the knobs.
  */
 #include "cg_coop.h"
 
