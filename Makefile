@@ -194,7 +194,8 @@ $(BUILD)/experiments/%: bench/experiments/%.cu $(BUILD)/libsmv.a
 # CUDA graph (the fair anchor). Built here so CI compiles them.
 SOLVER_BENCH_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
   -lcusparse -lcublas -lcudart -lstdc++ -ldl -lpthread -lrt -lz -lm
-SOLVER_BENCH_BIN := $(BUILD)/cg_cusparse $(BUILD)/cg_graph $(BUILD)/solve_smv
+SOLVER_BENCH_BIN := $(BUILD)/cg_cusparse $(BUILD)/cg_graph $(BUILD)/solve_smv \
+  $(BUILD)/cg_count
 solver-bench: $(SOLVER_BENCH_BIN)
 $(BUILD)/cg_cusparse: scripts/solvers/cg_cusparse.c scripts/solvers/cusparse_common.h scripts/solvers/timing.h $(BUILD)/libsmv.a
 	$(CC) -O2 -std=c11 -fopenmp -Iinclude -isystem $(CUDA_HOME)/include $< \
@@ -205,6 +206,10 @@ $(BUILD)/cg_graph: scripts/solvers/cg_graph.cu scripts/solvers/cusparse_common.h
 $(BUILD)/solve_smv: scripts/solvers/solve_smv.c scripts/solvers/timing.h $(BUILD)/libsmv.a
 	$(CC) -O2 -std=c11 -fopenmp -Iinclude $< $(BUILD)/libsmv.a \
 	  $(SOLVER_BENCH_LIBS) -o $@
+# CG's iteration count under several summation orders (CPU only).
+$(BUILD)/cg_count: scripts/solvers/cg_count.c $(BUILD)/libsmv.a
+	$(CC) -O2 -std=c11 -Wall -Wextra -fopenmp -Iinclude $< $(BUILD)/libsmv.a \
+	  $(LDLIBS) -o $@
 
 include mk/fuzz.mk
 
