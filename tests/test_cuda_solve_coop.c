@@ -867,20 +867,43 @@ static void test_resident_slices(void) {
                      pc ? SMV_PRECOND_JACOBI : SMV_PRECOND_NONE);
         smv_solve_result r, r2, rc;
         smv_error err;
+        /* The residual history too: each launch stores r.r and converts
+         * its own stretch to relative residuals at its end (coop_end), so
+         * a solve cut into chunks of 7 must leave the same history. */
+        static double h1[5001], h2[5001];
+        for (int k = 0; k <= 5000; k++)
+          h1[k] = h2[k] = NAN;
         if (m == 1)
           setenv("SMV_SOLVE_COOP_PER_SM", "1", 1);
         if (m == 2)
           setenv("SMV_SOLVE_COOP_REBALANCE", "1", 1);
         tc_fill_nan(x, n);
+        o.history = h1;
+        o.history_len = 5001;
         CHECK_OK(gpu_cg(dA, b, x, &o, &r));
         o.progress = on_progress;
         o.progress_every = 7;
+        o.history = h2;
         tc_fill_nan(x2, n);
         CHECK_OK(gpu_cg(dA, b, x2, &o, &r2));
         unsetenv("SMV_SOLVE_COOP_PER_SM");
         unsetenv("SMV_SOLVE_COOP_REBALANCE");
         o.progress = NULL;
         o.progress_every = 0;
+        o.history = NULL;
+        o.history_len = 0;
+        CHECKF(r.history_count == r.iterations + 1 &&
+                   r2.history_count == r.history_count,
+               "%s: history counts %d and %d after %d iterations", specs[m],
+               r.history_count, r2.history_count, r.iterations);
+        CHECKF(r.history_count > 0 &&
+                   memcmp(h1, h2, r.history_count * sizeof *h1) == 0 &&
+                   fabs(h1[0] - 1.0) < 1e-12 &&
+                   h1[r.history_count - 1] == r.relres,
+               "%s %s %s: history with and without progress chunks "
+               "(h[0] %g, last %g, relres %g)",
+               specs[m], f32 ? "f32" : "f64", pc ? "jacobi" : "none", h1[0],
+               r.history_count > 0 ? h1[r.history_count - 1] : -1.0, r.relres);
         CHECKF(r.persistent == SMV_PERSISTENT_CG_RESIDENT && r.converged,
                "%s %s %s: persistent %d converged %d after %d", specs[m],
                f32 ? "f32" : "f64", pc ? "jacobi" : "none", r.persistent,
