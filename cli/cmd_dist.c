@@ -677,6 +677,13 @@ static int start_mpi(int argc, char **argv) {
 }
 
 /* FNV-1a over every argument and its terminating NUL. */
+/* The exit status of a refusal that rank 0 words: rank 0 the usage error,
+ * the others 0. mpirun aborts the job when the first rank exits non-zero,
+ * so a silent rank that exited with the error first could kill rank 0
+ * before its message left (seen under load: no message at all); mpirun
+ * still exits with rank 0's status. */
+static int refusal_rc(int rank) { return rank == 0 ? CLI_USAGE : CLI_OK; }
+
 static uint64_t argv_hash(int argc, char **argv) {
   uint64_t h = 1469598103934665603ull;
   for (int i = 0; i < argc; i++) {
@@ -715,7 +722,7 @@ int cli_mpi_gate(int argc, char **argv, int *rc) {
                 "rank of 'mpirun smv' must run the same command with the "
                 "same options",
                 size);
-    *rc = CLI_USAGE;
+    *rc = refusal_rc(rank);
     MPI_Finalize();
     return 1;
   }
@@ -738,7 +745,7 @@ int cli_mpi_gate(int argc, char **argv, int *rc) {
               "N smv spmv' and 'mpirun -np N smv bench' (docs/dist.md); run "
               "'smv %s' as one process",
               cmd, size, cmd);
-  *rc = CLI_USAGE;
+  *rc = refusal_rc(rank);
   return 1;
 }
 
