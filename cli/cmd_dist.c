@@ -676,7 +676,6 @@ static int start_mpi(int argc, char **argv) {
   return CLI_OK;
 }
 
-/* FNV-1a over every argument and its terminating NUL. */
 /* The exit status of a refusal that rank 0 words: rank 0 the usage error,
  * the others 0. mpirun aborts the job when the first rank exits non-zero,
  * so a silent rank that exited with the error first could kill rank 0
@@ -684,6 +683,7 @@ static int start_mpi(int argc, char **argv) {
  * still exits with rank 0's status. */
 static int refusal_rc(int rank) { return rank == 0 ? CLI_USAGE : CLI_OK; }
 
+/* FNV-1a over every argument and its terminating NUL. */
 static uint64_t argv_hash(int argc, char **argv) {
   uint64_t h = 1469598103934665603ull;
   for (int i = 0; i < argc; i++) {

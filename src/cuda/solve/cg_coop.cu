@@ -491,7 +491,8 @@ bool plan_as(solver &S, const char **why, int as) {
   const int per_sm = ask > 0 ? (ask < occ ? ask : occ) : dflt;
   int64_t g = (int64_t)per_sm * ctx->prop.multiProcessorCount;
   /* Lanes: on rows of at most SHORT_ROW entries (lanes_for's least,
-   * four), fewer while the grid cannot give every row a group at once. */
+   * four; res_lanes_for's rows that short have one already), fewer while
+   * the grid cannot give every row a group at once. */
   const int64_t threads = g * S.coop_block;
   if (S.dA->st.row_mean <= SHORT_ROW)
     while (S.coop_lanes > 1 && S.n * S.coop_lanes > threads)

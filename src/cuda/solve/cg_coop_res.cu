@@ -442,12 +442,12 @@ __global__ void __launch_bounds__(BS)
 }
 
 /* The second partition: block b's share of W = sum over rows of wr +
- * (we + wh f) x entries, where f is the off-block fraction of the entries
- * of the first partition's block holding the row (old: its bounds, row
- * offsets and halo counts, cg_res_bounds's layout; wb[c] = W over the old
- * blocks before c, wb[G] = W). W(r) is linear inside an old block, so each
- * new bound is a binary search over rows with W(r) found by a binary
- * search over the old blocks. */
+ * (we + wh f) x entries, where f is the halo slots (distinct off-block
+ * columns) per entry of the first partition's block holding the row
+ * (old: its bounds, row offsets and halo slots, cg_res_bounds's layout;
+ * wb[c] = W over the old blocks before c, wb[G] = W). W(r) is linear
+ * inside an old block, so each new bound is a binary search over rows
+ * with W(r) found by a binary search over the old blocks. */
 __device__ double res_w(const int32_t *rp, int G, const int32_t *old,
                         const double *wb, double wr, double we, double wh,
                         int64_t r) {
@@ -521,19 +521,23 @@ cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
   int pmax = 1;
   while ((size_t)pmax * 2 * 2 * sizeof(int32_t) <= room && pmax < (1 << 24))
     pmax *= 2;
+  /* The kernel's limit is always the uncapped size (the attribute is the
+   * process's: a solve on another thread must not lower it under this
+   * one's launch); a launch asks for its own map_smem. */
+  {
+    const cudaError_t e =
+        cudaFuncSetAttribute(res_halo_map_kernel<MAP_BS>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)((size_t)pmax * 2 * sizeof(int32_t)));
+    if (e != cudaSuccess)
+      return e;
+  }
   /* Test hook: SMV_SOLVE_COOP_MAP_KEYS=N (a power of two) caps pmax, so
    * blocks past it take the one-slot-an-entry map on any device. */
   const int cap = smv_env_int("SMV_SOLVE_COOP_MAP_KEYS", 1, 1 << 24, 0);
   if (cap > 0 && (cap & (cap - 1)) == 0 && cap < pmax)
     pmax = cap;
   const size_t map_smem = (size_t)pmax * 2 * sizeof(int32_t);
-  {
-    const cudaError_t e = cudaFuncSetAttribute(
-        res_halo_map_kernel<MAP_BS>,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)map_smem);
-    if (e != cudaSuccess)
-      return e;
-  }
   const int64_t wr = (int64_t)es * (9 + (S.jac ? 1 : 0)) + 4, we = es + 4;
   const int64_t wh = (int64_t)es * (4 + (S.jac ? 1 : 0)) + 4;
   const size_t nbounds = cg_res_bounds_len(G);
