@@ -198,7 +198,10 @@ smv_status smv_pagerank_f32(const smv_csr *A, float *r,
  * with Jacobi, 7 with Chebyshev; 7 or 8 on the persistent kernel), 6 for
  * BiCGStab (9 with Jacobi; 8 or 11 persistent), 1 for PageRank; plus a
  * few KB of state and partials and min(history_len, maxit + 1) doubles
- * (docs/solvers.md).
+ * (docs/solvers.md). CG's resident persistent kernel also keeps its last
+ * plan in the context: 8 bytes an entry of the matrix (its columns'
+ * renumbering and halo) and 12 bytes a block of its grid, until a solve
+ * with another matrix or shape replaces it or smv_context_free.
  *
  * dA is the caller's matrix: a solver runs up to maxit SpMVs on it (two
  * an iteration for BiCGStab), so declare reuse when creating it
