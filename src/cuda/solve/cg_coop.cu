@@ -330,6 +330,12 @@ bool res_plan(solver &S, bool forced) {
   if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                            (int)room) != cudaSuccess)
     return false;
+  /* The plan's knobs, read once: the cached plan's key and what
+   * cg_res_bounds plans by. */
+  smv_context::smv_res_plan_cache &pc = S.ctx->res_plan;
+  const int jac = S.jac ? 1 : 0;
+  const int rebalance = smv_env_int("SMV_SOLVE_COOP_REBALANCE", 0, 1, 0);
+  const int map_keys = smv_env_int("SMV_SOLVE_COOP_MAP_KEYS", 1, 1 << 24, 0);
   int per_sm = forced ? 1 : (int)((S.coop_grid + sms - 1) / sms);
   for (; per_sm >= 1; per_sm--) {
     /* The plan's grid first (it may be cut to the rows' need), then whole
@@ -348,10 +354,6 @@ bool res_plan(solver &S, bool forced) {
     /* The context's last plan when it is this one (engine.h, res_plan),
      * else a new one replacing it (the solve that used the old one has
      * returned, its stream idle). */
-    smv_context::smv_res_plan_cache &pc = S.ctx->res_plan;
-    const int jac = S.jac ? 1 : 0;
-    const int rebalance = smv_env_int("SMV_SOLVE_COOP_REBALANCE", 0, 1, 0);
-    const int map_keys = smv_env_int("SMV_SOLVE_COOP_MAP_KEYS", 1, 1 << 24, 0);
     if (!(pc.plan && pc.serial == S.dA->serial && pc.G == G && pc.es == es &&
           pc.jac == jac && pc.rebalance == rebalance &&
           pc.map_keys == map_keys)) {
@@ -366,7 +368,7 @@ bool res_plan(solver &S, bool forced) {
         return false;
       }
       size_t need = 0;
-      const cudaError_t e = cg_res_bounds(S, G, d, h);
+      const cudaError_t e = cg_res_bounds(S, G, rebalance, map_keys, d, h);
       if (e == cudaSuccess)
         for (int b = 0; b < G; b++) {
           const size_t sz =

@@ -583,15 +583,17 @@ const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
  * rp[bounds[b]] of each). cg_res_bounds computes the slices' row bounds
  * for a grid of G blocks and their map on the device into d_plan
  * (cg_res_plan_len) and copies the bounds to h_bounds (cg_res_bounds_len;
- * S.stream is synchronised). */
+ * S.stream is synchronised); rebalance and map_keys are the knobs
+ * SMV_SOLVE_COOP_REBALANCE and SMV_SOLVE_COOP_MAP_KEYS as res_plan read
+ * them (its plan's key). */
 const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
 inline size_t cg_res_bounds_len(int G) { return 3 * ((size_t)G + 1); }
 inline size_t cg_res_plan_len(int G, int64_t nnz) {
   return cg_res_bounds_len(G) + 2 * (size_t)nnz;
 }
 size_t cg_res_bytes(int64_t nb, int64_t ne, int64_t nh, int es, bool jac);
-cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_plan,
-                          int32_t *h_bounds);
+cudaError_t cg_res_bounds(const solver &S, int G, bool rebalance, int map_keys,
+                          int32_t *d_plan, int32_t *h_bounds);
 /* bicgstab_coop.cu: the persistent BiCGStab kernel for a shape. */
 const void *bicgstab_coop_kernel_for(bool f32, bool jac, int lanes, int bs,
                                      bool last);

@@ -508,8 +508,8 @@ const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last) {
  * top of the entries' own), so a block of many halo slots gets fewer rows
  * (the slowest block's halo pass sets the grid barrier's wait, coop/c12),
  * and the map again on those bounds. */
-cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
-                          int32_t *h_bounds) {
+cudaError_t cg_res_bounds(const solver &S, int G, bool rebalance, int map_keys,
+                          int32_t *d_bounds, int32_t *h_bounds) {
   constexpr int MAP_BS = 512;
   const int es = S.prec == SMV_F32 ? 4 : 8;
   int32_t *rci = d_bounds + cg_res_bounds_len(G);
@@ -534,9 +534,8 @@ cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
   }
   /* Test hook: SMV_SOLVE_COOP_MAP_KEYS=N (a power of two) caps pmax, so
    * blocks past it take the one-slot-an-entry map on any device. */
-  const int cap = smv_env_int("SMV_SOLVE_COOP_MAP_KEYS", 1, 1 << 24, 0);
-  if (cap > 0 && (cap & (cap - 1)) == 0 && cap < pmax)
-    pmax = cap;
+  if (map_keys > 0 && (map_keys & (map_keys - 1)) == 0 && map_keys < pmax)
+    pmax = map_keys;
   const size_t map_smem = (size_t)pmax * 2 * sizeof(int32_t);
   const int64_t wr = (int64_t)es * (9 + (S.jac ? 1 : 0)) + 4, we = es + 4;
   const int64_t wh = (int64_t)es * (4 + (S.jac ? 1 : 0)) + 4;
@@ -572,8 +571,7 @@ cudaError_t cg_res_bounds(const solver &S, int G, int32_t *d_bounds,
    * one round of latency until its entries outnumber its loads in flight,
    * so moving entries off a block whose halo fits one round only lengthens
    * another block's rows. Kept as a knob, documented as a loss. */
-  if (e != cudaSuccess || G < 2 ||
-      !smv_env_int("SMV_SOLVE_COOP_REBALANCE", 0, 1, 0))
+  if (e != cudaSuccess || G < 2 || !rebalance)
     return e;
   /* W over the first partition's blocks, on the host (G + 1 doubles). */
   double *wb = (double *)malloc(((size_t)G + 1) * sizeof *wb);
