@@ -382,14 +382,12 @@ __global__ void __launch_bounds__(BS)
       keys[h] = bci[k];
   });
   int nh = noff;
-  if (noff > pmax) {
+  const bool sorted = noff <= pmax;
+  if (!sorted) {
     block_compact<BS>(ne, off, [&](int k, int h) {
       sci[k] = nb + h;
       hcol[h] = bci[k];
     });
-    for (int k = threadIdx.x; k < ne; k += BS)
-      if (!off(k))
-        sci[k] = bci[k] - lo;
   } else {
     int P = 1;
     while (P < noff)
@@ -417,21 +415,23 @@ __global__ void __launch_bounds__(BS)
           uniq[h] = keys[i];
           hcol[h] = keys[i];
         });
-    for (int k = threadIdx.x; k < ne; k += BS) {
-      const int32_t j = bci[k];
-      if (res_off_block(j, lo, nb)) {
-        int l = 0, h = nh - 1; /* j is one of uniq[0, nh) */
-        while (l < h) {
-          const int mid = (l + h) / 2;
-          if (uniq[mid] < j)
-            l = mid + 1;
-          else
-            h = mid;
-        }
-        sci[k] = nb + l;
-      } else {
-        sci[k] = j - lo;
+  }
+  /* The own rows' columns, and (sorted) each off-block entry's slot; the
+   * one-slot-an-entry map wrote its off-block entries above. */
+  for (int k = threadIdx.x; k < ne; k += BS) {
+    const int32_t j = bci[k];
+    if (!res_off_block(j, lo, nb)) {
+      sci[k] = j - lo;
+    } else if (sorted) {
+      int l = 0, h = nh - 1; /* j is one of uniq[0, nh) */
+      while (l < h) {
+        const int mid = (l + h) / 2;
+        if (uniq[mid] < j)
+          l = mid + 1;
+        else
+          h = mid;
       }
+      sci[k] = nb + l;
     }
   }
   if (threadIdx.x == 0) {
