@@ -57,14 +57,17 @@ static double dot(const double *a, const double *b, int64_t n, int G) {
   return t;
 }
 
+/* The iterations to tol, or -1 when the work vectors do not fit. */
 static int run(int cgcg, int L, int G, const double *b, double tol, int maxit) {
   const int64_t n = A->rows;
   double *x = calloc(n, 8), *r = malloc(n * 8), *p = calloc(n, 8);
   double *q = malloc(n * 8), *s = calloc(n, 8), *w = malloc(n * 8);
+  int it = -1;
+  if (!x || !r || !p || !q || !s || !w)
+    goto out;
   for (int64_t i = 0; i < n; i++)
     r[i] = b[i];
   const double bb = dot(b, b, n, G);
-  int it = 0;
   if (!cgcg) {
     double rr = dot(r, r, n, G), rr_old = 0.0;
     for (it = 0; it < maxit && sqrt(rr / bb) > tol; it++) {
@@ -106,6 +109,7 @@ static int run(int cgcg, int L, int G, const double *b, double tol, int maxit) {
       rr = gam;
     }
   }
+out:
   free(x), free(r), free(p), free(q), free(s), free(w);
   return it;
 }
@@ -125,6 +129,13 @@ int main(int argc, char **argv) {
   const double tol = argc > 2 ? atof(argv[2]) : 1e-8;
   const int maxit = argc > 3 ? atoi(argv[3]) : 20000;
   double *ones = malloc(A->rows * 8), *b = malloc(A->rows * 8);
+  if (!ones || !b) {
+    fprintf(stderr, "%s: out of memory for two vectors of %lld\n", argv[1],
+            (long long)A->rows);
+    free(ones), free(b);
+    smv_csr_free(M);
+    return 1;
+  }
   for (int64_t i = 0; i < A->rows; i++)
     ones[i] = 1.0;
   spmv(ones, b, 1);
