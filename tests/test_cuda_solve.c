@@ -359,6 +359,15 @@ static smv_status ws_solve(smv_context *ctx, const smv_csr *A, smv_method m,
   return st;
 }
 
+/* The workspace tests' options on path 0 (the persistent kernel where it
+ * fits, persistent = 0) or 1 (the graph path, -1): tol 1e-10, maxit. */
+static void ws_options(smv_solve_options *o, int path, int maxit) {
+  smv_solve_options_init(o);
+  o->tol = 1e-10;
+  o->maxit = maxit;
+  o->persistent = path ? -1 : 0;
+}
+
 /* The solve converged and its x meets tol by the true residual (f64: 10
  * tol, as compare above). */
 static void ws_check_solved(const char *what, smv_status st, const smv_csr *A,
@@ -419,10 +428,7 @@ static void test_workspace_grow_reuse(void) {
     if (!ctx)
       continue;
     smv_solve_options o;
-    smv_solve_options_init(&o);
-    o.tol = 1e-10;
-    o.maxit = maxit;
-    o.persistent = path ? -1 : 0;
+    ws_options(&o, path, maxit);
     o.history_len = maxit + 1;
     smv_solve_result r1, r2, r3;
     char what[96];
@@ -482,10 +488,7 @@ static void test_workspace_methods_share(void) {
   for (int path = 0; path < 2; path++) {
     const char *pn = path ? "graph" : "auto";
     smv_solve_options ob, oc;
-    smv_solve_options_init(&ob);
-    ob.tol = 1e-10;
-    ob.maxit = 5000;
-    ob.persistent = path ? -1 : 0;
+    ws_options(&ob, path, 5000);
     ob.precond = SMV_PRECOND_JACOBI;
     oc = ob;
     oc.precond = SMV_PRECOND_NONE;
@@ -565,10 +568,7 @@ static void test_workspace_after_failure(void) {
     if (!ctx)
       continue;
     smv_solve_options o;
-    smv_solve_options_init(&o);
-    o.tol = 1e-10;
-    o.maxit = 5000;
-    o.persistent = path ? -1 : 0;
+    ws_options(&o, path, 5000);
     smv_solve_result r0, r;
     char what[96];
     snprintf(what, sizeof what, "%s: the good solve, first", pn);
