@@ -832,9 +832,10 @@ typedef enum {
   SMV_SPMM_COLSPLIT = 8,      /* rung 5: any layout (made for column-major):
                                  lanes split each row, tiles of 8 columns,
                                  long rows cut into chunks as rung 4         */
-  SMV_SPMM_COLTRANS = 9,      /* rung 6: column-major through rung 4: X
-                                 transposed to a row-major workspace, Y
-                                 transposed back (alpha, beta applied)       */
+  SMV_SPMM_COLTRANS = 9,      /* rung 6: column-major through rung 4 (rung 9
+                                 below 8 columns): X transposed to a
+                                 row-major workspace, Y transposed back
+                                 (alpha, beta applied)                       */
   SMV_SPMM_KSLICE = 10,       /* rung 7: row-major, rung 4 once per slice of
                                  columns sized to the L2; a measured loss,
                                  never chosen by AUTO                        */
@@ -842,7 +843,11 @@ typedef enum {
                                  pipelined across rows (the next row's
                                  offsets and pairs load during this row);
                                  AUTO's rung for X rows of <= 256 bytes   */
-  SMV_SPMM_ALG_COUNT = 12
+  SMV_SPMM_ROWGATHER = 12,    /* rung 9: row-major, rung 5 with each entry's
+                                 X row read as 16-byte vectors and 4+
+                                 entries a lane; AUTO's rung for row-major
+                                 k < 8 (and rung 6's inside there)         */
+  SMV_SPMM_ALG_COUNT = 13
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
 const char *smv_spmm_alg_name(smv_spmm_alg alg);
@@ -868,8 +873,11 @@ typedef struct {
 /* SMV_ERR_ARG for NULL or a shape with k < 1 or an unknown layout. */
 smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
 /* Column-major products with at least this many columns go through
- * rung 6 (transposes), fewer through rung 5. */
+ * rung 6 (transposes, rung 4 inside); fewer through rung 6 with rung 9
+ * inside when rows hold at least SMV_SPMM_NARROW_MEAN entries on the mean,
+ * else rung 5. Row-major products with fewer go through rung 9. */
 #define SMV_SPMM_COLTRANS_K 8
+#define SMV_SPMM_NARROW_MEAN 8
 /* Row-major products of k >= SMV_SPMM_COLTRANS_K columns whose X row is
  * at most this many bytes (k x 4 for f32, k x 8 for f64), with k one full
  * pass of rung 8 (a power of two from the vector width), go through

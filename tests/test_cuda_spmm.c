@@ -1,6 +1,7 @@
 /*
  * test_cuda_spmm.c — the SpMM ladder on the device (issue 22): every rung
- * (1 lanes/gather, 2 spmv, 3 rowvec, 4 rowsplit, 5 colsplit) and AUTO
+ * (1 lanes/gather, 2 spmv, 3 rowvec, 4 rowsplit, 5 colsplit, 6 coltrans,
+ * 7 kslice, 8 rowpipe, 9 rowgather) and AUTO
  * against the serial reference, column by column with the bench's bound:
  *   matrices with hub rows (power law, R-MAT, one dense row, rows of
  *   exactly 256, 257, 513 and 3000 entries: the chunk edges of the split),
@@ -72,9 +73,9 @@ static const char *const shapes[] = {"hubs",
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
 static const smv_spmm_alg rung_algs[] = {
-    SMV_SPMM_AUTO,     SMV_SPMM_OURS,     SMV_SPMM_SPMV,
-    SMV_SPMM_ROWVEC,   SMV_SPMM_ROWSPLIT, SMV_SPMM_COLSPLIT,
-    SMV_SPMM_COLTRANS, SMV_SPMM_KSLICE,   SMV_SPMM_ROWPIPE};
+    SMV_SPMM_AUTO,     SMV_SPMM_OURS,     SMV_SPMM_SPMV,     SMV_SPMM_ROWVEC,
+    SMV_SPMM_ROWSPLIT, SMV_SPMM_COLSPLIT, SMV_SPMM_COLTRANS, SMV_SPMM_KSLICE,
+    SMV_SPMM_ROWPIPE,  SMV_SPMM_ROWGATHER};
 #define NALGS (sizeof rung_algs / sizeof rung_algs[0])
 
 /* 1 if the rung lacks this shape (SMV_ERR_UNSUPPORTED expected). */
@@ -86,6 +87,7 @@ static int lacks(smv_spmm_alg alg, int row, int k, int pad) {
   case SMV_SPMM_ROWSPLIT:
   case SMV_SPMM_KSLICE:
   case SMV_SPMM_ROWPIPE:
+  case SMV_SPMM_ROWGATHER:
     return !row;
   case SMV_SPMM_COLTRANS:
     return row;
@@ -236,6 +238,68 @@ static void test_rowpipe_bits(void) {
     }
 }
 
+/* Rung 9 is rung 5 with vector loads of each entry's X row: at rung 5's
+ * lanes a row (SMV_SPMM_GATHER_LANES; rung 9's own rule gives fewer) the
+ * same order of additions, so the same bits as rung 5 on row-major
+ * operands (hub rows split, short and empty rows, k below, at and past the
+ * vector width and the tile of 8), with beta != 0, X aligned and not. */
+static void test_rowgather_bits(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  const char *specs[] = {"rmat:12:16", "plaw:3000:8", "hubs", "lap3d:10"};
+  const int ks[] = {1, 2, 3, 4, 5, 7, 8, 11};
+  for (int f32 = 0; f32 < 2; f32++)
+    for (int s = 0; s < 4; s++) {
+      smv_csr *A = gen(specs[s], f32);
+      smv_matrix *dA = NULL;
+      if (A)
+        CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
+      if (!dA) {
+        smv_csr_free(A);
+        continue;
+      }
+      const size_t es = f32 ? 4 : 8;
+      const int64_t m = A->rows, n = A->cols;
+      int G = 1; /* rung 5's lanes a row (spmm_5_colsplit.cu) */
+      while (G < 32 && 2.0 * G <= (double)A->nnz / (double)m)
+        G *= 2;
+      char g[16];
+      snprintf(g, sizeof g, "%d", G);
+      setenv("SMV_SPMM_GATHER_LANES", g, 1);
+      for (int ki = 0; ki < 8; ki++)
+        for (int off = 0; off < 2; off++) {
+          /* off = 1: X one element past a 16-byte boundary (scalar loads). */
+          const int k = ks[ki];
+          double *X = malloc((n * k + 1) * sizeof *X),
+                 *Y0 = malloc(m * k * sizeof *Y0);
+          char *y1 = malloc(m * k * es), *y2 = malloc(m * k * es);
+          void *dX = NULL, *dY = NULL;
+          tc_fill(X, n * k + 1);
+          tc_fill(Y0, m * k);
+          CHECK_OK(smv_device_malloc(ctx, (n * k + 1) * es, &dX));
+          CHECK_OK(smv_device_malloc(ctx, m * k * es, &dY));
+          CHECK_OK(tc_upload(ctx, f32, X, n * k + 1, dX));
+          const void *x = (const char *)dX + off * es;
+          const smv_spmm_alg algs[] = {SMV_SPMM_COLSPLIT, SMV_SPMM_ROWGATHER};
+          char *ys[] = {y1, y2};
+          for (int a = 0; a < 2; a++) {
+            CHECK_OK(tc_upload(ctx, f32, Y0, m * k, dY));
+            CHECK_OK(smv_spmm(ctx, algs[a], 1.5, dA, x, k, -0.5, dY, k, k,
+                              SMV_LAYOUT_ROW_MAJOR));
+            CHECK_OK(smv_memcpy_d2h(ctx, ys[a], dY, m * k * es));
+          }
+          CHECKF(memcmp(y1, y2, m * k * es) == 0,
+                 "%s %s k=%d offset %d: rowgather differs from colsplit",
+                 specs[s], f32 ? "f32" : "f64", k, off);
+          smv_device_free(ctx, dX), smv_device_free(ctx, dY);
+          free(X), free(Y0), free(y1), free(y2);
+        }
+      unsetenv("SMV_SPMM_GATHER_LANES");
+      smv_matrix_free(dA);
+      smv_csr_free(A);
+    }
+}
+
 /* Overlapping X and Y, and sizes whose products overflow: refused before
  * anything runs. */
 static void test_refused(void) {
@@ -366,6 +430,7 @@ int main(void) {
   RUN(test_rungs);
   RUN(test_deterministic);
   RUN(test_rowpipe_bits);
+  RUN(test_rowgather_bits);
   RUN(test_refused);
   RUN(test_graph_split);
   smv_context_free(tc_ctx);

@@ -94,16 +94,21 @@ static void test_rule(void) {
   s = shape(20000, 16, 1, 1, 0, 1, 1);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_SPMV);
-  /* k = 1 row-major with a stride: not a vector; k < 8: rung 5 (registers)
-   * in either layout. */
+  /* k = 1 row-major with a stride: not a vector; row-major k < 8: rung 9
+   * (registers, a vector load an entry). */
   s = shape(20000, 16, 1, 1, 0, 2, 1);
   CHECK_OK(smv_spmm_choose(&s, &c));
-  CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);
+  CHECK_INT(c.alg, SMV_SPMM_ROWGATHER);
   CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
   s = shape(27, 27, 4, 1, 1, 4, 4);
   CHECK_OK(smv_spmm_choose(&s, &c));
-  CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);
+  CHECK_INT(c.alg, SMV_SPMM_ROWGATHER);
   CHECK_STR_HAS(c.why, "row-major k = 4");
+  for (int k = 2; k < SMV_SPMM_COLTRANS_K; k++) {
+    s = shape(7, 3, k, 1, 0, k, k); /* short rows too: no transposes */
+    CHECK_OK(smv_spmm_choose(&s, &c));
+    CHECK_INT(c.alg, SMV_SPMM_ROWGATHER);
+  }
   /* Row-major, X rows of at most SMV_SPMM_ROWPIPE_BYTES and a full pass:
    * rung 8, with or without long rows. f32 k = 32 (128 bytes), f64 k = 16
    * (128) and both at the threshold (f32 k = 64, f64 k = 32: 256). */
@@ -216,10 +221,19 @@ static void test_rule(void) {
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
   CHECK_INT(c.vec, 2);
+  /* Below SMV_SPMM_COLTRANS_K columns: rung 6 (rung 9 inside) on rows of
+   * SMV_SPMM_NARROW_MEAN entries or more, rung 5 on shorter ones. */
   s = shape(50000, 16, SMV_SPMM_COLTRANS_K - 1, 0, 1, 100000, 100000);
   CHECK_OK(smv_spmm_choose(&s, &c));
-  CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);
+  CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
   CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
+  CHECK_STR_HAS(c.why, "rung 9");
+  s = shape(50, SMV_SPMM_NARROW_MEAN, 2, 0, 0, 100000, 100000);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
+  s = shape(50, SMV_SPMM_NARROW_MEAN - 0.5, 2, 0, 0, 100000, 100000);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);
   s = shape(7, 7, 4, 0, 0, 100000, 100000);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);

@@ -19,9 +19,9 @@
 #include <string.h>
 
 static const char *const spmm_names[SMV_SPMM_ALG_COUNT] = {
-    "auto",          "ours",     "cusparse-alg1", "cusparse-alg2",
-    "cusparse-alg3", "spmv",     "rowvec",        "rowsplit",
-    "colsplit",      "coltrans", "kslice",        "rowpipe"};
+    "auto",   "ours",    "cusparse-alg1", "cusparse-alg2", "cusparse-alg3",
+    "spmv",   "rowvec",  "rowsplit",      "colsplit",      "coltrans",
+    "kslice", "rowpipe", "rowgather"};
 
 const char *smv_spmm_alg_name(smv_spmm_alg alg) {
   if ((int)alg < 0 || alg >= SMV_SPMM_ALG_COUNT)

@@ -8,8 +8,18 @@
  *     smv_spmv on the one column. The SpMV engine's AUTO already picks
  *     the best SpMV kernel for the matrix; an SpMM kernel at k = 1 reads
  *     the same bytes and can only match it.
- *   k < SMV_SPMM_COLTRANS_K (either layout): rung 5, the k columns in
- *     registers (a 16-byte vector along k would leave most lanes idle).
+ *   row-major k < SMV_SPMM_COLTRANS_K (k = 2..7, or 1 with a stride):
+ *     rung 9, rung 5's shape (a lane keeps the k columns in registers; a
+ *     16-byte vector across lanes would leave most of them idle) with each
+ *     entry's X row one vector load and 4+ entries a lane. It beat rung 5
+ *     at k = 2 and 4 on power-law, R-MAT, random, stencil and Laplacian
+ *     rows (bench/results/h200/spmm.md, rung 9).
+ *   column-major k < SMV_SPMM_COLTRANS_K with rows of at least
+ *     SMV_SPMM_NARROW_MEAN entries on the mean: rung 6 (X transposed,
+ *     rung 9, Y transposed back); shorter rows: rung 5. The transposes
+ *     move 4 (rows + cols) k elements whatever the rows hold, and what
+ *     they buy is per entry (one vector gather for k scattered ones), so
+ *     they pay once rows carry enough entries: lap3d's 7 a row was a tie.
  *   (Rung 7, rung 4 per slice of columns sized to the L2, is never
  *   chosen: it lost to rung 4 at every slice width on R-MAT and power-law
  *   graphs, its A re-reads costing more than the gathers it kept in the
@@ -38,8 +48,7 @@
  *     gather of k columns touches k sectors. From SMV_SPMM_COLTRANS_K = 8
  *     columns on, rung 6: X transposed once into a row-major workspace
  *     (bandwidth-bound, 2 x cols x k elements moved), rung 4 on it, Y
- *     transposed back; below that, rung 5: lanes split each row as an
- *     SpMV vector kernel does and each keeps the k columns in registers.
+ *     transposed back; below that, as above.
  *
  * The vector width along k (rungs 3, 4 and 8): 16 bytes (4 floats, 2
  * doubles) when ldx and ldy are multiples of it and k is at least that
@@ -112,11 +121,30 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
              s->k, SMV_SPMM_COLTRANS_K, v, split);
     return SMV_OK;
   }
+  if (row) {
+    c->alg = SMV_SPMM_ROWGATHER;
+    snprintf(c->why, sizeof c->why,
+             "row-major k = %d < %d: lanes split each row (mean %.1f "
+             "entries), the %d columns in registers, one vector load an "
+             "entry; %s",
+             s->k, SMV_SPMM_COLTRANS_K, s->row_mean, s->k, split);
+    return SMV_OK;
+  }
+  if (s->row_mean >= SMV_SPMM_NARROW_MEAN) {
+    c->alg = SMV_SPMM_COLTRANS;
+    snprintf(c->why, sizeof c->why,
+             "column-major k = %d < %d, rows of %.1f entries (>= %d): X "
+             "transposed to row-major, rung 9, Y transposed back; %s",
+             s->k, SMV_SPMM_COLTRANS_K, s->row_mean, SMV_SPMM_NARROW_MEAN,
+             split);
+    return SMV_OK;
+  }
   c->alg = SMV_SPMM_COLSPLIT;
   snprintf(c->why, sizeof c->why,
-           "%s-major k = %d < %d: lanes split each row (mean %.1f "
-           "entries), the %d columns in registers; %s",
-           row ? "row" : "column", s->k, SMV_SPMM_COLTRANS_K, s->row_mean, s->k,
+           "column-major k = %d < %d, rows of %.1f entries (< %d: the "
+           "transposes would cost what they save): lanes split each row, "
+           "the %d columns in registers; %s",
+           s->k, SMV_SPMM_COLTRANS_K, s->row_mean, SMV_SPMM_NARROW_MEAN, s->k,
            split);
   return SMV_OK;
 }

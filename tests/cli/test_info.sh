@@ -110,8 +110,13 @@ expect_out "spmm row-major k=64 f64: rowvec" "f64 k = 64 (512 bytes), short rows
 expect_rc 0 "spmm plan row, not a full pass" $SMV info lap2d:10 --plan --k 24 --layout row
 expect_out "spmm row-major k=24 f64: rowvec" "k = 24 not a full pass: rung 3"
 expect_rc 0 "spmm plan row, small k" $SMV info lap2d:10 --plan --k 4 --layout row
-expect_out "spmm row-major k=4 f64: colsplit" "row-major k < 8: rung 5"
+expect_out "spmm row-major k=4 f64: rowgather" "row-major k < 8: rung 9"
 expect_out "no split" "the reason names the split"
+expect_rc 0 "spmm plan col, small k" $SMV info lap2d:10 --plan --k 4 --layout col
+expect_out "spmm col-major k=4 f64: colsplit" "column-major k < 8, rows of 5: rung 5"
+expect_rc 0 "spmm plan col, small k, long rows" $SMV info plaw:4000:16 --plan --k 4 --layout col
+expect_out "spmm col-major k=4 f64: coltrans" "column-major k < 8, rows of 16: rung 6"
+expect_out "rung 9" "the reason names rung 9 inside"
 expect_rc 0 "spmm plan hubs" $SMV info denserow:300:3,cols=900 --plan --k 32 --precision f32
 expect_out "spmm row-major k=32 f32: rowpipe" "a long row, f32 k = 32: rung 8"
 expect_out "spmm col-major k=32 f32: coltrans" "column-major k = 32: rung 6"

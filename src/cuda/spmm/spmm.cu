@@ -37,10 +37,16 @@
  *               three). Same bits as rung 4. Wins at narrow X rows (k x
  *               sizeof(value) <= 256 bytes); loses past them (R-MAT):
  *               registers; long rows gain nothing.
+ *   9 rowgather rung 5 on row-major X with each entry's X row one 16-byte
+ *               vector load (k requests an entry -> ceil(k / V)) and 4+
+ *               entries a lane (rung 5: 2). Wins at k = 2..7 on every
+ *               class measured; rung 6 runs it inside below 8 columns.
+ *               Loses at k = 1 to the SpMV engine.
  * The plan (src/spmm/spmm_plan.c, smv_spmm_choose): k = 1 contiguous ->
- * 2; k < 8 -> 5; row-major with k x sizeof(value) <= 256 bytes and a full
- * pass (a power of two) -> 8; other row-major -> 4 (3 without long rows);
- * column-major -> 6.
+ * 2; row-major k < 8 -> 9; column-major k < 8 -> 6 (rung 9 inside) with
+ * rows of 8+ entries on the mean, else 5; row-major with k x
+ * sizeof(value) <= 256 bytes and a full pass (a power of two) -> 8; other
+ * row-major -> 4 (3 without long rows); column-major -> 6.
  */
 #include "spmm_ladder.h"
 
@@ -52,7 +58,7 @@
 static const struct spmm_rung *const rungs[] = {
     &smv_spmm_rung_lanes,    &smv_spmm_rung_spmv,     &smv_spmm_rung_rowvec,
     &smv_spmm_rung_rowsplit, &smv_spmm_rung_colsplit, &smv_spmm_rung_coltrans,
-    &smv_spmm_rung_kslice,   &smv_spmm_rung_rowpipe};
+    &smv_spmm_rung_kslice,   &smv_spmm_rung_rowpipe,  &smv_spmm_rung_rowgather};
 #define NRUNGS ((int)(sizeof rungs / sizeof rungs[0]))
 
 static const struct spmm_rung *rung_of(smv_spmm_alg alg) {

@@ -1,8 +1,9 @@
 /*
  * spmm_6_coltrans.cu — SpMM rung 6, column-major X and Y through the
  * row-major rung: X transposed into a row-major workspace, rung 4 on it
- * (alpha 1, beta 0, into a second row-major workspace), then transposed
- * back into Y with alpha and beta applied.
+ * (rung 9 for k < SMV_SPMM_COLTRANS_K; alpha 1, beta 0, into a second
+ * row-major workspace), then transposed back into Y with alpha and beta
+ * applied.
  *
  * Why: in column-major X(j, c) and X(j, c + 1) are ldx elements apart, so
  * a gather of k columns of one entry touches k sectors (32 bytes each for
@@ -81,6 +82,38 @@ __global__ void __launch_bounds__(TR_TILE *TR_ROWS)
   }
 }
 
+/* The same two moves for k <= TR_NARROW columns, one thread a row of the
+ * row-major side: the 32 x 33 tiles above would leave 32 - k of every 32
+ * threads idle and move k x 32 elements a block. Reads of the
+ * column-major side coalesce along j (each c in turn); a thread's k
+ * row-major elements are contiguous, so a warp's stores (or loads) cover
+ * 32 x kp consecutive elements. */
+#define TR_NARROW 8
+#define TR_NARROW_BLOCK 256
+
+template <typename T>
+__global__ void __launch_bounds__(TR_NARROW_BLOCK)
+    spmm_col2row_narrow(int64_t n, int k, const T *__restrict__ in, int64_t ld,
+                        T *__restrict__ out, int64_t kp) {
+  for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < n;
+       j += (int64_t)gridDim.x * blockDim.x)
+    for (int c = 0; c < k; c++)
+      out[j * kp + c] = in[(int64_t)c * ld + j];
+}
+
+template <typename T>
+__global__ void __launch_bounds__(TR_NARROW_BLOCK)
+    spmm_row2col_narrow(int64_t n, int k, const T *__restrict__ in, int64_t kp,
+                        T *__restrict__ Y, int64_t ldy, T alpha, T beta) {
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    for (int c = 0; c < k; c++) {
+      T *y = Y + (int64_t)c * ldy + i;
+      const T v = alpha * in[i * kp + c];
+      *y = beta == T(0) ? v : v + beta * *y;
+    }
+}
+
 template <typename T>
 static cudaError_t transposes(const struct spmm_args *a, T *xt, T *yt,
                               int64_t kp, int stage) {
@@ -88,6 +121,17 @@ static cudaError_t transposes(const struct spmm_args *a, T *xt, T *yt,
   const dim3 block(TR_TILE, TR_ROWS);
   const unsigned gy = (unsigned)((a->k + TR_TILE - 1) / TR_TILE);
   cudaStream_t s = a->ctx->stream;
+  if (a->k <= TR_NARROW) {
+    const int64_t n = stage == 0 ? m->st.cols : m->st.rows;
+    const unsigned grid = smv_grid_for(n, TR_NARROW_BLOCK);
+    if (stage == 0)
+      spmm_col2row_narrow<T><<<grid, TR_NARROW_BLOCK, 0, s>>>(
+          n, a->k, (const T *)a->X, a->ldx, xt, kp);
+    else
+      spmm_row2col_narrow<T><<<grid, TR_NARROW_BLOCK, 0, s>>>(
+          n, a->k, yt, kp, (T *)a->Y, a->ldy, (T)a->alpha, (T)a->beta);
+    return cudaGetLastError();
+  }
   if (stage == 0) {
     const dim3 grid((unsigned)((m->st.cols + TR_TILE - 1) / TR_TILE), gy);
     spmm_col2row<T><<<grid, block, 0, s>>>(m->st.cols, a->k, (const T *)a->X,
@@ -130,7 +174,12 @@ static smv_status run(const struct spmm_args *a) {
                       : transposes<double>(a, (double *)xt, NULL, kp, 0);
   if (e != cudaSuccess)
     return smv_cu_fail(a->ctx, e, "launch of SpMM rung 6 (transpose of X)");
-  if ((st = smv_spmm_rung_rowsplit.run(&r)) != SMV_OK)
+  /* The row-major rung the plan picks at this k: rung 9 below 8 columns
+   * (one vector load per entry's X row), rung 4 from 8 on. */
+  const struct spmm_rung *rm_rung = a->k < SMV_SPMM_COLTRANS_K
+                                        ? &smv_spmm_rung_rowgather
+                                        : &smv_spmm_rung_rowsplit;
+  if ((st = rm_rung->run(&r)) != SMV_OK)
     return st;
   e = f32 ? transposes<float>(a, NULL, (float *)yt, kp, 1)
           : transposes<double>(a, NULL, (double *)yt, kp, 1);

@@ -36,14 +36,15 @@ struct spmm_rung {
   const char *needs;
 };
 
-extern const struct spmm_rung smv_spmm_rung_lanes;    /* spmm_1_lanes.cu    */
-extern const struct spmm_rung smv_spmm_rung_spmv;     /* spmm_2_spmv.cu     */
-extern const struct spmm_rung smv_spmm_rung_rowvec;   /* spmm_3_rowvec.cu   */
-extern const struct spmm_rung smv_spmm_rung_rowsplit; /* spmm_4_rowsplit.cu */
-extern const struct spmm_rung smv_spmm_rung_colsplit; /* spmm_5_colsplit.cu */
-extern const struct spmm_rung smv_spmm_rung_coltrans; /* spmm_6_coltrans.cu */
-extern const struct spmm_rung smv_spmm_rung_kslice;   /* spmm_7_kslice.cu   */
-extern const struct spmm_rung smv_spmm_rung_rowpipe;  /* spmm_8_rowpipe.cu  */
+extern const struct spmm_rung smv_spmm_rung_lanes;     /* spmm_1_lanes.cu    */
+extern const struct spmm_rung smv_spmm_rung_spmv;      /* spmm_2_spmv.cu     */
+extern const struct spmm_rung smv_spmm_rung_rowvec;    /* spmm_3_rowvec.cu   */
+extern const struct spmm_rung smv_spmm_rung_rowsplit;  /* spmm_4_rowsplit.cu */
+extern const struct spmm_rung smv_spmm_rung_colsplit;  /* spmm_5_colsplit.cu */
+extern const struct spmm_rung smv_spmm_rung_coltrans;  /* spmm_6_coltrans.cu */
+extern const struct spmm_rung smv_spmm_rung_kslice;    /* spmm_7_kslice.cu   */
+extern const struct spmm_rung smv_spmm_rung_rowpipe;   /* spmm_8_rowpipe.cu  */
+extern const struct spmm_rung smv_spmm_rung_rowgather; /* spmm_9_rowgather.cu */
 
 #define SMV_SPMM_TUNED 8
 
