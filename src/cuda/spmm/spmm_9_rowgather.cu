@@ -30,7 +30,8 @@
  * aligned (narrower loads, rung 5's count); at k = 1 the SpMV engine's
  * rungs (AUTO keeps k = 1 there); 4 entries a lane is not the best on
  * every class (stencil rows at k = 4 prefer 2 lanes, 7-entry Laplacian
- * rows 1): within a few percent of the best G measured.
+ * rows 1): near, not always at, the best G measured
+ * (bench/results/h200/spmm.md, rung 9).
  */
 #include "spmm_gather.cuh"
 
