@@ -874,7 +874,8 @@ typedef struct {
 smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
 /* Column-major products with at least this many columns go through
  * rung 6 (transposes, rung 4 inside); fewer through rung 6 with rung 9
- * inside when rows hold at least SMV_SPMM_NARROW_MEAN entries on the mean,
+ * inside when rows and columns hold at least SMV_SPMM_NARROW_MEAN entries
+ * on the mean (nnz / max(rows, cols)),
  * else rung 5. Row-major products with fewer go through rung 9. */
 #define SMV_SPMM_COLTRANS_K 8
 #define SMV_SPMM_NARROW_MEAN 8
@@ -889,7 +890,7 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
  * back. */
 #define SMV_SPMM_SPMV_KMAX 16
 /* A matrix with a row longer than this many entries has its long rows
- * split by rungs 4 and 5, in chunks of this many entries (8 rounds of a
+ * split by rungs 4, 5 and 9, in chunks of this many entries (8 rounds of a
  * warp at 32 entries a round), or fewer, down to 64, when that would
  * leave SMs idle (fewer chunks than 16 per SM): the chunk size the plan
  * names is this starting size. */
@@ -897,13 +898,15 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
 
 /* Device pointers (double* or float*, the matrix's precision), on the
  * context's stream, asynchronous. X and Y must not overlap (SMV_ERR_ARG).
- * Rungs 1, 3 and 5 without long rows never allocate and may be
- * captured in a CUDA graph; rungs 4 and 5 on a matrix with rows longer
+ * Rungs 1, 3, 5 and 9 without long rows never allocate and may be
+ * captured in a CUDA graph; rungs 4, 5 and 9 on a matrix with rows longer
  * than SMV_SPMM_CHUNK list the chunks (a copy of the row offsets to the
  * host, once) and keep a workspace of chunks x k partial sums with the
  * matrix (grown to the largest k seen), so run them once with the
  * largest k before capturing (rung 6 likewise for its row-major copies of
- * X and Y, cols x k + rows x k elements). That workspace is the
+ * X and Y, cols x k + rows x k elements: AUTO runs rung 6 on column-major
+ * products of 8+ columns, and of 2..7 where rows and columns hold
+ * SMV_SPMM_NARROW_MEAN+ entries on the mean). That workspace is the
  * matrix's: products with one matrix on several streams at once need
  * rungs 1 or 3, or a matrix each. Rung 2 runs smv_spmv, whose AUTO may
  * set up on its first call. The cuSPARSE algorithms allocate their workspace on

@@ -242,7 +242,8 @@ static void test_rowpipe_bits(void) {
  * lanes a row (SMV_SPMM_GATHER_LANES; rung 9's own rule gives fewer) the
  * same order of additions, so the same bits as rung 5 on row-major
  * operands (hub rows split, short and empty rows, k below, at and past the
- * vector width and the tile of 8), with beta != 0, X aligned and not. */
+ * vector width and the tile of 8), with beta != 0, X aligned and not, ldx
+ * wider than k. */
 static void test_rowgather_bits(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
@@ -267,30 +268,33 @@ static void test_rowgather_bits(void) {
       snprintf(g, sizeof g, "%d", G);
       setenv("SMV_SPMM_GATHER_LANES", g, 1);
       for (int ki = 0; ki < 8; ki++)
-        for (int off = 0; off < 2; off++) {
-          /* off = 1: X one element past a 16-byte boundary (scalar loads). */
-          const int k = ks[ki];
-          double *X = malloc((n * k + 1) * sizeof *X),
-                 *Y0 = malloc(m * k * sizeof *Y0);
+        for (int var = 0; var < 3; var++) {
+          /* var 1: X one element past a 16-byte boundary (scalar loads);
+           * var 2: ldx = k rounded up to 4 (vectors with a partial one at
+           * the row's end, k = 3, 5, 7, 11). */
+          const int k = ks[ki], off = var == 1;
+          const int64_t ldx = var == 2 ? (k + 3) / 4 * 4 : k;
+          const int64_t nx = n * ldx + 1;
+          double *X = malloc(nx * sizeof *X), *Y0 = malloc(m * k * sizeof *Y0);
           char *y1 = malloc(m * k * es), *y2 = malloc(m * k * es);
           void *dX = NULL, *dY = NULL;
-          tc_fill(X, n * k + 1);
+          tc_fill(X, nx);
           tc_fill(Y0, m * k);
-          CHECK_OK(smv_device_malloc(ctx, (n * k + 1) * es, &dX));
+          CHECK_OK(smv_device_malloc(ctx, nx * es, &dX));
           CHECK_OK(smv_device_malloc(ctx, m * k * es, &dY));
-          CHECK_OK(tc_upload(ctx, f32, X, n * k + 1, dX));
+          CHECK_OK(tc_upload(ctx, f32, X, nx, dX));
           const void *x = (const char *)dX + off * es;
           const smv_spmm_alg algs[] = {SMV_SPMM_COLSPLIT, SMV_SPMM_ROWGATHER};
           char *ys[] = {y1, y2};
           for (int a = 0; a < 2; a++) {
             CHECK_OK(tc_upload(ctx, f32, Y0, m * k, dY));
-            CHECK_OK(smv_spmm(ctx, algs[a], 1.5, dA, x, k, -0.5, dY, k, k,
+            CHECK_OK(smv_spmm(ctx, algs[a], 1.5, dA, x, ldx, -0.5, dY, k, k,
                               SMV_LAYOUT_ROW_MAJOR));
             CHECK_OK(smv_memcpy_d2h(ctx, ys[a], dY, m * k * es));
           }
           CHECKF(memcmp(y1, y2, m * k * es) == 0,
-                 "%s %s k=%d offset %d: rowgather differs from colsplit",
-                 specs[s], f32 ? "f32" : "f64", k, off);
+                 "%s %s k=%d variant %d: rowgather differs from colsplit",
+                 specs[s], f32 ? "f32" : "f64", k, var);
           smv_device_free(ctx, dX), smv_device_free(ctx, dY);
           free(X), free(Y0), free(y1), free(y2);
         }

@@ -104,6 +104,13 @@ static void test_rule(void) {
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWGATHER);
   CHECK_STR_HAS(c.why, "row-major k = 4");
+  CHECK_INT(c.vec, 4); /* f32 k = 4, ldx 4: float4 */
+  s = shape(27, 27, 3, 1, 0, 3, 3);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.vec, 1); /* f64 k = 3, ldx 3: rows not 16-byte aligned */
+  s = shape(27, 27, 3, 1, 0, 4, 3);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.vec, 2);
   for (int k = 2; k < SMV_SPMM_COLTRANS_K; k++) {
     s = shape(7, 3, k, 1, 0, k, k); /* short rows too: no transposes */
     CHECK_OK(smv_spmm_choose(&s, &c));
@@ -234,6 +241,16 @@ static void test_rule(void) {
   s = shape(50, SMV_SPMM_NARROW_MEAN - 0.5, 2, 0, 0, 100000, 100000);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);
+  /* Wide: 16 entries a row but 1.6 a column, so the transpose of X (cols
+   * x k) costs more than the gathers it saves: rung 5. */
+  s = shape(50, 16, 4, 0, 0, 1000000, 100000);
+  s.cols = 10 * s.rows;
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);
+  s.cols = s.rows;
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
+  CHECK_INT(c.vec, 2); /* f64, k = 4: double2 on the workspace */
   s = shape(7, 7, 4, 0, 0, 100000, 100000);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_COLSPLIT);

@@ -11,15 +11,16 @@
  *   row-major k < SMV_SPMM_COLTRANS_K (k = 2..7, or 1 with a stride):
  *     rung 9, rung 5's shape (a lane keeps the k columns in registers; a
  *     16-byte vector across lanes would leave most of them idle) with each
- *     entry's X row one vector load and 4+ entries a lane. It beat rung 5
+ *     entry's X row one vector load and 4-8 entries a lane. It beat rung 5
  *     at k = 2 and 4 on power-law, R-MAT, random, stencil and Laplacian
  *     rows (bench/results/h200/spmm.md, rung 9).
- *   column-major k < SMV_SPMM_COLTRANS_K with rows of at least
- *     SMV_SPMM_NARROW_MEAN entries on the mean: rung 6 (X transposed,
- *     rung 9, Y transposed back); shorter rows: rung 5. The transposes
- *     move 4 (rows + cols) k elements whatever the rows hold, and what
- *     they buy is per entry (one vector gather for k scattered ones), so
- *     they pay once rows carry enough entries: lap3d's 7 a row was a tie.
+ *   column-major k < SMV_SPMM_COLTRANS_K with at least
+ *     SMV_SPMM_NARROW_MEAN entries per row and per column on the mean
+ *     (nnz / max(rows, cols)): rung 6 (X transposed, rung 9, Y transposed
+ *     back); else rung 5. The transposes move 2 (rows + cols) k elements
+ *     whatever the matrix holds, and what they buy is per entry (one
+ *     vector gather for k scattered ones), so they pay once rows and
+ *     columns carry enough entries: lap3d's 7 a row lost to rung 5.
  *   (Rung 7, rung 4 per slice of columns sized to the L2, is never
  *   chosen: it lost to rung 4 at every slice width on R-MAT and power-law
  *   graphs, its A re-reads costing more than the gathers it kept in the
@@ -122,29 +123,39 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
     return SMV_OK;
   }
   if (row) {
+    /* Rung 9's loads: the widest vector k, ldx (and X's address, checked
+     * at the launch) allow. */
+    int v = s->f32 ? 4 : 2;
+    while (v > 1 && (v > s->k || s->ldx % v))
+      v /= 2;
+    c->vec = v;
     c->alg = SMV_SPMM_ROWGATHER;
     snprintf(c->why, sizeof c->why,
              "row-major k = %d < %d: lanes split each row (mean %.1f "
-             "entries), the %d columns in registers, one vector load an "
-             "entry; %s",
-             s->k, SMV_SPMM_COLTRANS_K, s->row_mean, s->k, split);
+             "entries), the %d columns in registers, %d-element loads; %s",
+             s->k, SMV_SPMM_COLTRANS_K, s->row_mean, s->k, v, split);
     return SMV_OK;
   }
-  if (s->row_mean >= SMV_SPMM_NARROW_MEAN) {
+  /* The transposes move 2 (rows + cols) k elements; what they buy is per
+   * entry: entries per row and per column both at least NARROW_MEAN. */
+  const int64_t side = s->rows > s->cols ? s->rows : s->cols;
+  const double per = side > 0 ? (double)s->nnz / (double)side : 0.0;
+  if (per >= SMV_SPMM_NARROW_MEAN) {
+    int v = s->f32 ? 4 : 2; /* the workspaces' ld is a multiple of it */
+    while (v > s->k)
+      v /= 2;
+    c->vec = v;
     c->alg = SMV_SPMM_COLTRANS;
     snprintf(c->why, sizeof c->why,
-             "column-major k = %d < %d, rows of %.1f entries (>= %d): X "
-             "transposed to row-major, rung 9, Y transposed back; %s",
-             s->k, SMV_SPMM_COLTRANS_K, s->row_mean, SMV_SPMM_NARROW_MEAN,
-             split);
+             "column-major k = %d < %d, %.1f entries a row/col (>= %d): X "
+             "transposed, rung 9, Y transposed back; %s",
+             s->k, SMV_SPMM_COLTRANS_K, per, SMV_SPMM_NARROW_MEAN, split);
     return SMV_OK;
   }
   c->alg = SMV_SPMM_COLSPLIT;
   snprintf(c->why, sizeof c->why,
-           "column-major k = %d < %d, rows of %.1f entries (< %d: the "
-           "transposes would cost what they save): lanes split each row, "
-           "the %d columns in registers; %s",
-           s->k, SMV_SPMM_COLTRANS_K, s->row_mean, SMV_SPMM_NARROW_MEAN, s->k,
-           split);
+           "column-major k = %d < %d, %.1f entries a row/col (< %d): lanes "
+           "split rows, %d columns in registers; %s",
+           s->k, SMV_SPMM_COLTRANS_K, per, SMV_SPMM_NARROW_MEAN, s->k, split);
   return SMV_OK;
 }

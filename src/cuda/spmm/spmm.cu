@@ -24,10 +24,12 @@
  *   5 colsplit  column-major (any layout): lanes split rows, 8 columns per
  *               lane in registers, long rows in chunks as rung 4. Loses on
  *               row-major (no vector loads) and at k > 8 (A per 8 columns).
- *   6 coltrans  column-major through rung 4: X transposed into a row-major
- *               workspace (32 x 33 shared-memory tiles), rung 4, Y
- *               transposed back with alpha, beta. Loses at small k (two
- *               transposes for little gathering saved).
+ *   6 coltrans  column-major through rung 4 (rung 9 below 8 columns): X
+ *               transposed into a row-major workspace (32 x 33
+ *               shared-memory tiles; one thread a row up to 8 columns),
+ *               the row-major rung, Y transposed back with alpha, beta.
+ *               Loses where rows or columns hold few entries (the
+ *               transposes move 2 (rows + cols) k elements).
  *   7 kslice    row-major: rung 4 once per slice of kw columns, kw chosen
  *               so a slice of X fits in half the L2. Lost everywhere
  *               measured (A read k / kw times): never chosen by the plan.
@@ -39,7 +41,7 @@
  *               registers; long rows gain nothing.
  *   9 rowgather rung 5 on row-major X with each entry's X row one 16-byte
  *               vector load (k requests an entry -> ceil(k / V)) and 4+
- *               entries a lane (rung 5: 2). Wins at k = 2..7 on every
+ *               entries a lane (rung 5: 1-2). Wins at k = 2..7 on every
  *               class measured; rung 6 runs it inside below 8 columns.
  *               Loses at k = 1 to the SpMV engine.
  * The plan (src/spmm/spmm_plan.c, smv_spmm_choose): k = 1 contiguous ->

@@ -11,9 +11,9 @@
  * loads, V = 4 floats or 2 doubles where ldx and X's address allow it
  * (f32 k = 4: one float4 per entry instead of four loads). Each lane also
  * loads two entries' (col, val) pairs before either gather, and a row has
- * fewer lanes: G = the largest power of two (1..32) with 8G <= the mean
- * row length, at least 4 entries a lane where rung 5 has 2 (half the
- * shuffles a row, twice the gathers in flight a lane). At rung 5's G
+ * fewer lanes: G = the largest power of two (1..32) with 4G <= the mean
+ * row length, 4-8 entries a lane where rung 5 has 1-2 (a quarter of the
+ * shuffles a row, four times the gathers in flight a lane). At rung 5's G
  * (SMV_SPMM_GATHER_LANES) the order of additions is rung 5's: the same
  * bits (test_cuda_spmm).
  *
@@ -153,8 +153,8 @@ __global__ void __launch_bounds__(SPMM_GATHER_BLOCK)
 }
 
 /* Lanes a row: the largest power of two (1..32) with at least 4 entries
- * a lane on the mean row (rung 5 gives 2: half the loads in flight a lane
- * and twice the shuffles a row), or SMV_SPMM_GATHER_LANES (a power of two
+ * a lane on the mean row (rung 5 gives 1-2: fewer loads in flight a lane
+ * and more shuffles a row), or SMV_SPMM_GATHER_LANES (a power of two
  * 1..32) for experiments and the bits test. */
 static int gather_lanes(double row_mean) {
   const char *s = getenv("SMV_SPMM_GATHER_LANES");
