@@ -19,13 +19,31 @@
  * The counts are the same on any IEEE machine (double, no contraction
  * but the explicit fma), so no GPU is needed:
  *   make solver-bench (or make CUDA=0 BUILD=build-cpu build-cpu/cg_count)
- *   build/cg_count MATRIX [tol] [maxit]
+ *   build/cg_count MATRIX [tol] [maxit] [dots]
+ * With a fourth argument "dots", a second section follows the first (which
+ * is unchanged) and asks whether the rounding of the reductions explains
+ * the spread: the same runs with each dot product and row sum computed
+ * one of these ways (the first section is dot=plain spmv=plain):
+ *   dot=plain  as above: G block partials in double, added in block order;
+ *   dot=dot2   compensated (Ogita, Rump, Oishi's Dot2: TwoProduct by fma,
+ *              TwoSum) in each of the G blocks, each block's partial a
+ *              (hi, lo) pair, the pairs added in block order with TwoSum,
+ *              as a GPU kernel's grid would (blocks=1: Dot2 itself);
+ *   dot=ref    the exact products summed three-fold cascaded (as if in
+ *              triple precision) over the whole vector, then rounded once:
+ *              the dot as good as correctly rounded, the same for every
+ *              G, so printed once (blocks=1);
+ *   spmv=plain a row's L lanes in double, as above;
+ *   spmv=dd    each lane compensated as in Dot2, the lanes' (hi, lo)
+ *              pairs added as the same shuffle-down tree with TwoSum.
+ * b = A * ones is the same in every run (plain, one lane).
  */
 #include "smv.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const smv_csr *A;
 
@@ -40,9 +58,49 @@ static double row_dot(int64_t i, const double *v, int L) {
   return s[0];
 }
 
+/* s + e = a + b exactly (Knuth's TwoSum, no branch). */
+static inline void two_sum(double a, double b, double *s, double *e) {
+  const double t = a + b, bv = t - a;
+  *s = t;
+  *e = (a - (t - bv)) + (b - bv);
+}
+
+/* Row i of A times v as row_dot, each lane a compensated (hi, lo) pair
+ * (TwoProduct by fma, TwoSum), the lanes' pairs added by the same tree. */
+static double row_dot2(int64_t i, const double *v, int L) {
+  double h[32] = {0}, lo[32] = {0};
+  for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+    const int l = (int)((k - A->row_ptr[i]) % L);
+    const double a = A->values[k], x = v[A->col_idx[k]], p = a * x;
+    const double pe = fma(a, x, -p);
+    double e;
+    two_sum(h[l], p, &h[l], &e);
+    lo[l] += e + pe;
+  }
+  for (int off = L / 2; off > 0; off /= 2)
+    for (int l = 0; l < off; l++) {
+      double e;
+      two_sum(h[l], h[l + off], &h[l], &e);
+      lo[l] += e + lo[l + off];
+    }
+  return h[0] + lo[0];
+}
+
 static void spmv(const double *v, double *out, int L) {
   for (int64_t i = 0; i < A->rows; i++)
     out[i] = row_dot(i, v, L);
+}
+
+enum { SPMV_PLAIN, SPMV_DD };
+static const char *const spmv_name[] = {"plain", "dd"};
+
+static void spmv_k(int kind, const double *v, double *out, int L) {
+  if (kind == SPMV_PLAIN) {
+    spmv(v, out, L);
+    return;
+  }
+  for (int64_t i = 0; i < A->rows; i++)
+    out[i] = row_dot2(i, v, L);
 }
 
 /* a.b as G block partials added in order. */
@@ -57,8 +115,63 @@ static double dot(const double *a, const double *b, int64_t n, int G) {
   return t;
 }
 
-/* The iterations to tol, or -1 when the work vectors do not fit. */
-static int run(int cgcg, int L, int G, const double *b, double tol, int maxit) {
+/* a.b by Dot2 in each of G blocks, the blocks' (hi, lo) pairs added in
+ * block order with TwoSum, then hi + lo rounded once. */
+static double dot2(const double *a, const double *b, int64_t n, int G) {
+  double th = 0.0, tl = 0.0;
+  for (int g = 0; g < G; g++) {
+    double h = 0.0, lo = 0.0;
+    for (int64_t i = n * g / G; i < n * (g + 1) / G; i++) {
+      const double p = a[i] * b[i], pe = fma(a[i], b[i], -p);
+      double e;
+      two_sum(h, p, &h, &e);
+      lo += e + pe;
+    }
+    double e;
+    two_sum(th, h, &th, &e);
+    tl += e + lo;
+  }
+  return th + tl;
+}
+
+/* s1 + s2 + s3 += x, three-fold cascaded. */
+static inline void add3(double x, double *s1, double *s2, double *s3) {
+  double e, f;
+  two_sum(*s1, x, s1, &e);
+  two_sum(*s2, e, s2, &f);
+  *s3 += f;
+}
+
+/* a.b with every product exact (TwoProduct) and summed three-fold
+ * cascaded left to right over the whole vector, then renormalised and
+ * rounded once: the reference, as if in triple precision. */
+static double dot_ref(const double *a, const double *b, int64_t n) {
+  double s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    const double p = a[i] * b[i];
+    add3(p, &s1, &s2, &s3);
+    add3(fma(a[i], b[i], -p), &s1, &s2, &s3);
+  }
+  double t, e, f;
+  two_sum(s2, s3, &t, &e);
+  two_sum(s1, t, &s1, &f);
+  return s1 + (f + e);
+}
+
+enum { DOT_PLAIN, DOT_DOT2, DOT_REF };
+static const char *const dot_name[] = {"plain", "dot2", "ref"};
+
+static double dot_k(int kind, const double *a, const double *b, int64_t n,
+                    int G) {
+  return kind == DOT_PLAIN  ? dot(a, b, n, G)
+         : kind == DOT_DOT2 ? dot2(a, b, n, G)
+                            : dot_ref(a, b, n);
+}
+
+/* The iterations to tol, or -1 when the work vectors do not fit; dk and
+ * sk choose the dot products' and the row sums' kinds. */
+static int run(int cgcg, int L, int G, int dk, int sk, const double *b,
+               double tol, int maxit) {
   const int64_t n = A->rows;
   double *x = calloc(n, 8), *r = malloc(n * 8), *p = calloc(n, 8);
   double *q = malloc(n * 8), *s = calloc(n, 8), *w = malloc(n * 8);
@@ -67,26 +180,26 @@ static int run(int cgcg, int L, int G, const double *b, double tol, int maxit) {
     goto out;
   for (int64_t i = 0; i < n; i++)
     r[i] = b[i];
-  const double bb = dot(b, b, n, G);
+  const double bb = dot_k(dk, b, b, n, G);
   if (!cgcg) {
-    double rr = dot(r, r, n, G), rr_old = 0.0;
+    double rr = dot_k(dk, r, r, n, G), rr_old = 0.0;
     for (it = 0; it < maxit && sqrt(rr / bb) > tol; it++) {
       const double beta = it ? rr / rr_old : 0.0;
       for (int64_t i = 0; i < n; i++)
         p[i] = r[i] + beta * p[i];
-      spmv(p, q, L);
-      const double alpha = rr / dot(p, q, n, G);
+      spmv_k(sk, p, q, L);
+      const double alpha = rr / dot_k(dk, p, q, n, G);
       for (int64_t i = 0; i < n; i++) {
         x[i] += alpha * p[i];
         r[i] -= alpha * q[i];
       }
       rr_old = rr;
-      rr = dot(r, r, n, G);
+      rr = dot_k(dk, r, r, n, G);
     }
   } else {
     /* u = r (no preconditioner); w = A u. */
-    spmv(r, w, L);
-    double gam = dot(r, r, n, G), del = dot(w, r, n, G), rr = gam;
+    spmv_k(sk, r, w, L);
+    double gam = dot_k(dk, r, r, n, G), del = dot_k(dk, w, r, n, G), rr = gam;
     double gam_old = 0.0, alpha_old = 0.0;
     for (it = 0; it < maxit && sqrt(rr / bb) > tol; it++) {
       double beta = 0.0, den = del;
@@ -101,11 +214,11 @@ static int run(int cgcg, int L, int G, const double *b, double tol, int maxit) {
         x[i] = fma(alpha, p[i], x[i]);
         r[i] = fma(-alpha, s[i], r[i]);
       }
-      spmv(r, w, L);
+      spmv_k(sk, r, w, L);
       gam_old = gam;
       alpha_old = alpha;
-      gam = dot(r, r, n, G);
-      del = dot(w, r, n, G);
+      gam = dot_k(dk, r, r, n, G);
+      del = dot_k(dk, w, r, n, G);
       rr = gam;
     }
   }
@@ -116,8 +229,17 @@ out:
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s MATRIX [tol] [maxit]\n", argv[0]);
+    fprintf(stderr, "usage: %s MATRIX [tol] [maxit] [dots]\n", argv[0]);
     return 2;
+  }
+  int dots = 0;
+  if (argc > 4) {
+    if (strcmp(argv[4], "dots") != 0) {
+      fprintf(stderr, "%s: unknown fourth argument '%s' (expected 'dots')\n",
+              argv[0], argv[4]);
+      return 2;
+    }
+    dots = 1;
   }
   smv_csr *M = NULL;
   smv_error err;
@@ -144,9 +266,27 @@ int main(int argc, char **argv) {
          (long long)A->nnz, tol);
   for (int cgcg = 0; cgcg < 2; cgcg++)
     for (int gi = 0; gi < 2; gi++)
-      for (int li = 0; li < 4; li++)
+      for (int li = 0; li < 4; li++) {
         printf("%s lanes=%d blocks=%d its=%d\n", cgcg ? "cg" : "hs", Ls[li],
-               Gs[gi], run(cgcg, Ls[li], Gs[gi], b, tol, maxit));
+               Gs[gi],
+               run(cgcg, Ls[li], Gs[gi], DOT_PLAIN, SPMV_PLAIN, b, tol, maxit));
+        fflush(stdout);
+      }
+  /* The second section: every other (dot, spmv) pair; dot=ref does not
+   * depend on G, so it runs with blocks=1 only. */
+  for (int cgcg = 0; dots && cgcg < 2; cgcg++)
+    for (int sk = SPMV_PLAIN; sk <= SPMV_DD; sk++)
+      for (int dk = DOT_PLAIN; dk <= DOT_REF; dk++)
+        for (int gi = 0; gi < (dk == DOT_REF ? 1 : 2); gi++)
+          for (int li = 0; li < 4; li++) {
+            if (dk == DOT_PLAIN && sk == SPMV_PLAIN)
+              continue;
+            printf("%s lanes=%d blocks=%d dot=%s spmv=%s its=%d\n",
+                   cgcg ? "cg" : "hs", Ls[li], Gs[gi], dot_name[dk],
+                   spmv_name[sk],
+                   run(cgcg, Ls[li], Gs[gi], dk, sk, b, tol, maxit));
+            fflush(stdout);
+          }
   free(ones), free(b);
   smv_csr_free(M);
   return 0;
