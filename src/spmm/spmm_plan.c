@@ -60,6 +60,15 @@
 
 #include <stdio.h>
 
+/* The widest vector along k (4 floats, 2 doubles) no wider than k whose
+ * element count divides ldx and ldy (0: that side does not constrain). */
+static int plan_vec(int f32, int k, int64_t ldx, int64_t ldy) {
+  int v = f32 ? 4 : 2;
+  while (v > 1 && (v > k || ldx % v || ldy % v))
+    v /= 2;
+  return v;
+}
+
 smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
   if (!s || !c || s->k < 1 ||
       (s->layout != SMV_LAYOUT_ROW_MAJOR && s->layout != SMV_LAYOUT_COL_MAJOR))
@@ -85,9 +94,7 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
     snprintf(split, sizeof split, "no row longer than %d entries: no split",
              SMV_SPMM_CHUNK);
   if (row && s->k >= SMV_SPMM_COLTRANS_K) {
-    int v = s->f32 ? 4 : 2;
-    while (v > 1 && (v > s->k || s->ldx % v || s->ldy % v))
-      v /= 2;
+    const int v = plan_vec(s->f32, s->k, s->ldx, s->ldy);
     c->vec = v;
     const long long bytes = (long long)s->k * (s->f32 ? 4 : 8);
     if (bytes <= SMV_SPMM_ROWPIPE_BYTES && smv_spmm_full_pass(s->k, v)) {
@@ -110,24 +117,10 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
              v, split);
     return SMV_OK;
   }
-  if (s->k >= SMV_SPMM_COLTRANS_K) {
-    int v = s->f32 ? 4 : 2; /* the workspaces' ld is a multiple of it */
-    while (v > s->k)
-      v /= 2;
-    c->vec = v;
-    c->alg = SMV_SPMM_COLTRANS;
-    snprintf(c->why, sizeof c->why,
-             "column-major k = %d >= %d: X transposed to row-major, rung 4 "
-             "with %d-element loads, Y transposed back; %s",
-             s->k, SMV_SPMM_COLTRANS_K, v, split);
-    return SMV_OK;
-  }
   if (row) {
-    /* Rung 9's loads: the widest vector k, ldx (and X's address, checked
-     * at the launch) allow. */
-    int v = s->f32 ? 4 : 2;
-    while (v > 1 && (v > s->k || s->ldx % v))
-      v /= 2;
+    /* Rung 9's loads: the widest vector k and ldx (and X's address,
+     * checked at the launch) allow. */
+    const int v = plan_vec(s->f32, s->k, s->ldx, 0);
     c->vec = v;
     c->alg = SMV_SPMM_ROWGATHER;
     snprintf(c->why, sizeof c->why,
@@ -136,20 +129,27 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
              s->k, SMV_SPMM_COLTRANS_K, s->row_mean, s->k, v, split);
     return SMV_OK;
   }
-  /* The transposes move 2 (rows + cols) k elements; what they buy is per
-   * entry: entries per row and per column both at least NARROW_MEAN. */
+  /* Column-major. Below SMV_SPMM_COLTRANS_K columns the transposes (2
+   * (rows + cols) k elements moved) pay only when what they buy, per
+   * entry, is enough: entries per row and per column at least
+   * NARROW_MEAN. */
   const int64_t side = s->rows > s->cols ? s->rows : s->cols;
   const double per = side > 0 ? (double)s->nnz / (double)side : 0.0;
-  if (per >= SMV_SPMM_NARROW_MEAN) {
-    int v = s->f32 ? 4 : 2; /* the workspaces' ld is a multiple of it */
-    while (v > s->k)
-      v /= 2;
+  if (s->k >= SMV_SPMM_COLTRANS_K || per >= SMV_SPMM_NARROW_MEAN) {
+    /* The workspaces' ld is a multiple of the vector: only k limits it. */
+    const int v = plan_vec(s->f32, s->k, 0, 0);
     c->vec = v;
     c->alg = SMV_SPMM_COLTRANS;
-    snprintf(c->why, sizeof c->why,
-             "column-major k = %d < %d, %.1f entries a row/col (>= %d): X "
-             "transposed, rung 9, Y transposed back; %s",
-             s->k, SMV_SPMM_COLTRANS_K, per, SMV_SPMM_NARROW_MEAN, split);
+    if (s->k >= SMV_SPMM_COLTRANS_K)
+      snprintf(c->why, sizeof c->why,
+               "column-major k = %d >= %d: X transposed to row-major, rung 4 "
+               "with %d-element loads, Y transposed back; %s",
+               s->k, SMV_SPMM_COLTRANS_K, v, split);
+    else
+      snprintf(c->why, sizeof c->why,
+               "column-major k = %d < %d, %.1f entries a row/col (>= %d): X "
+               "transposed, rung 9, Y transposed back; %s",
+               s->k, SMV_SPMM_COLTRANS_K, per, SMV_SPMM_NARROW_MEAN, split);
     return SMV_OK;
   }
   c->alg = SMV_SPMM_COLSPLIT;
