@@ -189,6 +189,40 @@ static void test_deterministic(void) {
   smv_csr_free(A);
 }
 
+/* Two rungs on the same row-major product, Y = 1.5 A X - 0.5 Y0 (X n x k at
+ * ldx, starting `off` elements into its buffer; Y m x k packed), the
+ * results compared byte for byte: 1 when they are the same bits. */
+static int same_bits(smv_context *ctx, smv_matrix *dA, int f32, int64_t m,
+                     int64_t n, int k, int64_t ldx, int off, smv_spmm_alg a0,
+                     smv_spmm_alg a1) {
+  const size_t es = f32 ? 4 : 8;
+  const int64_t nx = n * ldx + off;
+  double *X = malloc(nx * sizeof *X), *Y0 = malloc(m * k * sizeof *Y0);
+  char *y[2] = {malloc(m * k * es), malloc(m * k * es)};
+  void *dX = NULL, *dY = NULL;
+  int same = 0;
+  CHECK(X && Y0 && y[0] && y[1]);
+  if (X && Y0 && y[0] && y[1]) {
+    tc_fill(X, nx);
+    tc_fill(Y0, m * k);
+    CHECK_OK(smv_device_malloc(ctx, nx * es, &dX));
+    CHECK_OK(smv_device_malloc(ctx, m * k * es, &dY));
+    CHECK_OK(tc_upload(ctx, f32, X, nx, dX));
+    const void *x = (const char *)dX + off * es;
+    const smv_spmm_alg algs[] = {a0, a1};
+    for (int a = 0; a < 2; a++) {
+      CHECK_OK(tc_upload(ctx, f32, Y0, m * k, dY));
+      CHECK_OK(smv_spmm(ctx, algs[a], 1.5, dA, x, ldx, -0.5, dY, k, k,
+                        SMV_LAYOUT_ROW_MAJOR));
+      CHECK_OK(smv_memcpy_d2h(ctx, y[a], dY, m * k * es));
+    }
+    same = memcmp(y[0], y[1], m * k * es) == 0;
+  }
+  smv_device_free(ctx, dX), smv_device_free(ctx, dY);
+  free(X), free(Y0), free(y[0]), free(y[1]);
+  return same;
+}
+
 /* Rung 8 pipelines rung 4's row kernel and keeps its arithmetic: the same
  * bits as rung 4 on full passes (hub rows split, short rows, empty rows),
  * in both precisions, with beta != 0 too. */
@@ -207,32 +241,11 @@ static void test_rowpipe_bits(void) {
         smv_csr_free(A);
         continue;
       }
-      const size_t es = f32 ? 4 : 8;
-      const int64_t m = A->rows, n = A->cols;
-      for (int ki = 0; ki < 6; ki++) {
-        const int k = ks[ki];
-        double *X = malloc(n * k * sizeof *X), *Y0 = malloc(m * k * sizeof *Y0);
-        char *y1 = malloc(m * k * es), *y2 = malloc(m * k * es);
-        void *dX = NULL, *dY = NULL;
-        tc_fill(X, n * k);
-        tc_fill(Y0, m * k);
-        CHECK_OK(smv_device_malloc(ctx, n * k * es, &dX));
-        CHECK_OK(smv_device_malloc(ctx, m * k * es, &dY));
-        CHECK_OK(tc_upload(ctx, f32, X, n * k, dX));
-        const smv_spmm_alg algs[] = {SMV_SPMM_ROWSPLIT, SMV_SPMM_ROWPIPE};
-        char *ys[] = {y1, y2};
-        for (int a = 0; a < 2; a++) {
-          CHECK_OK(tc_upload(ctx, f32, Y0, m * k, dY));
-          CHECK_OK(smv_spmm(ctx, algs[a], 1.5, dA, dX, k, -0.5, dY, k, k,
-                            SMV_LAYOUT_ROW_MAJOR));
-          CHECK_OK(smv_memcpy_d2h(ctx, ys[a], dY, m * k * es));
-        }
-        CHECKF(memcmp(y1, y2, m * k * es) == 0,
+      for (int ki = 0; ki < 6; ki++)
+        CHECKF(same_bits(ctx, dA, f32, A->rows, A->cols, ks[ki], ks[ki], 0,
+                         SMV_SPMM_ROWSPLIT, SMV_SPMM_ROWPIPE),
                "%s %s k=%d: rowpipe differs from rowsplit", specs[s],
-               f32 ? "f32" : "f64", k);
-        smv_device_free(ctx, dX), smv_device_free(ctx, dY);
-        free(X), free(Y0), free(y1), free(y2);
-      }
+               f32 ? "f32" : "f64", ks[ki]);
       smv_matrix_free(dA);
       smv_csr_free(A);
     }
@@ -259,10 +272,8 @@ static void test_rowgather_bits(void) {
         smv_csr_free(A);
         continue;
       }
-      const size_t es = f32 ? 4 : 8;
-      const int64_t m = A->rows, n = A->cols;
       int G = 1; /* rung 5's lanes a row (spmm_5_colsplit.cu) */
-      while (G < 32 && 2.0 * G <= (double)A->nnz / (double)m)
+      while (G < 32 && 2.0 * G <= (double)A->nnz / (double)A->rows)
         G *= 2;
       char g[16];
       snprintf(g, sizeof g, "%d", G);
@@ -272,31 +283,12 @@ static void test_rowgather_bits(void) {
           /* var 1: X one element past a 16-byte boundary (scalar loads);
            * var 2: ldx = k rounded up to 4 (vectors with a partial one at
            * the row's end, k = 3, 5, 7, 11). */
-          const int k = ks[ki], off = var == 1;
+          const int k = ks[ki];
           const int64_t ldx = var == 2 ? (k + 3) / 4 * 4 : k;
-          const int64_t nx = n * ldx + 1;
-          double *X = malloc(nx * sizeof *X), *Y0 = malloc(m * k * sizeof *Y0);
-          char *y1 = malloc(m * k * es), *y2 = malloc(m * k * es);
-          void *dX = NULL, *dY = NULL;
-          tc_fill(X, nx);
-          tc_fill(Y0, m * k);
-          CHECK_OK(smv_device_malloc(ctx, nx * es, &dX));
-          CHECK_OK(smv_device_malloc(ctx, m * k * es, &dY));
-          CHECK_OK(tc_upload(ctx, f32, X, nx, dX));
-          const void *x = (const char *)dX + off * es;
-          const smv_spmm_alg algs[] = {SMV_SPMM_COLSPLIT, SMV_SPMM_ROWGATHER};
-          char *ys[] = {y1, y2};
-          for (int a = 0; a < 2; a++) {
-            CHECK_OK(tc_upload(ctx, f32, Y0, m * k, dY));
-            CHECK_OK(smv_spmm(ctx, algs[a], 1.5, dA, x, ldx, -0.5, dY, k, k,
-                              SMV_LAYOUT_ROW_MAJOR));
-            CHECK_OK(smv_memcpy_d2h(ctx, ys[a], dY, m * k * es));
-          }
-          CHECKF(memcmp(y1, y2, m * k * es) == 0,
+          CHECKF(same_bits(ctx, dA, f32, A->rows, A->cols, k, ldx, var == 1,
+                           SMV_SPMM_COLSPLIT, SMV_SPMM_ROWGATHER),
                  "%s %s k=%d variant %d: rowgather differs from colsplit",
                  specs[s], f32 ? "f32" : "f64", k, var);
-          smv_device_free(ctx, dX), smv_device_free(ctx, dY);
-          free(X), free(Y0), free(y1), free(y2);
         }
       unsetenv("SMV_SPMM_GATHER_LANES");
       smv_matrix_free(dA);
