@@ -153,7 +153,14 @@ static smv_status run(const struct spmm_args *a) {
   const int f32 = m->prec == SMV_F32;
   const size_t es = f32 ? 4 : 8;
   const int vw = f32 ? 4 : 2;
-  const int64_t kp = (a->k + vw - 1) / vw * vw;
+  /* The workspaces' row length: k rounded up to the 16-byte vector for
+   * rung 4; below SMV_SPMM_COLTRANS_K (rung 9) only to an even count, so
+   * f32 k = 2 keeps 8-byte rows (float2 loads) where the vector would
+   * double X's footprint in the L2 its gathers hit (0.88x cuSPARSE on a
+   * power-law graph at k = 2 with 16-byte rows). */
+  const int64_t kp = a->k >= SMV_SPMM_COLTRANS_K ? (a->k + vw - 1) / vw * vw
+                     : a->k == 1                 ? 1
+                                                 : (a->k + 1) / 2 * 2;
   /* The row-major product on the workspaces; rung 4's state (the chunk
    * list, its partials) first: the workspace hangs off the same struct. */
   struct smv_spmm_split *sp;
@@ -167,7 +174,9 @@ static smv_status run(const struct spmm_args *a) {
   const size_t ny = (size_t)m->st.rows * (size_t)kp;
   if ((st = smv_spmm_workspace(a->ctx, sp, (nx + ny) * es)) != SMV_OK)
     return st;
-  char *xt = (char *)sp->tws, *yt = xt + nx * es; /* nx * es: 16-byte mult. */
+  /* xt is cudaMalloc-aligned; yt is nx * es bytes on (a multiple of 16 for
+   * rung 4's kp, of 4 or 8 below: rung 9 reads only xt by vectors). */
+  char *xt = (char *)sp->tws, *yt = xt + nx * es;
   const struct spmm_args r = {a->ctx, a->m, 1.0, 0.0,  xt,
                               kp,     yt,   kp,  a->k, SMV_LAYOUT_ROW_MAJOR};
   cudaError_t e = f32 ? transposes<float>(a, (float *)xt, NULL, kp, 0)
