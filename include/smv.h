@@ -847,7 +847,11 @@ typedef enum {
                                  X row read as 16-byte vectors and 4+
                                  entries a lane; AUTO's rung for row-major
                                  k < 8 (and rung 6's inside there)         */
-  SMV_SPMM_ALG_COUNT = 13
+  SMV_SPMM_ROWSTREAM = 13,    /* rung 10: row-major X rows of a whole warp
+                                 (f32 k = 128, 256; f64 k = 64, 128): a
+                                 warp streams 32 rows' entries as one
+                                 sequence, long rows in rung 4's chunks    */
+  SMV_SPMM_ALG_COUNT = 14
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
 const char *smv_spmm_alg_name(smv_spmm_alg alg);

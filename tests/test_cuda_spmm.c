@@ -1,7 +1,7 @@
 /*
  * test_cuda_spmm.c — the SpMM ladder on the device (issue 22): every rung
  * (1 lanes/gather, 2 spmv, 3 rowvec, 4 rowsplit, 5 colsplit, 6 coltrans,
- * 7 kslice, 8 rowpipe, 9 rowgather) and AUTO
+ * 7 kslice, 8 rowpipe, 9 rowgather, 10 rowstream) and AUTO
  * against the serial reference, column by column with the bench's bound:
  *   matrices with hub rows (power law, R-MAT, one dense row, rows of
  *   exactly 256, 257, 513 and 3000 entries: the chunk edges of the split),
@@ -73,9 +73,9 @@ static const char *const shapes[] = {"hubs",
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
 static const smv_spmm_alg rung_algs[] = {
-    SMV_SPMM_AUTO,     SMV_SPMM_OURS,     SMV_SPMM_SPMV,     SMV_SPMM_ROWVEC,
-    SMV_SPMM_ROWSPLIT, SMV_SPMM_COLSPLIT, SMV_SPMM_COLTRANS, SMV_SPMM_KSLICE,
-    SMV_SPMM_ROWPIPE,  SMV_SPMM_ROWGATHER};
+    SMV_SPMM_AUTO,     SMV_SPMM_OURS,      SMV_SPMM_SPMV,     SMV_SPMM_ROWVEC,
+    SMV_SPMM_ROWSPLIT, SMV_SPMM_COLSPLIT,  SMV_SPMM_COLTRANS, SMV_SPMM_KSLICE,
+    SMV_SPMM_ROWPIPE,  SMV_SPMM_ROWGATHER, SMV_SPMM_ROWSTREAM};
 #define NALGS (sizeof rung_algs / sizeof rung_algs[0])
 
 /* 1 if the rung lacks this shape (SMV_ERR_UNSUPPORTED expected). */
@@ -88,6 +88,7 @@ static int lacks(smv_spmm_alg alg, int row, int k, int pad) {
   case SMV_SPMM_KSLICE:
   case SMV_SPMM_ROWPIPE:
   case SMV_SPMM_ROWGATHER:
+  case SMV_SPMM_ROWSTREAM:
     return !row;
   case SMV_SPMM_COLTRANS:
     return row;
@@ -99,7 +100,7 @@ static int lacks(smv_spmm_alg alg, int row, int k, int pad) {
 static void test_rungs(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  const int ks[] = {1, 2, 3, 4, 5, 8, 9, 31, 33, 64, 65, 127, 130, 257};
+  const int ks[] = {1, 2, 3, 4, 5, 8, 9, 31, 33, 64, 65, 127, 128, 130, 257};
   /* SMV_TEST_SHORT (the compute-sanitizer run): every third k, which still
    * has 1, the tails and both CV tiles. */
   const int short_run = getenv("SMV_TEST_SHORT") != NULL;
@@ -246,6 +247,43 @@ static void test_rowpipe_bits(void) {
                          SMV_SPMM_ROWSPLIT, SMV_SPMM_ROWPIPE),
                "%s %s k=%d: rowpipe differs from rowsplit", specs[s],
                f32 ? "f32" : "f64", ks[ki]);
+      smv_matrix_free(dA);
+      smv_csr_free(A);
+    }
+}
+
+/* Rung 10 streams rung 4's rows with rung 4's arithmetic at G = 1: the
+ * same bits as rung 4 on X rows of a whole warp (f32 k = 128, 256; f64
+ * k = 64, 128), with hub rows in the chunks between streamed rows, empty
+ * rows, beta != 0 and ldx wider than k; and where it falls back to rung 4
+ * (k = 32, X one element off 16 bytes), trivially the same. */
+static void test_rowstream_bits(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  const char *specs[] = {"rmat:12:16", "plaw:3000:8", "hubs",
+                         "denserow:300:3,cols=2500", "lap3d:10"};
+  const int ks[] = {32, 64, 128, 256};
+  for (int f32 = 0; f32 < 2; f32++)
+    for (int s = 0; s < 5; s++) {
+      smv_csr *A = gen(specs[s], f32);
+      smv_matrix *dA = NULL;
+      if (A)
+        CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
+      if (!dA) {
+        smv_csr_free(A);
+        continue;
+      }
+      for (int ki = 0; ki < 4; ki++)
+        for (int var = 0; var < 3; var++) {
+          /* var 1: ldx = k + 4 (still 16-byte rows); var 2: X one
+           * element past a 16-byte boundary (rung 4's fallback). */
+          const int k = ks[ki];
+          const int64_t ldx = var == 1 ? k + 4 : k;
+          CHECKF(same_bits(ctx, dA, f32, A->rows, A->cols, k, ldx, var == 2,
+                           SMV_SPMM_ROWSPLIT, SMV_SPMM_ROWSTREAM),
+                 "%s %s k=%d variant %d: rowstream differs from rowsplit",
+                 specs[s], f32 ? "f32" : "f64", k, var);
+        }
       smv_matrix_free(dA);
       smv_csr_free(A);
     }
@@ -427,6 +465,7 @@ int main(void) {
   RUN(test_deterministic);
   RUN(test_rowpipe_bits);
   RUN(test_rowgather_bits);
+  RUN(test_rowstream_bits);
   RUN(test_refused);
   RUN(test_graph_split);
   smv_context_free(tc_ctx);

@@ -44,6 +44,11 @@
  *               entries a lane (rung 5: 1-2). Wins at k = 2..7 on every
  *               class measured; rung 6 runs it inside below 8 columns.
  *               Loses at k = 1 to the SpMV engine.
+ *  10 rowstream rung 4 with X rows of a whole warp (f32 k = 128, 256; f64
+ *               k = 64, 128): a warp streams the entries of 32 rows as one
+ *               sequence, X loads running ahead across row ends (rung 4
+ *               waits three memory trips a row). Same bits as rung 4.
+ *               Should lose where rows are long (a window is one warp's).
  * The plan (src/spmm/spmm_plan.c, smv_spmm_choose): k = 1 contiguous ->
  * 2; row-major k < 8 -> 9; column-major k < 8 -> 6 (rung 9 inside) with
  * rows of 8+ entries on the mean, else 5; row-major with k x
@@ -60,7 +65,8 @@
 static const struct spmm_rung *const rungs[] = {
     &smv_spmm_rung_lanes,    &smv_spmm_rung_spmv,     &smv_spmm_rung_rowvec,
     &smv_spmm_rung_rowsplit, &smv_spmm_rung_colsplit, &smv_spmm_rung_coltrans,
-    &smv_spmm_rung_kslice,   &smv_spmm_rung_rowpipe,  &smv_spmm_rung_rowgather};
+    &smv_spmm_rung_kslice,   &smv_spmm_rung_rowpipe,  &smv_spmm_rung_rowgather,
+    &smv_spmm_rung_rowstream};
 #define NRUNGS ((int)(sizeof rungs / sizeof rungs[0]))
 
 static const struct spmm_rung *rung_of(smv_spmm_alg alg) {

@@ -45,6 +45,8 @@ extern const struct spmm_rung smv_spmm_rung_coltrans;  /* spmm_6_coltrans.cu */
 extern const struct spmm_rung smv_spmm_rung_kslice;    /* spmm_7_kslice.cu   */
 extern const struct spmm_rung smv_spmm_rung_rowpipe;   /* spmm_8_rowpipe.cu  */
 extern const struct spmm_rung smv_spmm_rung_rowgather; /* spmm_9_rowgather.cu */
+extern const struct spmm_rung
+    smv_spmm_rung_rowstream; /* spmm_10_rowstream.cu */
 
 #define SMV_SPMM_TUNED 8
 
