@@ -38,11 +38,34 @@
  */
 #include "spmm_rowvec.cuh"
 
-#define STREAM_BLOCK 256
+#include <stdlib.h>
 
-/* Rows in flight per lane: 8 X vectors (f32 k = 128: 8 x 16 bytes a lane,
- * 4 KB a warp), halved with two vectors a lane. */
-#define STREAM_U(CV) (8 / (CV))
+/* Threads a block (at most STREAM_BLOCK): a window's warp is done when its
+ * 32 rows are, and windows of a graph differ many times over in entries;
+ * a block's slot frees only when its slowest warp ends. Ncu at 256
+ * threads (8 windows a block) found 21% of the SM's warps active where
+ * the registers allow 37%. SMV_SPMM_STREAM_BLOCK (32..256, a multiple of
+ * 32) overrides it for experiments. */
+#define STREAM_BLOCK 256
+#define STREAM_BLOCK_DEFAULT 64
+
+static int stream_block(void) {
+  const char *s = getenv("SMV_SPMM_STREAM_BLOCK");
+  if (s) {
+    const int b = atoi(s);
+    if (b >= 32 && b <= STREAM_BLOCK && b % 32 == 0)
+      return b;
+  }
+  return STREAM_BLOCK_DEFAULT;
+}
+
+/* X rows in flight per warp: U = 8 (f32 k = 128: 8 x 16 bytes a lane,
+ * 4 KB a warp), halved with two vectors a lane; SMV_SPMM_STREAM_U = 4
+ * halves it again (fewer registers) for experiments. */
+static int stream_u(void) {
+  const char *s = getenv("SMV_SPMM_STREAM_U");
+  return s && atoi(s) == 4 ? 4 : 8;
+}
 
 /* Y's row at yr = alpha * acc + beta * Y (the whole warp: lane ln holds
  * columns (cv * 32 + ln) * V ..), then acc = 0. */
@@ -60,14 +83,13 @@ __device__ __forceinline__ void stream_flush(T *yr, int ln, T alpha, T beta,
 /* One warp per window of 32 rows [w0, w0 + nr). Rows longer than thr
  * (thr >= 0) are skipped: their entries are not in the stream (rung 4's
  * chunks sum them, its fix-up writes their Y rows). */
-template <typename T, int V, int CV>
+template <typename T, int V, int CV, int U>
 __global__ void __launch_bounds__(STREAM_BLOCK)
     spmm_rowstream_rows(int64_t rows, const int32_t *__restrict__ rp,
                         const int32_t *__restrict__ ci,
                         const T *__restrict__ val, const T *__restrict__ X,
                         int64_t ldx, T *__restrict__ Y, int64_t ldy,
                         int64_t thr, T alpha, T beta) {
-  constexpr int U = STREAM_U(CV);
   const int ln = threadIdx.x & 31;
   const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   const int64_t w0 = warp * 32;
@@ -149,13 +171,14 @@ __global__ void __launch_bounds__(STREAM_BLOCK)
   }
 }
 
-template <typename T, int V, int CV>
+template <typename T, int V, int CV, int U>
 static cudaError_t stream_launch(const struct spmm_args *a, int64_t thr) {
   const smv_matrix *m = a->m;
   const int64_t rows = m->st.rows;
   const int64_t warps = (rows + 31) / 32;
-  const unsigned grid = smv_grid_for(warps * 32, STREAM_BLOCK);
-  spmm_rowstream_rows<T, V, CV><<<grid, STREAM_BLOCK, 0, a->ctx->stream>>>(
+  const int block = stream_block();
+  const unsigned grid = smv_grid_for(warps * 32, block);
+  spmm_rowstream_rows<T, V, CV, U><<<grid, block, 0, a->ctx->stream>>>(
       rows, m->row_ptr, m->col_idx, (const T *)m->values, (const T *)a->X,
       a->ldx, (T *)a->Y, a->ldy, thr, (T)a->alpha, (T)a->beta);
   return cudaGetLastError();
@@ -169,8 +192,13 @@ static int stream_try(const struct spmm_args *a, int64_t thr, cudaError_t *e) {
   smv_spmm_rowvec_shape(a->k, V, &L, &CV);
   if (L != 32 || a->k != L * V * CV)
     return 0;
-  *e =
-      CV == 2 ? stream_launch<T, V, 2>(a, thr) : stream_launch<T, V, 1>(a, thr);
+  const int u = stream_u();
+  if (CV == 2)
+    *e = u == 4 ? stream_launch<T, V, 2, 2>(a, thr)
+                : stream_launch<T, V, 2, 4>(a, thr);
+  else
+    *e = u == 4 ? stream_launch<T, V, 1, 4>(a, thr)
+                : stream_launch<T, V, 1, 8>(a, thr);
   return 1;
 }
 
