@@ -493,10 +493,11 @@ int cmd_bench_spmm(int argc, char **argv) {
   }
   if (valgs &&
       parse_list(valgs, o.algs, &o.nalgs, SMV_SPMM_ALG_COUNT, one_alg) != 0)
-    return cli_usage("bench-spmm",
-                     "--algs: a list of auto, ours, cusparse-alg1, "
-                     "cusparse-alg2, cusparse-alg3, spmv, rowvec, rowsplit, "
-                     "colsplit, coltrans, kslice, rowpipe, rowgather, rowstream");
+    return cli_usage(
+        "bench-spmm",
+        "--algs: a list of auto, ours, cusparse-alg1, "
+        "cusparse-alg2, cusparse-alg3, spmv, rowvec, rowsplit, "
+        "colsplit, coltrans, kslice, rowpipe, rowgather, rowstream");
   if (vruns) {
     if (cli_parse_long(vruns, 1, 100000, &lv) != 0)
       return cli_usage("bench-spmm", "--runs wants 1..100000");

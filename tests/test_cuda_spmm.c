@@ -190,6 +190,22 @@ static void test_deterministic(void) {
   smv_csr_free(A);
 }
 
+/* specs's matrix generated (rounded to f32 values for f32) and on the
+ * device: 1, or 0 with nothing left allocated. */
+static int open_matrix(smv_context *ctx, const char *spec, int f32, smv_csr **A,
+                       smv_matrix **dA) {
+  *A = gen(spec, f32);
+  *dA = NULL;
+  if (*A)
+    CHECK_OK(smv_matrix_create(ctx, *A, f32 ? SMV_F32 : SMV_F64, dA));
+  if (!*dA) {
+    smv_csr_free(*A);
+    *A = NULL;
+    return 0;
+  }
+  return 1;
+}
+
 /* Two rungs on the same row-major product, Y = 1.5 A X - 0.5 Y0 (X n x k at
  * ldx, starting `off` elements into its buffer; Y m x k packed), the
  * results compared byte for byte: 1 when they are the same bits. */
@@ -234,14 +250,10 @@ static void test_rowpipe_bits(void) {
   const int ks[] = {4, 8, 32, 64, 128, 256};
   for (int f32 = 0; f32 < 2; f32++)
     for (int s = 0; s < 3; s++) {
-      smv_csr *A = gen(specs[s], f32);
-      smv_matrix *dA = NULL;
-      if (A)
-        CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
-      if (!dA) {
-        smv_csr_free(A);
+      smv_csr *A;
+      smv_matrix *dA;
+      if (!open_matrix(ctx, specs[s], f32, &A, &dA))
         continue;
-      }
       for (int ki = 0; ki < 6; ki++)
         CHECKF(same_bits(ctx, dA, f32, A->rows, A->cols, ks[ki], ks[ki], 0,
                          SMV_SPMM_ROWSPLIT, SMV_SPMM_ROWPIPE),
@@ -265,14 +277,10 @@ static void test_rowstream_bits(void) {
   const int ks[] = {32, 64, 128, 256};
   for (int f32 = 0; f32 < 2; f32++)
     for (int s = 0; s < 5; s++) {
-      smv_csr *A = gen(specs[s], f32);
-      smv_matrix *dA = NULL;
-      if (A)
-        CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
-      if (!dA) {
-        smv_csr_free(A);
+      smv_csr *A;
+      smv_matrix *dA;
+      if (!open_matrix(ctx, specs[s], f32, &A, &dA))
         continue;
-      }
       for (int ki = 0; ki < 4; ki++)
         for (int var = 0; var < 3; var++) {
           /* var 1: ldx = k + 4 (still 16-byte rows); var 2: X one
@@ -302,14 +310,10 @@ static void test_rowgather_bits(void) {
   const int ks[] = {1, 2, 3, 4, 5, 7, 8, 11};
   for (int f32 = 0; f32 < 2; f32++)
     for (int s = 0; s < 4; s++) {
-      smv_csr *A = gen(specs[s], f32);
-      smv_matrix *dA = NULL;
-      if (A)
-        CHECK_OK(smv_matrix_create(ctx, A, f32 ? SMV_F32 : SMV_F64, &dA));
-      if (!dA) {
-        smv_csr_free(A);
+      smv_csr *A;
+      smv_matrix *dA;
+      if (!open_matrix(ctx, specs[s], f32, &A, &dA))
         continue;
-      }
       int G = 1; /* rung 5's lanes a row (spmm_5_colsplit.cu) */
       while (G < 32 && 2.0 * G <= (double)A->nnz / (double)A->rows)
         G *= 2;

@@ -167,10 +167,30 @@ static void test_rule(void) {
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
   CHECK_INT(c.vec, 2);
+  /* The same widths with rows past a chunk (a graph): rung 10 at 16-byte
+   * vectors (k = 32 x the vector: one a lane across the warp); rung 4
+   * when the vector is narrower (two a lane) or k wider. */
   s = shape(SMV_SPMM_CHUNK + 1, 16, 64, 1, 0, 64, 64);
   CHECK_OK(smv_spmm_choose(&s, &c));
-  CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
+  CHECK_INT(c.alg, SMV_SPMM_ROWSTREAM);
   CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
+  CHECK_INT(c.vec, 2);
+  CHECK_STR_HAS(c.why, "512-byte X rows");
+  CHECK_STR_HAS(c.why, "streams 32 rows");
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 128, 1, 1, 128, 128);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSTREAM);
+  CHECK_INT(c.vec, 4);
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 128, 1, 1, 130, 130);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
+  CHECK_INT(c.vec, 2);
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 256, 1, 1, 256, 256);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 128, 1, 0, 128, 128);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
   /* Not a full pass (rung 8 would run rung 4 inside): rung 3/4, even
    * under the threshold. */
   s = shape(27, 27, 24, 1, 1, 24, 24);
@@ -192,9 +212,14 @@ static void test_rule(void) {
   s = shape(27, 27, 10, 1, 1, 10, 10);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.vec, 2);
-  /* Hubs past the threshold: rung 4 with chunks of SMV_SPMM_CHUNK; a
+  /* Hubs past the threshold: chunks of SMV_SPMM_CHUNK (rung 10 at f32
+   * k = 128, one vector a lane; rung 4 at k = 96, not a full pass); a
    * longest row of exactly a chunk: rung 3. */
   s = shape(SMV_SPMM_CHUNK + 1, 16, 128, 1, 1, 128, 128);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSTREAM);
+  CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 96, 1, 1, 96, 96);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
   CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
@@ -202,14 +227,19 @@ static void test_rule(void) {
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
   /* Every power of two from 8 up to the threshold lands on rung 8, in
-   * both precisions; the next one does not. */
+   * both precisions; the next one (512-byte X rows) on rung 10, wider on
+   * rung 4. */
   for (int f32 = 0; f32 < 2; f32++)
     for (int k = SMV_SPMM_COLTRANS_K; k <= 256; k *= 2) {
       s = shape(SMV_SPMM_CHUNK + 1, 16, k, 1, f32, k, k);
       CHECK_OK(smv_spmm_choose(&s, &c));
-      const int pipe = k * (f32 ? 4 : 8) <= SMV_SPMM_ROWPIPE_BYTES;
-      CHECKF(c.alg == (pipe ? SMV_SPMM_ROWPIPE : SMV_SPMM_ROWSPLIT),
-             "f32=%d k=%d: %s", f32, k, smv_spmm_alg_name(c.alg));
+      const int bytes = k * (f32 ? 4 : 8);
+      const smv_spmm_alg want = bytes <= SMV_SPMM_ROWPIPE_BYTES
+                                    ? SMV_SPMM_ROWPIPE
+                                : bytes == 512 ? SMV_SPMM_ROWSTREAM
+                                               : SMV_SPMM_ROWSPLIT;
+      CHECKF(c.alg == want, "f32=%d k=%d: %s", f32, k,
+             smv_spmm_alg_name(c.alg));
     }
   /* Column-major: rung 6 (transposes) from SMV_SPMM_COLTRANS_K columns,
    * rung 5 below, with or without chunks. */

@@ -39,6 +39,18 @@
  *     occupancy
  *     (bench/results/h200/spmm.md, rung 8). Other k are not a full pass
  *     and would run rung 4 inside rung 8 anyway: rung 4 (or 3) below.
+ *   row-major with rows longer than a chunk (graphs: hubs and many
+ *     short rows) and k = 32 x the vector width (X rows of 512 bytes,
+ *     one 16-byte vector a lane across a whole warp: f32 k = 128, f64
+ *     k = 64): rung 10, a warp streams 32 rows' entries as one sequence.
+ *     Rung 4 waited three memory trips per short row there (ncu: L2 at
+ *     61%, DRAM at 40% of peak on R-MAT f32 k = 128); rung 10 was
+ *     1.10-1.14x rung 4 on R-MAT and power-law graphs in both precisions.
+ *     Without long rows (a stencil's 27 a row) it lost to rung 3 (0.81x):
+ *     each row's gathers are already a long stream, and a window is one
+ *     warp's 864 entries. Wider k (two vectors a lane) is not in the rule
+ *     yet: f64 k = 128 gained 4% at 32 threads a block, f32 k = 256 was
+ *     not measured at that block (bench/results/h200/spmm.md, rung 10).
  *   other row-major k >= 8: rung 4 (rung 3 when no row is longer than a
  *     chunk, which is the same launch without the split): each X row j is
  *     k contiguous elements, read as 16-byte vectors by 1..32 lanes, and
@@ -104,6 +116,15 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
           "row-major k = %d: %lld bytes along k (<= %d), full pass: rung 4 "
           "pipelined across rows, %d-element loads; %s",
           s->k, bytes, SMV_SPMM_ROWPIPE_BYTES, v, split);
+      return SMV_OK;
+    }
+    if (c->chunk && s->k == 32 * v) {
+      c->alg = SMV_SPMM_ROWSTREAM;
+      snprintf(c->why, sizeof c->why,
+               "row-major k = %d: %lld-byte X rows (a %d-element vector a "
+               "lane, a whole warp), rows of a graph: a warp streams 32 "
+               "rows' entries as one sequence; %s",
+               s->k, bytes, v, split);
       return SMV_OK;
     }
     c->alg = c->chunk ? SMV_SPMM_ROWSPLIT : SMV_SPMM_ROWVEC;

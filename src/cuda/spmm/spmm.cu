@@ -48,12 +48,14 @@
  *               k = 64, 128): a warp streams the entries of 32 rows as one
  *               sequence, X loads running ahead across row ends (rung 4
  *               waits three memory trips a row). Same bits as rung 4.
- *               Should lose where rows are long (a window is one warp's).
+ *               Loses where rows are long and even (a stencil: a window
+ *               is one warp's 864 entries) and at two vectors a lane.
  * The plan (src/spmm/spmm_plan.c, smv_spmm_choose): k = 1 contiguous ->
  * 2; row-major k < 8 -> 9; column-major k < 8 -> 6 (rung 9 inside) with
  * rows of 8+ entries on the mean, else 5; row-major with k x
- * sizeof(value) <= 256 bytes and a full pass (a power of two) -> 8; other
- * row-major -> 4 (3 without long rows); column-major -> 6.
+ * sizeof(value) <= 256 bytes and a full pass (a power of two) -> 8;
+ * row-major with long rows and k = 32 x the vector (512-byte X rows) ->
+ * 10; other row-major -> 4 (3 without long rows); column-major -> 6.
  */
 #include "spmm_ladder.h"
 

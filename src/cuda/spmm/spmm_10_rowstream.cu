@@ -30,24 +30,35 @@
  * row. Registers: U x CV vectors of X (U = 8 / CV: 32 registers of X in
  * flight for f32 k = 128), the pairs of two batches, the window's offsets.
  *
- * Where it should lose: rows of many entries each (a stencil's 27, or
- * wider): rung 3 already streams within a row, and a window of long rows
- * is one warp's long serial walk (the grid has one warp a window, so the
- * block scheduler balances what it can). Only full passes (k = 32 x V x
+ * Measured (an H200, every case verified; bench/results/h200/spmm.md,
+ * "Rung 10"): on R-MAT and power-law graphs 1.10-1.14x rung 4 at f32
+ * k = 128 and f64 k = 64, which puts f32 k = 128 at 1.26-1.30x cuSPARSE's
+ * fastest; f64 k = 128 gained 1.03-1.04x. The plan runs it on rows of a
+ * graph (rows past a chunk) with one vector a lane (src/spmm/spmm_plan.c).
+ *
+ * Where it loses: rows of many entries each. On stencil27 (27 a row, no
+ * hubs) it was 0.81x rung 3 at f32 k = 128: rung 3 already streams within
+ * a row, and a window is one warp's 864 entries, so fewer warps share
+ * the work. f32 k = 256 (two vectors a lane, 86 registers) was 0.98x
+ * rung 4 on R-MAT at 256-thread blocks. Only full passes (k = 32 x V x
  * CV): any other k, and X rows narrower than a warp, run rung 4.
  */
 #include "spmm_rowvec.cuh"
 
 #include <stdlib.h>
 
-/* Threads a block (at most STREAM_BLOCK): a window's warp is done when its
- * 32 rows are, and windows of a graph differ many times over in entries;
- * a block's slot frees only when its slowest warp ends. Ncu at 256
- * threads (8 windows a block) found 21% of the SM's warps active where
- * the registers allow 37%. SMV_SPMM_STREAM_BLOCK (32..256, a multiple of
- * 32) overrides it for experiments. */
+/* Threads a block (at most STREAM_BLOCK): one warp, so one window. A
+ * window's warp is done when its 32 rows are, windows of a graph differ
+ * many times over in entries, and a block's slot frees only when its
+ * slowest warp ends: ncu at 256 threads (8 windows a block) found 21% of
+ * the SM's warps active where the registers allow 37%. One-warp blocks
+ * free a slot per window (an sm_90 SM holds 32 blocks: the registers,
+ * not the block count, limit it). Measured on R-MAT and power-law f32 k =
+ * 128: 32 threads ahead of 64, 128 and 256 on R-MAT, level on power law.
+ * SMV_SPMM_STREAM_BLOCK (32..256, a multiple of 32) overrides it for
+ * experiments. */
 #define STREAM_BLOCK 256
-#define STREAM_BLOCK_DEFAULT 64
+#define STREAM_BLOCK_DEFAULT 32
 
 static int stream_block(void) {
   const char *s = getenv("SMV_SPMM_STREAM_BLOCK");
@@ -184,54 +195,33 @@ static cudaError_t stream_launch(const struct spmm_args *a, int64_t thr) {
   return cudaGetLastError();
 }
 
-/* 1 and the kernel launched when k at vector width V is one full pass
- * of a whole warp (L = 32, k = 32 x V x CV); 0 when not (rung 4 runs). */
-template <typename T, int V>
-static int stream_try(const struct spmm_args *a, int64_t thr, cudaError_t *e) {
-  int L, CV;
-  smv_spmm_rowvec_shape(a->k, V, &L, &CV);
-  if (L != 32 || a->k != L * V * CV)
-    return 0;
-  const int u = stream_u();
-  if (CV == 2)
-    *e = u == 4 ? stream_launch<T, V, 2, 2>(a, thr)
-                : stream_launch<T, V, 2, 4>(a, thr);
-  else
-    *e = u == 4 ? stream_launch<T, V, 1, 4>(a, thr)
-                : stream_launch<T, V, 1, 8>(a, thr);
-  return 1;
-}
-
-static int stream_run(const struct spmm_args *a, int64_t thr, cudaError_t *e) {
-  const int v = spmm_rowvec_width(a);
-  if (a->m->prec == SMV_F32)
-    return v == 4   ? stream_try<float, 4>(a, thr, e)
-           : v == 2 ? stream_try<float, 2>(a, thr, e)
-                    : stream_try<float, 1>(a, thr, e);
-  return v == 2 ? stream_try<double, 2>(a, thr, e)
-                : stream_try<double, 1>(a, thr, e);
-}
+/* run: 1 and the kernel launched when k at vector width V is one full
+ * pass of a whole warp (L = 32, k = 32 x V x CV); 0 when not (rung 4
+ * runs). */
+template <typename T, int V> struct stream_rows {
+  static int run(const struct spmm_args *a, int64_t thr, cudaError_t *e) {
+    int L, CV;
+    smv_spmm_rowvec_shape(a->k, V, &L, &CV);
+    if (L != 32 || a->k != L * V * CV)
+      return 0;
+    const int u = stream_u();
+    if (CV == 2)
+      *e = u == 4 ? stream_launch<T, V, 2, 2>(a, thr)
+                  : stream_launch<T, V, 2, 4>(a, thr);
+    else
+      *e = u == 4 ? stream_launch<T, V, 1, 4>(a, thr)
+                  : stream_launch<T, V, 1, 8>(a, thr);
+    return 1;
+  }
+};
 
 static int accepts(const struct spmm_args *a) {
   return a->layout == SMV_LAYOUT_ROW_MAJOR;
 }
 
 static smv_status run(const struct spmm_args *a) {
-  struct smv_spmm_split *sp = NULL;
-  smv_status st;
-  const int split = a->m->st.row_max > SMV_SPMM_CHUNK;
-  if (split && (st = smv_spmm_split_get(a, &sp)) != SMV_OK)
-    return st;
-  const int64_t thr = split ? sp->chunk : -1;
-  cudaError_t e = cudaSuccess;
-  if (!stream_run(a, thr, &e)) {
-    if ((st = smv_spmm_rowvec_run(a, thr)) != SMV_OK) /* rung 4's rows */
-      return st;
-  } else if (e != cudaSuccess) {
-    return smv_cu_fail(a->ctx, e, "launch of SpMM rung 10 (rowstream, k = %d)",
-                       a->k);
-  }
-  return split ? smv_spmm_rowsplit_long(a, sp) : SMV_OK;
+  return smv_spmm_rowsplit_with(a, spmm_rows_by_width<stream_rows>,
+                                "rung 10 (rowstream)");
 }
 
 const struct spmm_rung smv_spmm_rung_rowstream = {

@@ -328,6 +328,24 @@ smv_status smv_spmm_rowsplit_long(const struct spmm_args *a,
   return SMV_OK;
 }
 
+smv_status smv_spmm_rowsplit_with(const struct spmm_args *a,
+                                  smv_spmm_rows_fn rows, const char *name) {
+  struct smv_spmm_split *sp = NULL;
+  smv_status st;
+  const int split = a->m->st.row_max > SMV_SPMM_CHUNK;
+  if (split && (st = smv_spmm_split_get(a, &sp)) != SMV_OK)
+    return st;
+  const int64_t thr = split ? sp->chunk : -1;
+  cudaError_t e = cudaSuccess;
+  if (!rows(a, thr, &e)) {
+    if ((st = smv_spmm_rowvec_run(a, thr)) != SMV_OK) /* rung 4's rows */
+      return st;
+  } else if (e != cudaSuccess) {
+    return smv_cu_fail(a->ctx, e, "launch of SpMM %s (k = %d)", name, a->k);
+  }
+  return split ? smv_spmm_rowsplit_long(a, sp) : SMV_OK;
+}
+
 static smv_status run(const struct spmm_args *a) {
   if (a->m->st.row_max <= SMV_SPMM_CHUNK)
     return smv_spmm_rowvec_run(a, -1); /* no long rows: rung 3 alone */

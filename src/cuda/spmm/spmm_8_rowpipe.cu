@@ -168,50 +168,28 @@ static cudaError_t pipe_launch(const struct spmm_args *a, int L, int G,
   return cudaGetLastError();
 }
 
-/* 1 and the kernel launched when k is one full pass at vector width V;
- * 0 when it is not (the caller runs rung 4). */
-template <typename T, int V>
-static int pipe_try(const struct spmm_args *a, int64_t thr, cudaError_t *e) {
-  int L, CV;
-  smv_spmm_rowvec_shape(a->k, V, &L, &CV);
-  if (a->k != L * V * CV) /* smv_spmm_full_pass: the plan asks the same */
-    return 0;
-  const int G = spmm_rowvec_groups(a->m->st.row_mean, L);
-  *e = CV == 2 ? pipe_launch<T, V, 2>(a, L, G, thr)
-               : pipe_launch<T, V, 1>(a, L, G, thr);
-  return 1;
-}
-
-static int pipe_run(const struct spmm_args *a, int64_t thr, cudaError_t *e) {
-  const int v = spmm_rowvec_width(a);
-  if (a->m->prec == SMV_F32)
-    return v == 4   ? pipe_try<float, 4>(a, thr, e)
-           : v == 2 ? pipe_try<float, 2>(a, thr, e)
-                    : pipe_try<float, 1>(a, thr, e);
-  return v == 2 ? pipe_try<double, 2>(a, thr, e)
-                : pipe_try<double, 1>(a, thr, e);
-}
+/* run: 1 and the kernel launched when k is one full pass at vector width
+ * V; 0 when it is not (the caller runs rung 4). */
+template <typename T, int V> struct pipe_rows {
+  static int run(const struct spmm_args *a, int64_t thr, cudaError_t *e) {
+    int L, CV;
+    smv_spmm_rowvec_shape(a->k, V, &L, &CV);
+    if (a->k != L * V * CV) /* smv_spmm_full_pass: the plan asks the same */
+      return 0;
+    const int G = spmm_rowvec_groups(a->m->st.row_mean, L);
+    *e = CV == 2 ? pipe_launch<T, V, 2>(a, L, G, thr)
+                 : pipe_launch<T, V, 1>(a, L, G, thr);
+    return 1;
+  }
+};
 
 static int accepts(const struct spmm_args *a) {
   return a->layout == SMV_LAYOUT_ROW_MAJOR;
 }
 
 static smv_status run(const struct spmm_args *a) {
-  struct smv_spmm_split *sp = NULL;
-  smv_status st;
-  const int split = a->m->st.row_max > SMV_SPMM_CHUNK;
-  if (split && (st = smv_spmm_split_get(a, &sp)) != SMV_OK)
-    return st;
-  cudaError_t e = cudaSuccess;
-  if (!pipe_run(a, split ? sp->chunk : -1, &e)) {
-    /* Not a full pass: rung 4's row kernel. */
-    if ((st = smv_spmm_rowvec_run(a, split ? sp->chunk : -1)) != SMV_OK)
-      return st;
-  } else if (e != cudaSuccess) {
-    return smv_cu_fail(a->ctx, e, "launch of SpMM rung 8 (rowpipe, k = %d)",
-                       a->k);
-  }
-  return split ? smv_spmm_rowsplit_long(a, sp) : SMV_OK;
+  return smv_spmm_rowsplit_with(a, spmm_rows_by_width<pipe_rows>,
+                                "rung 8 (rowpipe)");
 }
 
 const struct spmm_rung smv_spmm_rung_rowpipe = {SMV_SPMM_ROWPIPE, 8, accepts,

@@ -99,6 +99,17 @@ smv_status smv_spmm_rowvec_run(const struct spmm_args *a, int64_t thr);
 smv_status smv_spmm_rowsplit_long(const struct spmm_args *a,
                                   struct smv_spmm_split *sp);
 
+/* Rung 4 with its row kernel swapped (rungs 8 and 10): the long-row split
+ * when a row is longer than a chunk; rows(a, thr, &e) launches the
+ * swapped row kernel (rows longer than thr >= 0 left to the chunks) and
+ * answers 1, or answers 0 for a shape it does not take, and rung 4's row
+ * kernel runs instead; then rung 4's chunks and fix-up. `name` ("rung 8
+ * (rowpipe)") names the rung in a launch error. */
+typedef int (*smv_spmm_rows_fn)(const struct spmm_args *a, int64_t thr,
+                                cudaError_t *e);
+smv_status smv_spmm_rowsplit_with(const struct spmm_args *a,
+                                  smv_spmm_rows_fn rows, const char *name);
+
 /* Blocks for `warps` warps of work at `block` threads, at most what the
  * device keeps resident (SM count x blocks per SM for `kernel`) times
  * `waves`: the kernels loop over their work. */

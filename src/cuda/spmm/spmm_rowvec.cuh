@@ -251,4 +251,18 @@ static inline int spmm_rowvec_width(const struct spmm_args *a) {
   return v;
 }
 
+/* F<T, V>::run(a, thr, e) at the matrix's precision and the widest
+ * vector these operands allow (rungs 8 and 10: their row kernels by
+ * shape; 0 when F does not take the shape). */
+template <template <typename, int> class F>
+static inline int spmm_rows_by_width(const struct spmm_args *a, int64_t thr,
+                                     cudaError_t *e) {
+  const int v = spmm_rowvec_width(a);
+  if (a->m->prec == SMV_F32)
+    return v == 4   ? F<float, 4>::run(a, thr, e)
+           : v == 2 ? F<float, 2>::run(a, thr, e)
+                    : F<float, 1>::run(a, thr, e);
+  return v == 2 ? F<double, 2>::run(a, thr, e) : F<double, 1>::run(a, thr, e);
+}
+
 #endif
