@@ -832,10 +832,11 @@ typedef enum {
   SMV_SPMM_COLSPLIT = 8,      /* rung 5: any layout (made for column-major):
                                  lanes split each row, tiles of 8 columns,
                                  long rows cut into chunks as rung 4         */
-  SMV_SPMM_COLTRANS = 9,      /* rung 6: column-major through rung 4 (rung 9
-                                 below 8 columns): X transposed to a
-                                 row-major workspace, Y transposed back
-                                 (alpha, beta applied)                       */
+  SMV_SPMM_COLTRANS = 9,      /* rung 6: column-major through the row-major
+                                 rung the plan picks (rung 9 below 8
+                                 columns): X transposed to a row-major
+                                 workspace, Y transposed back (alpha, beta
+                                 applied)                                    */
   SMV_SPMM_KSLICE = 10,       /* rung 7: row-major, rung 4 once per slice of
                                  columns sized to the L2; a measured loss,
                                  never chosen by AUTO                        */
@@ -877,7 +878,8 @@ typedef struct {
 /* SMV_ERR_ARG for NULL or a shape with k < 1 or an unknown layout. */
 smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
 /* Column-major products with at least this many columns go through
- * rung 6 (transposes, rung 4 inside); fewer through rung 6 with rung 9
+ * rung 6 (transposes, the row-major plan's rung inside); fewer through
+ * rung 6 with rung 9
  * inside when rows and columns hold at least SMV_SPMM_NARROW_MEAN entries
  * on the mean (nnz / max(rows, cols)),
  * else rung 5. Row-major products with fewer go through rung 9. */

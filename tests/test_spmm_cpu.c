@@ -248,9 +248,17 @@ static void test_rule(void) {
   CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
   CHECK_INT(c.chunk, SMV_SPMM_CHUNK);
   CHECK_INT(c.vec, 4);
+  CHECK_STR_HAS(c.why, "rowpipe on it"); /* the row-major rule inside */
   s = shape(50000, 16, 32, 0, 1, 100000, 100000); /* rung 8's k: still 6 */
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
+  s = shape(50000, 16, 128, 0, 1, 100000, 100000); /* a graph, 512 bytes */
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_COLTRANS);
+  CHECK_STR_HAS(c.why, "rowstream on it");
+  s = shape(27, 27, 128, 0, 1, 100000, 100000); /* no long rows: rung 3 */
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_STR_HAS(c.why, "rowvec on it");
   s = shape(50000, 16, 16, 0, 0, 100000, 100000);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_COLTRANS);

@@ -60,7 +60,8 @@
  *   column-major: X(j, c) for one j and c = 0..k-1 are ldx apart, so a
  *     gather of k columns touches k sectors. From SMV_SPMM_COLTRANS_K = 8
  *     columns on, rung 6: X transposed once into a row-major workspace
- *     (bandwidth-bound, 2 x cols x k elements moved), rung 4 on it, Y
+ *     (bandwidth-bound, 2 x cols x k elements moved), the rung this
+ *     rule picks for the row-major product on it (8, 10 or 4), Y
  *     transposed back; below that, as above.
  *
  * The vector width along k (rungs 3, 4 and 8): 16 bytes (4 floats, 2
@@ -161,12 +162,21 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
     const int v = plan_vec(s->f32, s->k, 0, 0);
     c->vec = v;
     c->alg = SMV_SPMM_COLTRANS;
-    if (s->k >= SMV_SPMM_COLTRANS_K)
+    if (s->k >= SMV_SPMM_COLTRANS_K) {
+      /* Rung 6 runs this rule's row-major rung on its workspaces (rows of
+       * k rounded up to the vector; smv_spmm_row_rung at the launch). */
+      smv_spmm_shape in = *s;
+      smv_spmm_choice ic;
+      in.layout = SMV_LAYOUT_ROW_MAJOR;
+      in.ldx = in.ldy = (s->k + v - 1) / v * v;
+      const char *inner = smv_spmm_choose(&in, &ic) == SMV_OK
+                              ? smv_spmm_alg_name(ic.alg)
+                              : "rowsplit";
       snprintf(c->why, sizeof c->why,
-               "column-major k = %d >= %d: X transposed to row-major, rung 4 "
-               "with %d-element loads, Y transposed back; %s",
-               s->k, SMV_SPMM_COLTRANS_K, v, split);
-    else
+               "column-major k = %d >= %d: X transposed to row-major, %s on "
+               "it with %d-element loads, Y transposed back; %s",
+               s->k, SMV_SPMM_COLTRANS_K, inner, v, split);
+    } else
       snprintf(c->why, sizeof c->why,
                "column-major k = %d < %d, %.1f entries a row/col (>= %d): X "
                "transposed, rung 9, Y transposed back; %s",

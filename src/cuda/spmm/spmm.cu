@@ -24,7 +24,8 @@
  *   5 colsplit  column-major (any layout): lanes split rows, 8 columns per
  *               lane in registers, long rows in chunks as rung 4. Loses on
  *               row-major (no vector loads) and at k > 8 (A per 8 columns).
- *   6 coltrans  column-major through rung 4 (rung 9 below 8 columns): X
+ *   6 coltrans  column-major through the row-major plan's rung (rung 9
+ *               below 8 columns; 8, 10 or 4 from 8 on): X
  *               transposed into a row-major workspace (32 x 33
  *               shared-memory tiles; one thread a row up to 8 columns),
  *               the row-major rung, Y transposed back with alpha, beta.
@@ -163,6 +164,15 @@ static void shape_of(const smv_matrix *dA, int k, smv_layout layout,
   s->f32 = dA->prec == SMV_F32;
   s->ldx = ldx;
   s->ldy = ldy;
+}
+
+const struct spmm_rung *smv_spmm_row_rung(const struct spmm_args *a) {
+  smv_spmm_shape sh;
+  smv_spmm_choice c;
+  shape_of(a->m, a->k, SMV_LAYOUT_ROW_MAJOR, a->ldx, a->ldy, &sh);
+  const struct spmm_rung *r =
+      smv_spmm_choose(&sh, &c) == SMV_OK ? rung_of(c.alg) : NULL;
+  return r && r->accepts(a) ? r : &smv_spmm_rung_rowsplit;
 }
 
 /* AUTO's rung: smv_spmm_tune's answer for this (k, layout) if there is one

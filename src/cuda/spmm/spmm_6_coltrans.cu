@@ -1,9 +1,9 @@
 /*
  * spmm_6_coltrans.cu — SpMM rung 6, column-major X and Y through the
- * row-major rung: X transposed into a row-major workspace, rung 4 on it
- * (rung 9 for k < SMV_SPMM_COLTRANS_K; alpha 1, beta 0, into a second
- * row-major workspace), then transposed back into Y with alpha and beta
- * applied.
+ * row-major rung: X transposed into a row-major workspace, the rung the
+ * plan picks for that row-major product on it (rung 8, 10 or 4; rung 9
+ * for k < SMV_SPMM_COLTRANS_K; alpha 1, beta 0, into a second row-major
+ * workspace), then transposed back into Y with alpha and beta applied.
  *
  * Why: in column-major X(j, c) and X(j, c + 1) are ldx elements apart, so
  * a gather of k columns of one entry touches k sectors (32 bytes each for
@@ -183,11 +183,13 @@ static smv_status run(const struct spmm_args *a) {
                       : transposes<double>(a, (double *)xt, NULL, kp, 0);
   if (e != cudaSuccess)
     return smv_cu_fail(a->ctx, e, "launch of SpMM rung 6 (transpose of X)");
-  /* The row-major rung the plan picks at this k: rung 9 below 8 columns
-   * (one vector load per entry's X row), rung 4 from 8 on. */
+  /* Below 8 columns rung 9 (one vector load per entry's X row); from 8
+   * on the rung the plan picks for the row-major product on the
+   * workspaces (rung 8 for X rows up to 256 bytes, rung 10 for a graph's
+   * 512-byte rows, else rung 4): the workspaces are that product. */
   const struct spmm_rung *rm_rung = a->k < SMV_SPMM_COLTRANS_K
                                         ? &smv_spmm_rung_rowgather
-                                        : &smv_spmm_rung_rowsplit;
+                                        : smv_spmm_row_rung(&r);
   if ((st = rm_rung->run(&r)) != SMV_OK)
     return st;
   e = f32 ? transposes<float>(a, NULL, (float *)yt, kp, 1)

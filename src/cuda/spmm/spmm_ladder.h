@@ -110,6 +110,11 @@ typedef int (*smv_spmm_rows_fn)(const struct spmm_args *a, int64_t thr,
 smv_status smv_spmm_rowsplit_with(const struct spmm_args *a,
                                   smv_spmm_rows_fn rows, const char *name);
 
+/* The rung of ours the plan's rule picks for the row-major product a
+ * (rung 6's inside, on its workspaces); rung 4 if the rule names none
+ * that takes it. */
+const struct spmm_rung *smv_spmm_row_rung(const struct spmm_args *a);
+
 /* Blocks for `warps` warps of work at `block` threads, at most what the
  * device keeps resident (SM count x blocks per SM for `kernel`) times
  * `waves`: the kernels loop over their work. */
