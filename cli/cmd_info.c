@@ -275,11 +275,8 @@ static int print_spmm_plan(const char *matrix, const smv_csr *A,
     else if (dA)
       st = smv_spmm_plan(ctx, dA, k, lay, ldx, ldy, &c);
     else {
-      smv_spmm_shape sh = {0};
-      sh.rows = s->rows, sh.cols = s->cols, sh.nnz = s->nnz;
-      sh.row_max = s->row_max, sh.row_mean = s->row_mean;
-      sh.k = k, sh.layout = lay, sh.f32 = prec == SMV_F32;
-      sh.ldx = ldx, sh.ldy = ldy;
+      smv_spmm_shape sh;
+      smv_spmm_shape_of(s, k, lay, prec == SMV_F32, ldx, ldy, &sh);
       st = smv_spmm_choose(&sh, &c);
     }
     if (st != SMV_OK) {

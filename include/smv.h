@@ -868,38 +868,50 @@ typedef struct {
   smv_layout layout;
   int f32; /* 1: float values and operands, 0: double          */
   int64_t ldx, ldy;
+  /* Rows of fewer than SMV_SPMM_SHORT_ROW entries (empty ones included):
+   * a graph's rows are mostly short, a stencil's are not. 0 if unknown. */
+  int64_t short_rows;
 } smv_spmm_shape;
+/* The shape of a product on a matrix with statistics st (smv_csr_stats):
+ * every field above. */
+void smv_spmm_shape_of(const smv_stats *st, int k, smv_layout layout, int f32,
+                       int64_t ldx, int64_t ldy, smv_spmm_shape *s);
 typedef struct {
   smv_spmm_alg alg; /* never AUTO                                     */
   int64_t chunk;    /* rows longer than this are split (0: none)      */
-  int vec;          /* elements per load along k (rungs 3, 4, 6)      */
+  int vec;          /* elements per load along k (rungs 3, 4, 6, 8-10) */
   char why[256];    /* one line: the rule that chose alg              */
 } smv_spmm_choice;
 /* SMV_ERR_ARG for NULL or a shape with k < 1 or an unknown layout. */
 smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c);
 /* Column-major products with at least this many columns go through
  * rung 6 (transposes, the row-major plan's rung inside); fewer through
- * rung 6 with rung 9
- * inside when rows and columns hold at least SMV_SPMM_NARROW_MEAN entries
- * on the mean (nnz / max(rows, cols)),
- * else rung 5. Row-major products with fewer go through rung 9. */
+ * rung 6 with rung 9 inside when rows and columns hold at least
+ * SMV_SPMM_NARROW_MEAN entries on the mean (nnz / max(rows, cols)), else
+ * rung 5. Row-major products with fewer go through rung 9. */
 #define SMV_SPMM_COLTRANS_K 8
 #define SMV_SPMM_NARROW_MEAN 8
 /* Row-major products of k >= SMV_SPMM_COLTRANS_K columns whose X row is
  * at most this many bytes (k x 4 for f32, k x 8 for f64), with k one full
  * pass of rung 8 (a power of two from the vector width), go through
- * rung 8 (rowpipe); wider ones through rung 4 (or 3). */
+ * rung 8 (rowpipe); 512-byte rows on a graph (below) through rung 10;
+ * others through rung 4 (or 3). */
 #define SMV_SPMM_ROWPIPE_BYTES 256
+/* A row of fewer entries than this is short (smv_spmm_shape.short_rows:
+ * the histogram bins 0..4 of smv_stats). Rung 10 runs on 512-byte X rows
+ * where at least half the rows are short and a row is longer than
+ * SMV_SPMM_CHUNK (a graph: hubs and many short rows). */
+#define SMV_SPMM_SHORT_ROW 16
 /* Rung 2 (one smv_spmv per column) takes column-major products of at most
  * this many columns: past it every other rung wins, and its k launches
  * per call fill the device's launch queue when calls are queued back to
  * back. */
 #define SMV_SPMM_SPMV_KMAX 16
 /* A matrix with a row longer than this many entries has its long rows
- * split by rungs 4, 5 and 9, in chunks of this many entries (8 rounds of a
- * warp at 32 entries a round), or fewer, down to 64, when that would
- * leave SMs idle (fewer chunks than 16 per SM): the chunk size the plan
- * names is this starting size. */
+ * split by rungs 4, 5, 8, 9 and 10, in chunks of this many entries (8 rounds of
+ * a warp at 32 entries a round), or fewer, down to 64, when that would leave
+ * SMs idle (fewer chunks than 16 per SM): the chunk size the plan names is this
+ * starting size. */
 #define SMV_SPMM_CHUNK 256
 
 /* Device pointers (double* or float*, the matrix's precision), on the

@@ -84,6 +84,23 @@ static void test_matches_host(void) {
         CHECKF(pd.alg == ph.alg,
                "%s: AUTO %d from the device, %d from the host", specs[s],
                (int)pd.alg, (int)ph.alg);
+        /* SpMM's plan reads the same statistics (short rows, long rows)
+         * from both: at k = 128 row-major (rung 10 on the graphs with
+         * hubs, rung 3 or 4 elsewhere) and column-major, with its why. */
+        for (int lay = 0; lay < 2; lay++) {
+          const int64_t ldx = lay ? (A->cols > 0 ? A->cols : 1) : 128;
+          const int64_t ldy = lay ? (A->rows > 0 ? A->rows : 1) : 128;
+          smv_spmm_choice sd, sh;
+          CHECK_OK(
+              smv_spmm_plan(ctx, dev, 128, (smv_layout)lay, ldx, ldy, &sd));
+          CHECK_OK(
+              smv_spmm_plan(ctx, host, 128, (smv_layout)lay, ldx, ldy, &sh));
+          CHECKF(sd.alg == sh.alg && strcmp(sd.why, sh.why) == 0,
+                 "%s: SpMM plan %s (%s) from the device, %s (%s) from the "
+                 "host",
+                 specs[s], smv_spmm_alg_name(sd.alg), sd.why,
+                 smv_spmm_alg_name(sh.alg), sh.why);
+        }
         /* Same rung, same plan: the same bits (rung 9 is deterministic). */
         double *x = (double *)malloc(((size_t)A->cols + 1) * 8);
         double *y1 = (double *)malloc(((size_t)A->rows + 1) * 8);

@@ -55,8 +55,46 @@ static smv_csr *hub_matrix(void) {
   return A;
 }
 
+/* Rung 10's windows of 32 rows at their edges: 103 rows (three windows
+ * and a partial one of 7) of 0..5 entries, except rows of 300 entries
+ * (long at any chunk size) at 31 and 32 (the last of a window, the first
+ * of the next), 40, 41 and 43 with 42 empty between them (a segment of
+ * only an empty row), 64..95 (a window of only long rows) and 102 (the
+ * last row of the partial window); rows 0 and 30 empty. */
+static smv_csr *window_matrix(void) {
+  const int rows = 103, cols = 3000;
+  int len[103];
+  int64_t nnz = 0;
+  for (int i = 0; i < rows; i++) {
+    const int lng = i == 31 || i == 32 || i == 40 || i == 41 || i == 43 ||
+                    (i >= 64 && i <= 95) || i == 102;
+    len[i] = lng                            ? 300
+             : i == 0 || i == 30 || i == 42 ? 0
+                                            : (int)(tc_next() % 6);
+    nnz += len[i];
+  }
+  smv_csr *A = NULL;
+  if (smv_csr_create(rows, cols, nnz, &A) != SMV_OK)
+    return NULL;
+  int64_t e = 0;
+  A->row_ptr[0] = 0;
+  for (int i = 0; i < rows; i++) {
+    const int stride = len[i] ? cols / len[i] : 1;
+    const int start = len[i] ? (int)(tc_next() % (uint64_t)stride) : 0;
+    for (int j = 0; j < len[i]; j++) {
+      A->col_idx[e] = start + j * stride;
+      A->values[e] = tc_uniform();
+      e++;
+    }
+    A->row_ptr[i + 1] = (smv_offset)e;
+  }
+  return A;
+}
+
 static smv_csr *gen(const char *spec, int f32) {
-  smv_csr *A = strcmp(spec, "hubs") == 0 ? hub_matrix() : tst_generate(spec);
+  smv_csr *A = strcmp(spec, "hubs") == 0      ? hub_matrix()
+               : strcmp(spec, "windows") == 0 ? window_matrix()
+                                              : tst_generate(spec);
   if (A && f32)
     tc_round_values(A);
   return A;
@@ -100,7 +138,9 @@ static int lacks(smv_spmm_alg alg, int row, int k, int pad) {
 static void test_rungs(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  const int ks[] = {1, 2, 3, 4, 5, 8, 9, 31, 33, 64, 65, 127, 128, 130, 257};
+  /* 128 last: the short run (every third) keeps 130, and 128 rotates to
+   * alpha 1 for rung 10 (index 10), whose full pass it is. */
+  const int ks[] = {1, 2, 3, 4, 5, 8, 9, 31, 33, 64, 65, 127, 130, 257, 128};
   /* SMV_TEST_SHORT (the compute-sanitizer run): every third k, which still
    * has 1, the tails and both CV tiles. */
   const int short_run = getenv("SMV_TEST_SHORT") != NULL;
@@ -266,17 +306,24 @@ static void test_rowpipe_bits(void) {
 
 /* Rung 10 streams rung 4's rows with rung 4's arithmetic at G = 1: the
  * same bits as rung 4 on X rows of a whole warp (f32 k = 128, 256; f64
- * k = 64, 128), with hub rows in the chunks between streamed rows, empty
- * rows, beta != 0 and ldx wider than k; and where it falls back to rung 4
- * (k = 32, X one element off 16 bytes), trivially the same. */
+ * k = 64, 128; with X one element off 16 bytes also f32 k = 32, 64 and
+ * f64 k = 32 at one element a lane), with hub rows in the chunks between
+ * streamed rows, long rows at a window's edges and filling one, empty
+ * rows, beta != 0 and ldx wider than k; where it falls back to rung 4
+ * (f32 k = 32 aligned), trivially the same. Then rung 10 against the CPU
+ * reference directly at its full passes, alpha and beta both nonzero. */
 static void test_rowstream_bits(void) {
   TC_NEED_DEVICE();
   smv_context *ctx = tc_context();
-  const char *specs[] = {"rmat:12:16", "plaw:3000:8", "hubs",
-                         "denserow:300:3,cols=2500", "lap3d:10"};
+  const char *specs[] = {"rmat:12:16",
+                         "plaw:3000:8",
+                         "hubs",
+                         "windows",
+                         "denserow:300:3,cols=2500",
+                         "lap3d:10"};
   const int ks[] = {32, 64, 128, 256};
   for (int f32 = 0; f32 < 2; f32++)
-    for (int s = 0; s < 5; s++) {
+    for (int s = 0; s < 6; s++) {
       smv_csr *A;
       smv_matrix *dA;
       if (!open_matrix(ctx, specs[s], f32, &A, &dA))
@@ -284,7 +331,7 @@ static void test_rowstream_bits(void) {
       for (int ki = 0; ki < 4; ki++)
         for (int var = 0; var < 3; var++) {
           /* var 1: ldx = k + 4 (still 16-byte rows); var 2: X one
-           * element past a 16-byte boundary (rung 4's fallback). */
+           * element past a 16-byte boundary (one element a lane). */
           const int k = ks[ki];
           const int64_t ldx = var == 1 ? k + 4 : k;
           CHECKF(same_bits(ctx, dA, f32, A->rows, A->cols, k, ldx, var == 2,
@@ -292,6 +339,15 @@ static void test_rowstream_bits(void) {
                  "%s %s k=%d variant %d: rowstream differs from rowsplit",
                  specs[s], f32 ? "f32" : "f64", k, var);
         }
+      /* Against the reference: device pointers, padded ld (still 16-byte
+       * rows), alpha -0.5 and beta 2. */
+      for (int ki = 1; ki < 4; ki++) {
+        int uns = 0;
+        CHECK_INT(spmm_case_at(ctx, dA, A, SMV_SPMM_ROWSTREAM, ks[ki],
+                               SMV_LAYOUT_ROW_MAJOR, 4, -0.5, 2.0, 0, 0, &uns),
+                  0);
+        CHECK(!uns);
+      }
       smv_matrix_free(dA);
       smv_csr_free(A);
     }

@@ -95,9 +95,8 @@ static void test_plan_matches_rule(void) {
       const int k = cases[i].k, row = cases[i].layout == SMV_LAYOUT_ROW_MAJOR;
       const int64_t ldx = row ? k : A->cols, ldy = row ? k : A->rows;
       smv_spmm_choice dev, host;
-      const smv_spmm_shape sh = {s.rows,     s.cols, s.nnz,           s.row_max,
-                                 s.row_mean, k,      cases[i].layout, f32,
-                                 ldx,        ldy};
+      smv_spmm_shape sh;
+      smv_spmm_shape_of(&s, k, cases[i].layout, f32, ldx, ldy, &sh);
       CHECK_OK(smv_spmm_plan(ctx, dA, k, cases[i].layout, ldx, ldy, &dev));
       CHECK_OK(smv_spmm_choose(&sh, &host));
       const smv_spmm_alg want = cases[i].want[f32];

@@ -68,6 +68,9 @@ static void test_overflow(void) {
   smv_csr_free(A);
 }
 
+/* 100000 rows; of them short (under SMV_SPMM_SHORT_ROW entries) three in
+ * five when the mean is at most 16 (a graph's rows), none above (a
+ * stencil's). */
 static smv_spmm_shape shape(int64_t row_max, double mean, int k, int row,
                             int f32, int64_t ldx, int64_t ldy) {
   smv_spmm_shape s = {100000,
@@ -79,7 +82,8 @@ static smv_spmm_shape shape(int64_t row_max, double mean, int k, int row,
                       row ? SMV_LAYOUT_ROW_MAJOR : SMV_LAYOUT_COL_MAJOR,
                       f32,
                       ldx,
-                      ldy};
+                      ldy,
+                      mean <= 16 ? 60000 : 0};
   return s;
 }
 
@@ -188,6 +192,18 @@ static void test_rule(void) {
   s = shape(SMV_SPMM_CHUNK + 1, 16, 256, 1, 1, 256, 256);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
+  /* Half the rows short: rung 10; fewer (a stencil with one dense row:
+   * a long row, no short ones): rung 4. */
+  s = shape(SMV_SPMM_CHUNK + 1, 27, 128, 1, 1, 128, 128);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
+  s.short_rows = 49999;
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
+  s.short_rows = 50000;
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSTREAM);
+  CHECK_STR_HAS(c.why, "50% under 16 entries and hubs");
   s = shape(SMV_SPMM_CHUNK + 1, 16, 128, 1, 0, 128, 128);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);

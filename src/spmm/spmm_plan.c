@@ -39,19 +39,22 @@
  *     occupancy
  *     (bench/results/h200/spmm.md, rung 8). Other k are not a full pass
  *     and would run rung 4 inside rung 8 anyway: rung 4 (or 3) below.
- *   row-major with rows longer than a chunk (graphs: hubs and many
- *     short rows) and k = 32 x the vector width (X rows of 512 bytes,
+ *   row-major with rows longer than a chunk and at least half the rows
+ *     shorter than SMV_SPMM_SHORT_ROW = 16 entries (a graph: hubs and
+ *     many short rows; R-MAT scale 20 has 83% of its rows under 16,
+ *     a stencil none), and k = 32 x the vector width (X rows of 512 bytes,
  *     one 16-byte vector a lane across a whole warp: f32 k = 128, f64
  *     k = 64): rung 10, a warp streams 32 rows' entries as one sequence.
  *     Rung 4 waited three memory trips per short row there (ncu: L2 at
  *     61%, DRAM at 40% of peak on R-MAT f32 k = 128); rung 10 was
  *     1.10-1.14x rung 4 on R-MAT and power-law graphs in both precisions.
- *     Without long rows (a stencil's 27 a row) it lost to rung 3 (0.81x):
- *     each row's gathers are already a long stream, and a window is one
- *     warp's 864 entries. Wider k (two vectors a lane) is not in the rule
- *     yet: f64 k = 128 gained 4% at 32 threads a block, f32 k = 256 was
- *     not measured at that block (bench/results/h200/spmm.md, rung 10).
- *   other row-major k >= 8: rung 4 (rung 3 when no row is longer than a
+ *     On a stencil's rows (27 a row) it lost to rung 3 (0.81x): each
+ *     row's gathers are already a long stream, and a window is one warp's
+ *     864 entries; a stencil with one dense row has a long row but no
+ *     short ones, so the short rows, not the hubs, decide. Wider k (two vectors
+ * a lane) is not in the rule yet: f64 k = 128 gained 4% at 32 threads a block,
+ * f32 k = 256 was not measured at that block (bench/results/h200/spmm.md, rung
+ * 10). other row-major k >= 8: rung 4 (rung 3 when no row is longer than a
  *     chunk, which is the same launch without the split): each X row j is
  *     k contiguous elements, read as 16-byte vectors by 1..32 lanes, and
  *     every (col, val) pair is loaded once per warp for all k columns.
@@ -64,14 +67,19 @@
  *     rule picks for the row-major product on it (8, 10 or 4), Y
  *     transposed back; below that, as above.
  *
- * The vector width along k (rungs 3, 4 and 8): 16 bytes (4 floats, 2
- * doubles) when ldx and ldy are multiples of it and k is at least that
+ * The vector width along k (rungs 3, 4, 8 and 10): 16 bytes (4 floats,
+ * 2 doubles) when ldx and ldy are multiples of it and k is at least that
  * wide, else the largest power of two that is; the launcher drops to
- * narrower loads when X or Y itself is not aligned (a full pass at 16
- * bytes stays one at any narrower width for k <= 64). */
+ * narrower loads when X or Y itself is not aligned, which the plan cannot
+ * see (it has no pointers). A full pass at 16 bytes stays one at any
+ * narrower width for k <= 64; rung 10's 512-byte rows at a narrower width
+ * are two vectors a lane (8-byte alignment: its unmeasured shape) or not
+ * a whole-warp pass (4-byte: rung 4 runs), so the plan's `vec` and rung
+ * then describe the aligned case. */
 #include "internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* The widest vector along k (4 floats, 2 doubles) no wider than k whose
  * element count divides ldx and ldy (0: that side does not constrain). */
@@ -80,6 +88,26 @@ static int plan_vec(int f32, int k, int64_t ldx, int64_t ldy) {
   while (v > 1 && (v > k || ldx % v || ldy % v))
     v /= 2;
   return v;
+}
+
+void smv_spmm_shape_of(const smv_stats *st, int k, smv_layout layout, int f32,
+                       int64_t ldx, int64_t ldy, smv_spmm_shape *s) {
+  memset(s, 0, sizeof *s);
+  s->rows = st->rows;
+  s->cols = st->cols;
+  s->nnz = st->nnz;
+  s->row_max = st->row_max;
+  s->row_mean = st->row_mean;
+  s->k = k;
+  s->layout = layout;
+  s->f32 = f32;
+  s->ldx = ldx;
+  s->ldy = ldy;
+  /* Bin 0: empty rows; bin b > 0: lengths in [2^(b-1), 2^b), all short
+   * while 2^b <= SMV_SPMM_SHORT_ROW (a power of two). */
+  s->short_rows = st->hist[0];
+  for (int b = 1; b < SMV_HIST_BINS && (1LL << b) <= SMV_SPMM_SHORT_ROW; b++)
+    s->short_rows += st->hist[b];
 }
 
 smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
@@ -119,13 +147,14 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
           s->k, bytes, SMV_SPMM_ROWPIPE_BYTES, v, split);
       return SMV_OK;
     }
-    if (c->chunk && s->k == 32 * v) {
+    if (c->chunk && s->k == 32 * v && 2 * s->short_rows >= s->rows) {
       c->alg = SMV_SPMM_ROWSTREAM;
       snprintf(c->why, sizeof c->why,
-               "row-major k = %d: %lld-byte X rows (a %d-element vector a "
-               "lane, a whole warp), rows of a graph: a warp streams 32 "
-               "rows' entries as one sequence; %s",
-               s->k, bytes, v, split);
+               "row-major k = %d: %lld-byte X rows (%d-element loads), "
+               "%.0f%% under %d entries and hubs: a warp streams 32 rows "
+               "at once; %s",
+               s->k, bytes, v, 100.0 * (double)s->short_rows / (double)s->rows,
+               SMV_SPMM_SHORT_ROW, split);
       return SMV_OK;
     }
     c->alg = c->chunk ? SMV_SPMM_ROWSPLIT : SMV_SPMM_ROWVEC;

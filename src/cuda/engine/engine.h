@@ -125,7 +125,8 @@ struct smv_matrix_stats {
   int64_t rows, cols, nnz;
   int64_t row_max;
   double row_mean;
-  int64_t long_rows; /* rows longer than 4 x row_mean */
+  int64_t long_rows;  /* rows longer than 4 x row_mean */
+  int64_t short_rows; /* rows of fewer than SMV_SPMM_SHORT_ROW entries */
   /* Mean over entries of |j - i * cols / rows| / cols: how far from the
    * (scaled) diagonal the columns lie, 0 for a diagonal, about 1/3 for
    * uniformly random columns. Large = x is gathered from all over. */

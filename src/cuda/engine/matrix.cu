@@ -47,6 +47,8 @@ static void compute_stats(const smv_csr *A, struct smv_matrix_stats *s) {
       s->row_max = len;
     if ((double)len > 4.0 * s->row_mean)
       s->long_rows++;
+    if (len < SMV_SPMM_SHORT_ROW)
+      s->short_rows++;
   }
   if (A->nnz > 0 && A->cols > 0) {
     const double scale = (double)A->cols / (double)A->rows;

@@ -13,8 +13,8 @@
  *      partials summed on the host in block order: the same statistics on
  *      every run) checks the offsets (row_ptr[0] = 0, non-decreasing,
  *      row_ptr[rows] = nnz) and the columns (0 <= j < cols), and computes
- *      the statistics of struct smv_matrix_stats: row_max, long_rows and
- *      col_spread (engine.h);
+ *      the statistics of struct smv_matrix_stats: row_max, long_rows,
+ *      short_rows and col_spread (engine.h);
  *   4. the row offsets, rows + 1 int32 (4 bytes a row, never the entries),
  *      are copied to the host: the rung plans (rung 9's chunk list, rungs
  *      10-11's tiles) are cut on the host from them, as for a host matrix;
@@ -37,12 +37,13 @@
 
 /* What one block of the statistics pass found. */
 struct dev_stats {
-  double spread;       /* sum over its entries of |j - i * cols / rows| */
-  long long row_max;   /* longest row                                   */
-  long long long_rows; /* rows longer than 4 x the mean                 */
-  long long bad_row;   /* first row whose offsets are wrong (or -1)     */
-  long long bad_entry; /* first entry whose column is out of range (-1) */
-  long long bad_col;   /* that column                                   */
+  double spread;        /* sum over its entries of |j - i * cols / rows| */
+  long long row_max;    /* longest row                                   */
+  long long long_rows;  /* rows longer than 4 x the mean                 */
+  long long short_rows; /* rows under SMV_SPMM_SHORT_ROW entries        */
+  long long bad_row;    /* first row whose offsets are wrong (or -1)     */
+  long long bad_entry;  /* first entry whose column is out of range (-1) */
+  long long bad_col;    /* that column                                   */
 };
 
 #define STATS_BLOCK 256
@@ -68,7 +69,8 @@ __global__ static void stats_kernel(int64_t rows, int64_t cols, int64_t nnz,
   const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
   const double scale = rows > 0 ? (double)cols / (double)rows : 0.0;
   double spread = 0;
-  long long row_max = 0, long_rows = 0, bad_row = -1, bad_entry = -1;
+  long long row_max = 0, long_rows = 0, short_rows = 0, bad_row = -1,
+            bad_entry = -1;
   long long bad_col = 0;
   for (int64_t i = (int64_t)blockIdx.x * (blockDim.x >> 5) + warp; i < rows;
        i += warps) {
@@ -86,6 +88,8 @@ __global__ static void stats_kernel(int64_t rows, int64_t cols, int64_t nnz,
         row_max = len;
       if ((double)len > 4.0 * mean)
         long_rows++;
+      if (len < SMV_SPMM_SHORT_ROW)
+        short_rows++;
     }
     const double diag = (double)i * scale;
     for (int64_t k = beg + lane; k < end; k += 32) {
@@ -106,6 +110,7 @@ __global__ static void stats_kernel(int64_t rows, int64_t cols, int64_t nnz,
     long long rm = __shfl_down_sync(0xffffffffu, row_max, o);
     row_max = rm > row_max ? rm : row_max;
     long_rows += __shfl_down_sync(0xffffffffu, long_rows, o);
+    short_rows += __shfl_down_sync(0xffffffffu, short_rows, o);
     bad_row = min_bad(bad_row, __shfl_down_sync(0xffffffffu, bad_row, o));
     long long be = __shfl_down_sync(0xffffffffu, bad_entry, o);
     long long bc = __shfl_down_sync(0xffffffffu, bad_col, o);
@@ -118,6 +123,7 @@ __global__ static void stats_kernel(int64_t rows, int64_t cols, int64_t nnz,
     part[warp].spread = spread;
     part[warp].row_max = row_max;
     part[warp].long_rows = long_rows;
+    part[warp].short_rows = short_rows;
     part[warp].bad_row = bad_row;
     part[warp].bad_entry = bad_entry;
     part[warp].bad_col = bad_col;
@@ -129,6 +135,7 @@ __global__ static void stats_kernel(int64_t rows, int64_t cols, int64_t nnz,
       b.spread += part[w].spread;
       b.row_max = part[w].row_max > b.row_max ? part[w].row_max : b.row_max;
       b.long_rows += part[w].long_rows;
+      b.short_rows += part[w].short_rows;
       b.bad_row = min_bad(b.bad_row, part[w].bad_row);
       if (part[w].bad_entry >= 0 &&
           (b.bad_entry < 0 || part[w].bad_entry < b.bad_entry)) {
@@ -349,6 +356,7 @@ static smv_status device_stats(smv_context *ctx, smv_matrix *m, int64_t rows,
     if (h[b].row_max > s->row_max)
       s->row_max = h[b].row_max;
     s->long_rows += h[b].long_rows;
+    s->short_rows += h[b].short_rows;
     if (h[b].bad_row >= 0 && (bad_row < 0 || h[b].bad_row < bad_row))
       bad_row = h[b].bad_row;
     if (h[b].bad_entry >= 0 && (bad_entry < 0 || h[b].bad_entry < bad_entry)) {

@@ -151,6 +151,7 @@ static int is_zero(smv_precision p, double v) {
   return p == SMV_F64 ? v == 0.0 : (float)v == 0.0f;
 }
 
+/* smv_spmm_shape_of's fields from the device matrix's statistics. */
 static void shape_of(const smv_matrix *dA, int k, smv_layout layout,
                      int64_t ldx, int64_t ldy, smv_spmm_shape *s) {
   memset(s, 0, sizeof *s);
@@ -164,6 +165,7 @@ static void shape_of(const smv_matrix *dA, int k, smv_layout layout,
   s->f32 = dA->prec == SMV_F32;
   s->ldx = ldx;
   s->ldy = ldy;
+  s->short_rows = dA->st.short_rows;
 }
 
 const struct spmm_rung *smv_spmm_row_rung(const struct spmm_args *a) {

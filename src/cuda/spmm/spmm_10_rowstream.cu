@@ -198,6 +198,7 @@ static cudaError_t stream_launch(const struct spmm_args *a, int64_t thr) {
 /* run: 1 and the kernel launched when k at vector width V is one full
  * pass of a whole warp (L = 32, k = 32 x V x CV); 0 when not (rung 4
  * runs). */
+namespace { /* internal linkage: one name per rung file */
 template <typename T, int V> struct stream_rows {
   static int run(const struct spmm_args *a, int64_t thr, cudaError_t *e) {
     int L, CV;
@@ -214,6 +215,7 @@ template <typename T, int V> struct stream_rows {
     return 1;
   }
 };
+} // namespace
 
 static int accepts(const struct spmm_args *a) {
   return a->layout == SMV_LAYOUT_ROW_MAJOR;

@@ -170,6 +170,7 @@ static cudaError_t pipe_launch(const struct spmm_args *a, int L, int G,
 
 /* run: 1 and the kernel launched when k is one full pass at vector width
  * V; 0 when it is not (the caller runs rung 4). */
+namespace { /* spmv_14_pipe.cu has a pipe_rows too */
 template <typename T, int V> struct pipe_rows {
   static int run(const struct spmm_args *a, int64_t thr, cudaError_t *e) {
     int L, CV;
@@ -182,6 +183,7 @@ template <typename T, int V> struct pipe_rows {
     return 1;
   }
 };
+} // namespace
 
 static int accepts(const struct spmm_args *a) {
   return a->layout == SMV_LAYOUT_ROW_MAJOR;
