@@ -42,6 +42,8 @@ static const struct {
                  "latency"},
     {"gridsync", "grid barrier (cooperative groups) and the all-blocks sum "
                  "behind it: the floor of a persistent iteration"},
+    {"gather", "random row gathers: the ceiling of row-major SpMM at k x "
+               "value bytes a row"},
 };
 #define NMICRO ((int)(sizeof k_micro / sizeof k_micro[0]))
 

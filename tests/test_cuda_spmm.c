@@ -248,10 +248,11 @@ static int open_matrix(smv_context *ctx, const char *spec, int f32, smv_csr **A,
 
 /* Two rungs on the same row-major product, Y = 1.5 A X - 0.5 Y0 (X n x k at
  * ldx, starting `off` elements into its buffer; Y m x k packed), the
- * results compared byte for byte: 1 when they are the same bits. */
-static int same_bits(smv_context *ctx, smv_matrix *dA, int f32, int64_t m,
-                     int64_t n, int k, int64_t ldx, int off, smv_spmm_alg a0,
-                     smv_spmm_alg a1) {
+ * results compared byte for byte: 1 when they are the same bits. env1, if
+ * not NULL, is an environment variable set to 1 for a1's run only. */
+static int same_bits_env(smv_context *ctx, smv_matrix *dA, int f32, int64_t m,
+                         int64_t n, int k, int64_t ldx, int off,
+                         smv_spmm_alg a0, smv_spmm_alg a1, const char *env1) {
   const size_t es = f32 ? 4 : 8;
   const int64_t nx = n * ldx + off;
   double *X = malloc(nx * sizeof *X), *Y0 = malloc(m * k * sizeof *Y0);
@@ -268,16 +269,52 @@ static int same_bits(smv_context *ctx, smv_matrix *dA, int f32, int64_t m,
     const void *x = (const char *)dX + off * es;
     const smv_spmm_alg algs[] = {a0, a1};
     for (int a = 0; a < 2; a++) {
+      if (env1 && a == 1)
+        setenv(env1, "1", 1);
       CHECK_OK(tc_upload(ctx, f32, Y0, m * k, dY));
       CHECK_OK(smv_spmm(ctx, algs[a], 1.5, dA, x, ldx, -0.5, dY, k, k,
                         SMV_LAYOUT_ROW_MAJOR));
       CHECK_OK(smv_memcpy_d2h(ctx, y[a], dY, m * k * es));
+      if (env1 && a == 1)
+        unsetenv(env1);
     }
     same = memcmp(y[0], y[1], m * k * es) == 0;
   }
   smv_device_free(ctx, dX), smv_device_free(ctx, dY);
   free(X), free(Y0), free(y[0]), free(y[1]);
   return same;
+}
+
+static int same_bits(smv_context *ctx, smv_matrix *dA, int f32, int64_t m,
+                     int64_t n, int k, int64_t ldx, int off, smv_spmm_alg a0,
+                     smv_spmm_alg a1) {
+  return same_bits_env(ctx, dA, f32, m, n, k, ldx, off, a0, a1, NULL);
+}
+
+/* Rung 4's chunks taken by their place in their rows
+ * (SMV_SPMM_CHUNK_ORDER=1) write the same partials to the same slots: the
+ * same bits as in row order, through rungs 4 and 10. */
+static void test_chunk_order_bits(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  const char *specs[] = {"rmat:12:16", "hubs", "windows"};
+  const int ks[] = {32, 128};
+  const smv_spmm_alg algs[] = {SMV_SPMM_ROWSPLIT, SMV_SPMM_ROWSTREAM};
+  for (int f32 = 0; f32 < 2; f32++)
+    for (int s = 0; s < 3; s++) {
+      smv_csr *A;
+      smv_matrix *dA;
+      if (!open_matrix(ctx, specs[s], f32, &A, &dA))
+        continue;
+      for (int ki = 0; ki < 2; ki++)
+        for (int a = 0; a < 2; a++)
+          CHECKF(same_bits_env(ctx, dA, f32, A->rows, A->cols, ks[ki], ks[ki],
+                               0, algs[a], algs[a], "SMV_SPMM_CHUNK_ORDER"),
+                 "%s %s k=%d %s: chunk order changed the bits", specs[s],
+                 f32 ? "f32" : "f64", ks[ki], smv_spmm_alg_name(algs[a]));
+      smv_matrix_free(dA);
+      smv_csr_free(A);
+    }
 }
 
 /* Rung 8 pipelines rung 4's row kernel and keeps its arithmetic: the same
@@ -526,6 +563,7 @@ int main(void) {
   RUN(test_rowpipe_bits);
   RUN(test_rowgather_bits);
   RUN(test_rowstream_bits);
+  RUN(test_chunk_order_bits);
   RUN(test_refused);
   RUN(test_graph_split);
   smv_context_free(tc_ctx);

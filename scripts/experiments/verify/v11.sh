@@ -3,7 +3,8 @@
 # yet (commits 3232e5e..fb041a3): rung 10 through the plan and the shared
 # rung 4 driver (rungs 8 and 10), rung 6 running the row-major plan's rung
 # inside, the short-row counter of the device-array statistics pass, and
-# the new tests (the window-edge matrix, rung 10 against the reference).
+# the new tests (the window-edge matrix, rung 10 against the reference),
+# rung 4's chunk order (SMV_SPMM_CHUNK_ORDER=1, same bits as row order).
 # Every SpMM and device-matrix test, the CLI scripts that print plans,
 # the Python SpMM and device-array tests, memcheck on the SpMM tests.
 #   OUT=dir scripts/experiments/verify/v11.sh
@@ -28,6 +29,7 @@ echo "pytest (spmm, device arrays): exit $?: $(tail -1 "$OUT/pytest.log")"
 grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | head
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for t in "test_cuda_spmm test_rowstream_bits" "test_cuda_spmm test_rungs" \
+  "test_cuda_spmm test_chunk_order_bits" \
   "test_cuda_matrix_device test_matches_host"; do
   set -- $t
   SMV_TEST_SHORT=1 SMV_TEST_ONLY=$2 timeout 200 "$SAN" --tool memcheck \
