@@ -26,6 +26,8 @@
  *      and "hit": the fraction of the table the L2 could hold
  *      (l2CacheSize / table, at most 1), what a uniform gather can hope to
  *      find there.
+ *   C. The kernels' shapes: registers, blocks per SM, rows and bytes the
+ *      source keeps in flight per SM (Little's law's side of B).
  *
  * A real SpMM also streams the CSR values (4 or 8 bytes a nonzero) and
  * writes Y; neither is here, so this is a ceiling, not a prediction.
