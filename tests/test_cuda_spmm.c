@@ -23,26 +23,18 @@
 
 #include <stdint.h>
 
-/* rows 0..99 of `cols` columns: row 0 empty, rows 1..4 of 256, 257, 513
- * and 3000 entries (around and far past SMV_SPMM_CHUNK), row 5 empty,
- * the rest 0..5 entries; columns spread, values random. */
-static smv_csr *hub_matrix(void) {
-  const int rows = 100, cols = 4000;
-  const int lens[6] = {0, 256, 257, 513, 3000, 0};
+/* rows x cols with len[i] entries in row i: distinct increasing columns,
+ * a stride through the columns with a random start; values random. */
+static smv_csr *strided_matrix(int rows, int cols, const int *len) {
   int64_t nnz = 0;
-  int len[100];
-  for (int i = 0; i < rows; i++) {
-    len[i] = i < 6 ? lens[i] : (int)(tc_next() % 6);
+  for (int i = 0; i < rows; i++)
     nnz += len[i];
-  }
   smv_csr *A = NULL;
   if (smv_csr_create(rows, cols, nnz, &A) != SMV_OK)
     return NULL;
   int64_t e = 0;
   A->row_ptr[0] = 0;
   for (int i = 0; i < rows; i++) {
-    /* len[i] distinct increasing columns: a stride through the columns
-     * with a random start. */
     const int stride = len[i] ? cols / len[i] : 1;
     const int start = len[i] ? (int)(tc_next() % (uint64_t)stride) : 0;
     for (int j = 0; j < len[i]; j++) {
@@ -55,6 +47,17 @@ static smv_csr *hub_matrix(void) {
   return A;
 }
 
+/* rows 0..99 of 4000 columns: row 0 empty, rows 1..4 of 256, 257, 513
+ * and 3000 entries (around and far past SMV_SPMM_CHUNK), row 5 empty,
+ * the rest 0..5 entries. */
+static smv_csr *hub_matrix(void) {
+  const int lens[6] = {0, 256, 257, 513, 3000, 0};
+  int len[100];
+  for (int i = 0; i < 100; i++)
+    len[i] = i < 6 ? lens[i] : (int)(tc_next() % 6);
+  return strided_matrix(100, 4000, len);
+}
+
 /* Rung 10's windows of 32 rows at their edges: 103 rows (three windows
  * and a partial one of 7) of 0..5 entries, except rows of 300 entries
  * (long at any chunk size) at 31 and 32 (the last of a window, the first
@@ -62,33 +65,15 @@ static smv_csr *hub_matrix(void) {
  * only an empty row), 64..95 (a window of only long rows) and 102 (the
  * last row of the partial window); rows 0 and 30 empty. */
 static smv_csr *window_matrix(void) {
-  const int rows = 103, cols = 3000;
   int len[103];
-  int64_t nnz = 0;
-  for (int i = 0; i < rows; i++) {
+  for (int i = 0; i < 103; i++) {
     const int lng = i == 31 || i == 32 || i == 40 || i == 41 || i == 43 ||
                     (i >= 64 && i <= 95) || i == 102;
     len[i] = lng                            ? 300
              : i == 0 || i == 30 || i == 42 ? 0
                                             : (int)(tc_next() % 6);
-    nnz += len[i];
   }
-  smv_csr *A = NULL;
-  if (smv_csr_create(rows, cols, nnz, &A) != SMV_OK)
-    return NULL;
-  int64_t e = 0;
-  A->row_ptr[0] = 0;
-  for (int i = 0; i < rows; i++) {
-    const int stride = len[i] ? cols / len[i] : 1;
-    const int start = len[i] ? (int)(tc_next() % (uint64_t)stride) : 0;
-    for (int j = 0; j < len[i]; j++) {
-      A->col_idx[e] = start + j * stride;
-      A->values[e] = tc_uniform();
-      e++;
-    }
-    A->row_ptr[i + 1] = (smv_offset)e;
-  }
-  return A;
+  return strided_matrix(103, 3000, len);
 }
 
 static smv_csr *gen(const char *spec, int f32) {

@@ -41,20 +41,18 @@
  *     and would run rung 4 inside rung 8 anyway: rung 4 (or 3) below.
  *   row-major with rows longer than a chunk and at least half the rows
  *     shorter than SMV_SPMM_SHORT_ROW = 16 entries (a graph: hubs and
- *     many short rows; R-MAT scale 20 has 83% of its rows under 16,
- *     a stencil none), and k = 32 x the vector width (X rows of 512 bytes,
- *     one 16-byte vector a lane across a whole warp: f32 k = 128, f64
- *     k = 64): rung 10, a warp streams 32 rows' entries as one sequence.
- *     Rung 4 waited three memory trips per short row there (ncu: L2 at
- *     61%, DRAM at 40% of peak on R-MAT f32 k = 128); rung 10 was
- *     1.10-1.14x rung 4 on R-MAT and power-law graphs in both precisions.
- *     On a stencil's rows (27 a row) it lost to rung 3 (0.81x): each
- *     row's gathers are already a long stream, and a window is one warp's
- *     864 entries; a stencil with one dense row has a long row but no
- *     short ones, so the short rows, not the hubs, decide. Wider k (two vectors
- * a lane) is not in the rule yet: f64 k = 128 gained 4% at 32 threads a block,
- * f32 k = 256 was not measured at that block (bench/results/h200/spmm.md, rung
- * 10). other row-major k >= 8: rung 4 (rung 3 when no row is longer than a
+ *     many short rows; a stencil has none), and k = 32 x the vector width
+ *     (X rows of 512 bytes, one 16-byte vector a lane across a whole
+ *     warp: f32 k = 128, f64 k = 64): rung 10, a warp streams 32 rows'
+ *     entries as one sequence. There rung 4 waits three dependent memory
+ *     trips per short row; rung 10 keeps X loads in flight across row
+ *     ends. On a stencil's rows (27 a row) it loses to rung 3: each row's
+ *     gathers are already a long stream, and a window is one warp's 864
+ *     entries. A stencil with one dense row has a long row but no short
+ *     ones, so the short rows, not the hubs, decide. Two vectors a lane
+ *     (f32 k = 256, f64 k = 128) are not in the rule until measured at
+ *     rung 10's one-warp blocks (bench/results/h200/spmm.md, rung 10).
+ *   other row-major k >= 8: rung 4 (rung 3 when no row is longer than a
  *     chunk, which is the same launch without the split): each X row j is
  *     k contiguous elements, read as 16-byte vectors by 1..32 lanes, and
  *     every (col, val) pair is loaded once per warp for all k columns.

@@ -8,11 +8,11 @@
  * row, loads its offsets, then its (col, val) pairs, then gathers, adds
  * and stores; then the next row. On a graph most rows are short (R-MAT:
  * a few entries each), so a row is three dependent trips to memory for a
- * handful of gathers. Nsight Compute on rmat:20:16 f32 k = 128 (gnn/n1):
- * rung 4's row kernel waited on long scoreboard with its L2 at 61% and
- * DRAM at 40% of peak, while its chunk kernel (hub rows: long streams of
- * entries) held the L2 at 92%. Here the warp's window of 32 rows is one
- * stream, like a chunk: lane i loads row i's offsets once (one coalesced
+ * handful of gathers: Nsight Compute found rung 4's row kernel waiting on
+ * memory latency with neither the L2 nor the DRAM busy, while its chunk
+ * kernel (hub rows: long streams of entries) kept the L2 busy
+ * (bench/results/h200/spmm.md, rung 10). Here the warp's window of 32 rows is
+ * one stream, like a chunk: lane i loads row i's offsets once (one coalesced
  * load of 33 offsets a window), the pairs come 32 at a time, the next
  * batch's while this one gathers, and U X rows are in flight at every
  * step whatever row they belong to. A row end is a warp-uniform test per
@@ -30,18 +30,15 @@
  * row. Registers: U x CV vectors of X (U = 8 / CV: 32 registers of X in
  * flight for f32 k = 128), the pairs of two batches, the window's offsets.
  *
- * Measured (an H200, every case verified; bench/results/h200/spmm.md,
- * "Rung 10"): on R-MAT and power-law graphs 1.10-1.14x rung 4 at f32
- * k = 128 and f64 k = 64, which puts f32 k = 128 at 1.26-1.30x cuSPARSE's
- * fastest; f64 k = 128 gained 1.03-1.04x. The plan runs it on rows of a
- * graph (rows past a chunk) with one vector a lane (src/spmm/spmm_plan.c).
+ * The plan runs it on a graph's rows (a row past a chunk, half the rows
+ * short) with one vector a lane (src/spmm/spmm_plan.c); its measured
+ * results are in bench/results/h200/spmm.md, "Rung 10".
  *
- * Where it loses: rows of many entries each. On stencil27 (27 a row, no
- * hubs) it was 0.81x rung 3 at f32 k = 128: rung 3 already streams within
- * a row, and a window is one warp's 864 entries, so fewer warps share
- * the work. f32 k = 256 (two vectors a lane, 86 registers) was 0.98x
- * rung 4 on R-MAT at 256-thread blocks. Only full passes (k = 32 x V x
- * CV): any other k, and X rows narrower than a warp, run rung 4.
+ * Where it loses: rows of many entries each (a stencil's 27): rung 3
+ * already streams within a row, and a window is one warp's 864 entries,
+ * so fewer warps share the work. Two vectors a lane (f32 k = 256: 86
+ * registers) hold fewer warps an SM. Only full passes (k = 32 x V x CV):
+ * any other k, and X rows narrower than a warp, run rung 4.
  */
 #include "spmm_rowvec.cuh"
 
@@ -50,12 +47,10 @@
 /* Threads a block (at most STREAM_BLOCK): one warp, so one window. A
  * window's warp is done when its 32 rows are, windows of a graph differ
  * many times over in entries, and a block's slot frees only when its
- * slowest warp ends: ncu at 256 threads (8 windows a block) found 21% of
- * the SM's warps active where the registers allow 37%. One-warp blocks
- * free a slot per window (an sm_90 SM holds 32 blocks: the registers,
- * not the block count, limit it). Measured on R-MAT and power-law f32 k =
- * 128: 32 threads ahead of 64, 128 and 256 on R-MAT, level on power law.
- * SMV_SPMM_STREAM_BLOCK (32..256, a multiple of 32) overrides it for
+ * slowest warp ends, so 8-window blocks left most of the SM's warp slots
+ * the registers allow empty. One-warp blocks free a slot per window (an
+ * sm_90 SM holds 32 blocks: the registers, not the block count, limit
+ * it). SMV_SPMM_STREAM_BLOCK (32..256, a multiple of 32) overrides it for
  * experiments. */
 #define STREAM_BLOCK 256
 #define STREAM_BLOCK_DEFAULT 32

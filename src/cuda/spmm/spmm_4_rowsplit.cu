@@ -77,9 +77,9 @@ static int by_place(const void *a, const void *b) {
  * chunks has place (i + 1/2) / n, its columns' quantile in the row (a
  * row's columns are sorted). Sorted by place, the chunks the device runs
  * at once hold the same quantile of every long row: on R-MAT (whose long
- * rows' columns follow one skewed law) one band of X rows at a time. An
- * LRU model of a 25 MB L2 half on rmat:20:16's hub rows at k = 128 (3000
- * chunks in flight) gave 86% hits against 64% in row order. */
+ * rows' columns follow one skewed law) one band of X rows at a time, which
+ * an LRU model of the L2 says it keeps far better than row order
+ * (scripts/experiments/chunkorder/lru.c). */
 static smv_status chunk_order(smv_context *ctx, struct smv_spmm_split *sp,
                               const int2 *hl) {
   const int64_t n = sp->nchunks;

@@ -156,8 +156,8 @@ static smv_status run(const struct spmm_args *a) {
   /* The workspaces' row length: k rounded up to the 16-byte vector for
    * rung 4; below SMV_SPMM_COLTRANS_K (rung 9) only to an even count, so
    * f32 k = 2 keeps 8-byte rows (float2 loads) where the vector would
-   * double X's footprint in the L2 its gathers hit (0.88x cuSPARSE on a
-   * power-law graph at k = 2 with 16-byte rows). */
+   * double X's footprint in the L2 its gathers hit (a power-law graph at
+   * k = 2 fell below cuSPARSE with 16-byte rows). */
   const int64_t kp = a->k >= SMV_SPMM_COLTRANS_K ? (a->k + vw - 1) / vw * vw
                      : a->k == 1                 ? 1
                                                  : (a->k + 1) / 2 * 2;
