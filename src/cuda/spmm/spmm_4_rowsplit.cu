@@ -72,8 +72,8 @@ static int by_place(const void *a, const void *b) {
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* sp->order from the host chunk list hc (row order, rows' chunks
- * contiguous; hl the long rows' first chunks): chunk i of a row of n
+/* sp->order from the long rows' first chunks hl (host; rows' chunks
+ * are contiguous, in row order): chunk i of a row of n
  * chunks has place (i + 1/2) / n, its columns' quantile in the row (a
  * row's columns are sorted). Sorted by place, the chunks the device runs
  * at once hold the same quantile of every long row: on R-MAT (whose long
@@ -88,9 +88,7 @@ static smv_status chunk_order(smv_context *ctx, struct smv_spmm_split *sp,
   if (!p || !o) {
     free(p), free(o);
     return smv_ctx_set(ctx, SMV_ERR_NOMEM,
-                       "SpMM split: malloc of %lld "
-                       "chunk places",
-                       (long long)n);
+                       "SpMM split: malloc of %lld chunk places", (long long)n);
   }
   for (int64_t l = 0; l < sp->nlong; l++) {
     const int64_t c0 = hl[l].y, c1 = hl[l + 1].y;
@@ -114,8 +112,11 @@ static smv_status chunk_order(smv_context *ctx, struct smv_spmm_split *sp,
   if (e == cudaSuccess) /* o is freed next */
     e = cudaStreamSynchronize(ctx->stream);
   free(o);
-  if (e != cudaSuccess)
+  if (e != cudaSuccess) { /* never left half uploaded for the next call */
+    cudaFree(sp->order);
+    sp->order = NULL;
     return smv_cu_fail(ctx, e, "SpMM split: upload of the chunk order");
+  }
   return SMV_OK;
 }
 
@@ -191,17 +192,14 @@ static smv_status split_build(smv_context *ctx, smv_matrix *m,
   }
   e = cudaMemcpyAsync(sp->list, h, n * sizeof *h, cudaMemcpyHostToDevice,
                       ctx->stream);
-  if (e == cudaSuccess) /* h is freed below */
+  if (e == cudaSuccess) /* h is freed next */
     e = cudaStreamSynchronize(ctx->stream);
-  if (e != cudaSuccess) {
-    free(h);
+  free(h);
+  if (e != cudaSuccess)
     return smv_cu_fail(ctx, e, "SpMM split: upload of the chunk list");
-  }
   sp->chunks = sp->list;
   sp->longs = sp->list + nchunks;
-  const smv_status st = chunk_order(ctx, sp, hl);
-  free(h);
-  return st;
+  return SMV_OK;
 }
 
 static smv_status refuse_in_capture(smv_context *ctx, const char *what) {
@@ -360,15 +358,38 @@ static int chunk_order_on(void) {
   return s && s[0] == '1';
 }
 
+/* sp->order, built the first time it is asked for (never, by default):
+ * the chunk list copied back to the host, the order uploaded. Synchronises,
+ * so it is refused inside a capture, as the split itself is. */
+static smv_status order_get(smv_context *ctx, struct smv_spmm_split *sp) {
+  smv_status st = refuse_in_capture(ctx, "ordering the chunks");
+  if (st != SMV_OK)
+    return st;
+  const size_t n = (size_t)sp->nchunks + (size_t)sp->nlong + 1;
+  int2 *h = (int2 *)malloc(n * sizeof *h);
+  if (!h)
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "SpMM split: malloc of %zu bytes",
+                       n * sizeof *h);
+  cudaError_t e = cudaMemcpyAsync(h, sp->list, n * sizeof *h,
+                                  cudaMemcpyDeviceToHost, ctx->stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(ctx->stream);
+  st = e == cudaSuccess
+           ? chunk_order(ctx, sp, h + sp->nchunks)
+           : smv_cu_fail(ctx, e, "SpMM split: copy of the chunk list");
+  free(h);
+  return st;
+}
+
 template <typename T, int V>
 static cudaError_t chunks_launch(const struct spmm_args *a,
-                                 const struct smv_spmm_split *sp) {
+                                 const struct smv_spmm_split *sp,
+                                 const int32_t *order) {
   int L, CV;
   smv_spmm_rowvec_shape(a->k, V, &L, &CV);
   const unsigned grid = smv_grid_for(sp->nchunks * 32, SPLIT_BLOCK);
   const smv_matrix *m = a->m;
   cudaStream_t s = a->ctx->stream;
-  const int32_t *order = chunk_order_on() ? sp->order : NULL;
   if (CV == 2)
     spmm_rowsplit_chunks<T, V, 2><<<grid, SPLIT_BLOCK, 0, s>>>(
         sp->nchunks, sp->chunks, order, m->col_idx, (const T *)m->values,
@@ -389,14 +410,21 @@ smv_status smv_spmm_rowsplit_long(const struct spmm_args *a,
   /* The vector width: the workspace (ws_k = k per chunk, cudaMalloc'd so
    * 256-byte aligned) does not limit it; X's alignment does. */
   const int v = spmm_rowvec_width(a);
+  const int32_t *order = NULL;
+  if (chunk_order_on()) {
+    smv_status st;
+    if (!sp->order && (st = order_get(a->ctx, sp)) != SMV_OK)
+      return st;
+    order = sp->order;
+  }
   cudaError_t e;
   if (a->m->prec == SMV_F32)
-    e = v == 4   ? chunks_launch<float, 4>(a, sp)
-        : v == 2 ? chunks_launch<float, 2>(a, sp)
-                 : chunks_launch<float, 1>(a, sp);
+    e = v == 4   ? chunks_launch<float, 4>(a, sp, order)
+        : v == 2 ? chunks_launch<float, 2>(a, sp, order)
+                 : chunks_launch<float, 1>(a, sp, order);
   else
-    e = v == 2 ? chunks_launch<double, 2>(a, sp)
-               : chunks_launch<double, 1>(a, sp);
+    e = v == 2 ? chunks_launch<double, 2>(a, sp, order)
+               : chunks_launch<double, 1>(a, sp, order);
   if (e == cudaSuccess)
     e = smv_spmm_launch_fixup(a, sp);
   if (e != cudaSuccess)

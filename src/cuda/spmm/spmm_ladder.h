@@ -64,7 +64,8 @@ struct smv_spmm_split {
   /* nchunks chunk ids in the order rung 4's chunk kernel may take them
    * (SMV_SPMM_CHUNK_ORDER=1): by each chunk's place in its row, so the
    * chunks in flight at once cover one band of columns of every long row
-   * and the L2 keeps that band's X rows (device, NULL without chunks). */
+   * and the L2 keeps that band's X rows (device; NULL until first asked
+   * for, which by default it never is). */
   int32_t *order;
   void *ws;
   size_t ws_bytes;
