@@ -172,8 +172,8 @@ static void test_rule(void) {
   CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
   CHECK_INT(c.vec, 2);
   /* The same widths with rows past a chunk (a graph): rung 10 at 16-byte
-   * vectors (k = 32 x the vector: one a lane across the warp); rung 4
-   * when the vector is narrower (two a lane) or k wider. */
+   * vectors (k = 32 or 64 x the vector: one or two a lane across the
+   * warp); rung 4 when the vector is narrower or k wider. */
   s = shape(SMV_SPMM_CHUNK + 1, 16, 64, 1, 0, 64, 64);
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWSTREAM);
@@ -191,6 +191,16 @@ static void test_rule(void) {
   CHECK_INT(c.vec, 2);
   s = shape(SMV_SPMM_CHUNK + 1, 16, 256, 1, 1, 256, 256);
   CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSTREAM);
+  CHECK_STR_HAS(c.why, "1024-byte X rows");
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 128, 1, 0, 128, 128);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSTREAM);
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 512, 1, 1, 512, 512);
+  CHECK_OK(smv_spmm_choose(&s, &c));
+  CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 256, 1, 1, 258, 258); /* 8-byte loads */
+  CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
   /* Half the rows short: rung 10; fewer (a stencil with one dense row:
    * a long row, no short ones): rung 4. */
@@ -204,7 +214,7 @@ static void test_rule(void) {
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWSTREAM);
   CHECK_STR_HAS(c.why, "50% under 16 entries and hubs");
-  s = shape(SMV_SPMM_CHUNK + 1, 16, 128, 1, 0, 128, 128);
+  s = shape(SMV_SPMM_CHUNK + 1, 16, 256, 1, 0, 256, 256); /* 2048 bytes */
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWSPLIT);
   /* Not a full pass (rung 8 would run rung 4 inside): rung 3/4, even
@@ -243,17 +253,17 @@ static void test_rule(void) {
   CHECK_OK(smv_spmm_choose(&s, &c));
   CHECK_INT(c.alg, SMV_SPMM_ROWVEC);
   /* Every power of two from 8 up to the threshold lands on rung 8, in
-   * both precisions; the next one (512-byte X rows) on rung 10, wider on
-   * rung 4. */
+   * both precisions; the next two (512- and 1024-byte X rows) on rung 10,
+   * wider on rung 4. */
   for (int f32 = 0; f32 < 2; f32++)
     for (int k = SMV_SPMM_COLTRANS_K; k <= 256; k *= 2) {
       s = shape(SMV_SPMM_CHUNK + 1, 16, k, 1, f32, k, k);
       CHECK_OK(smv_spmm_choose(&s, &c));
       const int bytes = k * (f32 ? 4 : 8);
-      const smv_spmm_alg want = bytes <= SMV_SPMM_ROWPIPE_BYTES
-                                    ? SMV_SPMM_ROWPIPE
-                                : bytes == 512 ? SMV_SPMM_ROWSTREAM
-                                               : SMV_SPMM_ROWSPLIT;
+      const smv_spmm_alg want =
+          bytes <= SMV_SPMM_ROWPIPE_BYTES ? SMV_SPMM_ROWPIPE
+          : bytes == 512 || bytes == 1024 ? SMV_SPMM_ROWSTREAM
+                                          : SMV_SPMM_ROWSPLIT;
       CHECKF(c.alg == want, "f32=%d k=%d: %s", f32, k,
              smv_spmm_alg_name(c.alg));
     }

@@ -41,17 +41,19 @@
  *     and would run rung 4 inside rung 8 anyway: rung 4 (or 3) below.
  *   row-major with rows longer than a chunk and at least half the rows
  *     shorter than SMV_SPMM_SHORT_ROW = 16 entries (a graph: hubs and
- *     many short rows; a stencil has none), and k = 32 x the vector width
- *     (X rows of 512 bytes, one 16-byte vector a lane across a whole
- *     warp: f32 k = 128, f64 k = 64): rung 10, a warp streams 32 rows'
- *     entries as one sequence. There rung 4 waits three dependent memory
- *     trips per short row; rung 10 keeps X loads in flight across row
- *     ends. On a stencil's rows (27 a row) it loses to rung 3: each row's
- *     gathers are already a long stream, and a window is one warp's 864
+ *     many short rows; a stencil has none), and k = 32 or 64 x a 16-byte
+ *     vector (X rows of 512 or 1024 bytes, one or two vectors a lane
+ *     across a whole warp: f32 k = 128 and 256, f64 k = 64 and 128):
+ *     rung 10, a warp streams 32 rows' entries as one sequence. There
+ *     rung 4 waits three dependent memory trips per short row; rung 10
+ *     keeps X loads in flight across row ends. On a stencil's rows (27 a
+ *     row) it loses to rung 3: each row's gathers are already a long
+ *     stream, and a window is one warp's 864
  *     entries. A stencil with one dense row has a long row but no short
- *     ones, so the short rows, not the hubs, decide. Two vectors a lane
- *     (f32 k = 256, f64 k = 128) are not in the rule until measured at
- *     rung 10's one-warp blocks (bench/results/h200/spmm.md, rung 10).
+ *     ones, so the short rows, not the hubs, decide. At two vectors a
+ *     lane its lead over rung 4 on the graphs is smaller (a row's gathers
+ *     are already twice the loads in flight), but it leads
+ *     (bench/results/h200/spmm.md, rung 10); wider X rows run rung 4.
  *   other row-major k >= 8: rung 4 (rung 3 when no row is longer than a
  *     chunk, which is the same launch without the split): each X row j is
  *     k contiguous elements, read as 16-byte vectors by 1..32 lanes, and
@@ -70,10 +72,10 @@
  * wide, else the largest power of two that is; the launcher drops to
  * narrower loads when X or Y itself is not aligned, which the plan cannot
  * see (it has no pointers). A full pass at 16 bytes stays one at any
- * narrower width for k <= 64; rung 10's 512-byte rows at a narrower width
- * are two vectors a lane (8-byte alignment: its unmeasured shape) or not
- * a whole-warp pass (4-byte: rung 4 runs), so the plan's `vec` and rung
- * then describe the aligned case. */
+ * narrower width for k <= 64; rung 10 is planned at 16-byte vectors only,
+ * and its rows at a narrower width (X not aligned) are more vectors a
+ * lane or not a whole-warp pass (rung 4 runs), so the plan's `vec` and
+ * rung then describe the aligned case. */
 #include "internal.h"
 
 #include <stdio.h>
@@ -145,7 +147,9 @@ smv_status smv_spmm_choose(const smv_spmm_shape *s, smv_spmm_choice *c) {
           s->k, bytes, SMV_SPMM_ROWPIPE_BYTES, v, split);
       return SMV_OK;
     }
-    if (c->chunk && s->k == 32 * v && 2 * s->short_rows >= s->rows) {
+    const int lanes_full = v * (s->f32 ? 4 : 8) == 16; /* 16-byte vectors */
+    if (c->chunk && lanes_full && (s->k == 32 * v || s->k == 64 * v) &&
+        2 * s->short_rows >= s->rows) {
       c->alg = SMV_SPMM_ROWSTREAM;
       snprintf(c->why, sizeof c->why,
                "row-major k = %d: %lld-byte X rows (%d-element loads), "

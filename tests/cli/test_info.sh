@@ -124,7 +124,9 @@ expect_out "4-element loads" "f32 row-major k = 32: 16-byte loads"
 expect_rc 0 "spmm plan hubs, wide k" $SMV info denserow:300:3,cols=900 --plan --k 128 --precision f32 --layout row
 expect_out "spmm row-major k=128 f32: rowstream" "a long row, f32 k = 128 (512 bytes): rung 10"
 expect_rc 0 "spmm plan hubs, wider k" $SMV info denserow:300:3,cols=900 --plan --k 256 --precision f32 --layout row
-expect_out "spmm row-major k=256 f32: rowsplit" "a long row, f32 k = 256 (two vectors a lane): rung 4"
+expect_out "spmm row-major k=256 f32: rowstream" "a long row, f32 k = 256 (two vectors a lane): rung 10"
+expect_rc 0 "spmm plan hubs, widest k" $SMV info denserow:300:3,cols=900 --plan --k 512 --precision f32 --layout row
+expect_out "spmm row-major k=512 f32: rowsplit" "a long row, f32 k = 512 (four vectors a lane): rung 4"
 expect_rc 0 "spmm plan k=1" $SMV info lap2d:10 --plan --k 1 --layout col
 expect_out "col-major k=1 f64: spmv" "k = 1: the SpMV engine"
 expect_err 2 "--k" "k = 0" $SMV info lap2d:10 --plan --k 0

@@ -17,9 +17,15 @@
  * column), adding the row's partials in chunk order and applying alpha
  * and beta. The chunk kernel does not depend on the first, but one
  * stream keeps the code simple and the first kernel's tail is short.
+ * The chunk kernel's warps take the chunks by their place in their rows
+ * (every long row's first tenth, then its second, ...), not row by row:
+ * the chunks in flight then gather from one band of columns and the L2
+ * keeps that band's X rows (R-MAT's hubs share one skewed column law).
+ * Each chunk still writes its own slot, so the bits are row order's.
  *
- * The chunk list is built once per matrix (the row offsets copied to the
- * host: (rows + 1) x 4 bytes), kept with the matrix. Chunks hold
+ * The chunk list and order are built once per matrix (the row offsets
+ * copied to the host: (rows + 1) x 4 bytes; the order, nchunks x 4
+ * bytes, sorted there), kept with the matrix. Chunks hold
  * SMV_SPMM_CHUNK entries, fewer (down to 64) when that would leave SMs
  * without chunks (the device's SM count x 16): a small matrix's few hubs.
  * The workspace holds
@@ -194,12 +200,18 @@ static smv_status split_build(smv_context *ctx, smv_matrix *m,
                       ctx->stream);
   if (e == cudaSuccess) /* h is freed next */
     e = cudaStreamSynchronize(ctx->stream);
-  free(h);
-  if (e != cudaSuccess)
+  if (e != cudaSuccess) {
+    free(h);
     return smv_cu_fail(ctx, e, "SpMM split: upload of the chunk list");
+  }
   sp->chunks = sp->list;
   sp->longs = sp->list + nchunks;
-  return SMV_OK;
+  /* The chunk order, from the same host list (nchunks x 4 bytes): built
+   * with the split, so a product that finds the split built (the one a
+   * CUDA graph captures) never has to build anything. */
+  smv_status st = chunk_order(ctx, sp, hl);
+  free(h);
+  return st;
 }
 
 static smv_status refuse_in_capture(smv_context *ctx, const char *what) {
@@ -350,35 +362,15 @@ cudaError_t smv_spmm_launch_fixup(const struct spmm_args *a,
   return cudaGetLastError();
 }
 
-/* Chunks by place in their rows (sp->order) or in row order: row order
- * unless SMV_SPMM_CHUNK_ORDER=1, an experiment until a device has timed
- * it (the bits are the same either way). */
+/* Chunks by place in their rows (sp->order, built with the split) unless
+ * SMV_SPMM_CHUNK_ORDER=0 asks for row order (the bits are the same either
+ * way: each chunk writes its own slot). By place, the chunks in flight
+ * share a band of columns of every long row and the L2 keeps that band's
+ * X rows: the R-MAT hub rows' chunk kernel was L2-bound in row order
+ * (bench/results/h200/spmm.md, "Chunk order"). */
 static int chunk_order_on(void) {
   const char *s = getenv("SMV_SPMM_CHUNK_ORDER");
-  return s && s[0] == '1';
-}
-
-/* sp->order, built the first time it is asked for (never, by default):
- * the chunk list copied back to the host, the order uploaded. Synchronises,
- * so it is refused inside a capture, as the split itself is. */
-static smv_status order_get(smv_context *ctx, struct smv_spmm_split *sp) {
-  smv_status st = refuse_in_capture(ctx, "ordering the chunks");
-  if (st != SMV_OK)
-    return st;
-  const size_t n = (size_t)sp->nchunks + (size_t)sp->nlong + 1;
-  int2 *h = (int2 *)malloc(n * sizeof *h);
-  if (!h)
-    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "SpMM split: malloc of %zu bytes",
-                       n * sizeof *h);
-  cudaError_t e = cudaMemcpyAsync(h, sp->list, n * sizeof *h,
-                                  cudaMemcpyDeviceToHost, ctx->stream);
-  if (e == cudaSuccess)
-    e = cudaStreamSynchronize(ctx->stream);
-  st = e == cudaSuccess
-           ? chunk_order(ctx, sp, h + sp->nchunks)
-           : smv_cu_fail(ctx, e, "SpMM split: copy of the chunk list");
-  free(h);
-  return st;
+  return !(s && s[0] == '0');
 }
 
 template <typename T, int V>
@@ -410,13 +402,7 @@ smv_status smv_spmm_rowsplit_long(const struct spmm_args *a,
   /* The vector width: the workspace (ws_k = k per chunk, cudaMalloc'd so
    * 256-byte aligned) does not limit it; X's alignment does. */
   const int v = spmm_rowvec_width(a);
-  const int32_t *order = NULL;
-  if (chunk_order_on()) {
-    smv_status st;
-    if (!sp->order && (st = order_get(a->ctx, sp)) != SMV_OK)
-      return st;
-    order = sp->order;
-  }
+  const int32_t *order = chunk_order_on() ? sp->order : NULL;
   cudaError_t e;
   if (a->m->prec == SMV_F32)
     e = v == 4   ? chunks_launch<float, 4>(a, sp, order)

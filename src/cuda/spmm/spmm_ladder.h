@@ -61,11 +61,11 @@ struct smv_spmm_split {
   int64_t chunk, nchunks, nlong;
   int2 *list;
   int2 *chunks, *longs;
-  /* nchunks chunk ids in the order rung 4's chunk kernel may take them
-   * (SMV_SPMM_CHUNK_ORDER=1): by each chunk's place in its row, so the
-   * chunks in flight at once cover one band of columns of every long row
-   * and the L2 keeps that band's X rows (device; NULL until first asked
-   * for, which by default it never is). */
+  /* nchunks chunk ids in the order rung 4's chunk kernel takes them
+   * (unless SMV_SPMM_CHUNK_ORDER=0): by each chunk's place in its row, so
+   * the chunks in flight at once cover one band of columns of every long
+   * row and the L2 keeps that band's X rows (device, built with the split;
+   * NULL when there are no chunks). */
   int32_t *order;
   void *ws;
   size_t ws_bytes;
