@@ -9,7 +9,13 @@
  *       x += alpha p, r -= alpha q, beta = r.r_new / r.r;
  *   cg  Chronopoulos-Gear CG, cg1's recurrences (src/cuda/solve/
  *       cg_coop.h: one reduction of r.u, w.u, r.r an iteration, s = w +
- *       beta s, r -= alpha s, w = A u).
+ *       beta s, r -= alpha s, w = A u);
+ *   pr  predict-and-recompute CG (after Chen and Carson's pr-CG): s = A p
+ *       computed, not recurred; one reduction of r.r, p.s, r.s and s.s an
+ *       iteration; alpha from the recomputed r.r, beta from r.r of the next
+ *       iteration predicted as r.r - 2 alpha r.s + alpha^2 s.s. One grid
+ *       barrier an iteration, as cg1, where a block can form p at its halo
+ *       columns from the r, s and p their owners published before it.
  * Orders: a row's sum by L lanes (lane l takes entries l, l + L, ...,
  * then the lanes add pairwise as a shuffle-down tree), and the dot
  * products as G partial sums over G contiguous blocks of rows added in
@@ -159,6 +165,8 @@ static double dot_ref(const double *a, const double *b, int64_t n) {
 }
 
 enum { DOT_PLAIN, DOT_DOT2, DOT_REF };
+enum { ALG_HS, ALG_CG, ALG_PR };
+static const char *const alg_name[] = {"hs", "cg", "pr"};
 static const char *const dot_name[] = {"plain", "dot2", "ref"};
 
 static double dot_k(int kind, const double *a, const double *b, int64_t n,
@@ -170,7 +178,7 @@ static double dot_k(int kind, const double *a, const double *b, int64_t n,
 
 /* The iterations to tol, or -1 when the work vectors do not fit; dk and
  * sk choose the dot products' and the row sums' kinds. */
-static int run(int cgcg, int L, int G, int dk, int sk, const double *b,
+static int run(int alg, int L, int G, int dk, int sk, const double *b,
                double tol, int maxit) {
   const int64_t n = A->rows;
   double *x = calloc(n, 8), *r = malloc(n * 8), *p = calloc(n, 8);
@@ -181,7 +189,31 @@ static int run(int cgcg, int L, int G, int dk, int sk, const double *b,
   for (int64_t i = 0; i < n; i++)
     r[i] = b[i];
   const double bb = dot_k(dk, b, b, n, G);
-  if (!cgcg) {
+  if (alg == ALG_PR) {
+    /* Predict and recompute: s = A p computed (not recurred), alpha from
+     * the recomputed r.r, beta from r.r predicted by the same reduction's
+     * p.s, r.s and s.s: one reduction (four dots) an iteration. */
+    for (int64_t i = 0; i < n; i++)
+      p[i] = r[i];
+    spmv_k(sk, p, s, L);
+    double nu = dot_k(dk, r, r, n, G), mu = dot_k(dk, p, s, n, G);
+    double sig = dot_k(dk, r, s, n, G), tau = dot_k(dk, s, s, n, G);
+    for (it = 0; it < maxit && sqrt(nu / bb) > tol; it++) {
+      const double alpha = nu / mu;
+      const double nup = fma(alpha, fma(alpha, tau, -2.0 * sig), nu);
+      const double beta = nup / nu;
+      for (int64_t i = 0; i < n; i++) {
+        x[i] = fma(alpha, p[i], x[i]);
+        r[i] = fma(-alpha, s[i], r[i]);
+        p[i] = fma(beta, p[i], r[i]);
+      }
+      spmv_k(sk, p, s, L);
+      nu = dot_k(dk, r, r, n, G);
+      mu = dot_k(dk, p, s, n, G);
+      sig = dot_k(dk, r, s, n, G);
+      tau = dot_k(dk, s, s, n, G);
+    }
+  } else if (alg == ALG_HS) {
     double rr = dot_k(dk, r, r, n, G), rr_old = 0.0;
     for (it = 0; it < maxit && sqrt(rr / bb) > tol; it++) {
       const double beta = it ? rr / rr_old : 0.0;
@@ -264,17 +296,16 @@ int main(int argc, char **argv) {
   const int Ls[] = {1, 2, 4, 16}, Gs[] = {1, 132};
   printf("matrix=%s n=%lld nnz=%lld tol=%g\n", argv[1], (long long)A->rows,
          (long long)A->nnz, tol);
-  for (int cgcg = 0; cgcg < 2; cgcg++)
+  for (int alg = ALG_HS; alg <= ALG_PR; alg++)
     for (int gi = 0; gi < 2; gi++)
       for (int li = 0; li < 4; li++) {
-        printf("%s lanes=%d blocks=%d its=%d\n", cgcg ? "cg" : "hs", Ls[li],
-               Gs[gi],
-               run(cgcg, Ls[li], Gs[gi], DOT_PLAIN, SPMV_PLAIN, b, tol, maxit));
+        printf("%s lanes=%d blocks=%d its=%d\n", alg_name[alg], Ls[li], Gs[gi],
+               run(alg, Ls[li], Gs[gi], DOT_PLAIN, SPMV_PLAIN, b, tol, maxit));
         fflush(stdout);
       }
   /* The second section: every other (dot, spmv) pair; dot=ref does not
    * depend on G, so it runs with blocks=1 only. */
-  for (int cgcg = 0; dots && cgcg < 2; cgcg++)
+  for (int alg = ALG_HS; dots && alg <= ALG_PR; alg++)
     for (int sk = SPMV_PLAIN; sk <= SPMV_DD; sk++)
       for (int dk = DOT_PLAIN; dk <= DOT_REF; dk++)
         for (int gi = 0; gi < (dk == DOT_REF ? 1 : 2); gi++)
@@ -282,9 +313,8 @@ int main(int argc, char **argv) {
             if (dk == DOT_PLAIN && sk == SPMV_PLAIN)
               continue;
             printf("%s lanes=%d blocks=%d dot=%s spmv=%s its=%d\n",
-                   cgcg ? "cg" : "hs", Ls[li], Gs[gi], dot_name[dk],
-                   spmv_name[sk],
-                   run(cgcg, Ls[li], Gs[gi], dk, sk, b, tol, maxit));
+                   alg_name[alg], Ls[li], Gs[gi], dot_name[dk], spmv_name[sk],
+                   run(alg, Ls[li], Gs[gi], dk, sk, b, tol, maxit));
             fflush(stdout);
           }
   free(ones), free(b);
