@@ -50,7 +50,8 @@ static void usage(FILE *f) {
           "  --algs LIST      of auto,ours,cusparse-alg1,cusparse-alg2,"
           "cusparse-alg3,\n"
           "                   spmv,rowvec,rowsplit,colsplit,coltrans,kslice,\n"
-          "                   rowpipe,rowgather,rowstream (default all)\n"
+          "                   rowpipe,rowgather,rowstream,colband (default "
+          "all)\n"
           "  --suite NAME     a named set of matrices, k, precisions, layouts "
           "and\n"
           "                   algorithms (options given override it); list: "
@@ -497,7 +498,8 @@ int cmd_bench_spmm(int argc, char **argv) {
         "bench-spmm",
         "--algs: a list of auto, ours, cusparse-alg1, "
         "cusparse-alg2, cusparse-alg3, spmv, rowvec, rowsplit, "
-        "colsplit, coltrans, kslice, rowpipe, rowgather, rowstream");
+        "colsplit, coltrans, kslice, rowpipe, rowgather, rowstream, "
+        "colband");
   if (vruns) {
     if (cli_parse_long(vruns, 1, 100000, &lv) != 0)
       return cli_usage("bench-spmm", "--runs wants 1..100000");

@@ -852,7 +852,12 @@ typedef enum {
                                  (f32 k = 128, 256; f64 k = 64, 128): a
                                  warp streams 32 rows' entries as one
                                  sequence, long rows in rung 4's chunks    */
-  SMV_SPMM_ALG_COUNT = 14
+  SMV_SPMM_COLBAND = 14,      /* rung 11: row-major, A split once into
+                                 bands of columns whose X rows fit a share
+                                 of the L2, run band by band (Y passes:
+                                 2 x bands - 1); an experiment, not in
+                                 AUTO's rule                              */
+  SMV_SPMM_ALG_COUNT = 15
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */
 const char *smv_spmm_alg_name(smv_spmm_alg alg);

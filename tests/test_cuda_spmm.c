@@ -76,9 +76,26 @@ static smv_csr *window_matrix(void) {
   return strided_matrix(103, 3000, len);
 }
 
+/* 60 rows of 1000 columns whose entries all lie in columns 900..999 (0..5
+ * a row, row 7 100): rung 11's first bands are empty, so beta falls to its
+ * last band. */
+static smv_csr *tail_matrix(void) {
+  int len[60];
+  for (int i = 0; i < 60; i++)
+    len[i] = i == 7 ? 100 : (int)(tc_next() % 6);
+  smv_csr *A = strided_matrix(60, 100, len);
+  if (A) {
+    A->cols = 1000;
+    for (int64_t e = 0; e < A->nnz; e++)
+      A->col_idx[e] += 900;
+  }
+  return A;
+}
+
 static smv_csr *gen(const char *spec, int f32) {
   smv_csr *A = strcmp(spec, "hubs") == 0      ? hub_matrix()
                : strcmp(spec, "windows") == 0 ? window_matrix()
+               : strcmp(spec, "tail") == 0    ? tail_matrix()
                                               : tst_generate(spec);
   if (A && f32)
     tc_round_values(A);
@@ -96,9 +113,10 @@ static const char *const shapes[] = {"hubs",
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
 static const smv_spmm_alg rung_algs[] = {
-    SMV_SPMM_AUTO,     SMV_SPMM_OURS,      SMV_SPMM_SPMV,     SMV_SPMM_ROWVEC,
-    SMV_SPMM_ROWSPLIT, SMV_SPMM_COLSPLIT,  SMV_SPMM_COLTRANS, SMV_SPMM_KSLICE,
-    SMV_SPMM_ROWPIPE,  SMV_SPMM_ROWGATHER, SMV_SPMM_ROWSTREAM};
+    SMV_SPMM_AUTO,      SMV_SPMM_OURS,      SMV_SPMM_SPMV,
+    SMV_SPMM_ROWVEC,    SMV_SPMM_ROWSPLIT,  SMV_SPMM_COLSPLIT,
+    SMV_SPMM_COLTRANS,  SMV_SPMM_KSLICE,    SMV_SPMM_ROWPIPE,
+    SMV_SPMM_ROWGATHER, SMV_SPMM_ROWSTREAM, SMV_SPMM_COLBAND};
 #define NALGS (sizeof rung_algs / sizeof rung_algs[0])
 
 /* 1 if the rung lacks this shape (SMV_ERR_UNSUPPORTED expected). */
@@ -112,6 +130,7 @@ static int lacks(smv_spmm_alg alg, int row, int k, int pad) {
   case SMV_SPMM_ROWPIPE:
   case SMV_SPMM_ROWGATHER:
   case SMV_SPMM_ROWSTREAM:
+  case SMV_SPMM_COLBAND:
     return !row;
   case SMV_SPMM_COLTRANS:
     return row;
@@ -297,6 +316,52 @@ static void test_chunk_order_bits(void) {
                                0, algs[a], algs[a], "SMV_SPMM_CHUNK_ORDER"),
                  "%s %s k=%d %s: chunk order changed the bits", specs[s],
                  f32 ? "f32" : "f64", ks[ki], smv_spmm_alg_name(algs[a]));
+      smv_matrix_free(dA);
+      smv_csr_free(A);
+    }
+}
+
+/* Rung 11 with its band count forced (SMV_SPMM_BANDS: the test matrices'
+ * X fits the L2, which alone would give one band) against the CPU
+ * reference: 2, 3 and 8 bands over hub rows, R-MAT, empty bands (a matrix
+ * whose columns all fall in its last band), rectangular shapes, k tails,
+ * alpha and beta (beta once, in the first band with entries), ldy > k; one
+ * band runs the plan's rung on A itself (the same bits as AUTO). Then a
+ * second band count on the same matrix (the bands rebuilt). */
+static void test_colband(void) {
+  TC_NEED_DEVICE();
+  smv_context *ctx = tc_context();
+  const char *specs[] = {
+      "rmat:12:16",           "hubs", "windows", "denserow:300:3,cols=2500",
+      "rand:60:20,cols=3000", "tail"};
+  const int ks[] = {1, 5, 32, 33, 128};
+  const char *bands[] = {"2", "3", "8"};
+  for (int f32 = 0; f32 < 2; f32++)
+    for (int s = 0; s < 6; s++) {
+      smv_csr *A;
+      smv_matrix *dA;
+      if (!open_matrix(ctx, specs[s], f32, &A, &dA))
+        continue;
+      for (int b = 0; b < 3; b++) {
+        setenv("SMV_SPMM_BANDS", bands[b], 1);
+        for (int ki = 0; ki < 5; ki++) {
+          int uns = 0;
+          const double al = ki % 2 ? -0.5 : 1.0, be = ki % 2 ? 2.0 : 0.0;
+          CHECKF(spmm_case_at(ctx, dA, A, SMV_SPMM_COLBAND, ks[ki],
+                              SMV_LAYOUT_ROW_MAJOR, ki == 3 ? 3 : 0, al, be, 0,
+                              0, &uns) == 0,
+                 "%s %s bands=%s k=%d: colband against the reference", specs[s],
+                 f32 ? "f32" : "f64", bands[b], ks[ki]);
+          CHECK(!uns);
+        }
+        unsetenv("SMV_SPMM_BANDS");
+      }
+      setenv("SMV_SPMM_BANDS", "1", 1);
+      CHECKF(same_bits(ctx, dA, f32, A->rows, A->cols, 32, 32, 0, SMV_SPMM_AUTO,
+                       SMV_SPMM_COLBAND),
+             "%s %s: one band differs from AUTO", specs[s],
+             f32 ? "f32" : "f64");
+      unsetenv("SMV_SPMM_BANDS");
       smv_matrix_free(dA);
       smv_csr_free(A);
     }
@@ -548,6 +613,7 @@ int main(void) {
   RUN(test_rowpipe_bits);
   RUN(test_rowgather_bits);
   RUN(test_rowstream_bits);
+  RUN(test_colband);
   RUN(test_chunk_order_bits);
   RUN(test_refused);
   RUN(test_graph_split);

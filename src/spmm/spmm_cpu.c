@@ -21,7 +21,7 @@
 static const char *const spmm_names[SMV_SPMM_ALG_COUNT] = {
     "auto",   "ours",    "cusparse-alg1", "cusparse-alg2", "cusparse-alg3",
     "spmv",   "rowvec",  "rowsplit",      "colsplit",      "coltrans",
-    "kslice", "rowpipe", "rowgather",     "rowstream"};
+    "kslice", "rowpipe", "rowgather",     "rowstream",     "colband"};
 
 const char *smv_spmm_alg_name(smv_spmm_alg alg) {
   if ((int)alg < 0 || alg >= SMV_SPMM_ALG_COUNT)

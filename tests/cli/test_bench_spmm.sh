@@ -28,10 +28,10 @@ if grep -q "no CUDA device\|needs a GPU" "$ERR"; then
   skip "no GPU: bench-spmm run not checked"
 else
   if [ "$RC" -eq 0 ]; then ok; else bad "GPU run: exit $RC"; sed 's/^/  /' "$ERR" | head >&2; fi
-  # 2 precisions x 3 k x 2 orders x 14 algorithms (auto, 10 rungs of ours,
-  # 3 of cuSPARSE) = 168 result rows
+  # 2 precisions x 3 k x 2 orders x 15 algorithms (auto, ours, 3 of
+  # cuSPARSE, rungs 2-11) = 180 result rows
   n=$(grep -c '^| lap2d' "$T_TMP/t.md")
-  if [ "$n" -eq 168 ]; then ok; else bad "markdown has $n rows, want 168"; fi
+  if [ "$n" -eq 180 ]; then ok; else bad "markdown has $n rows, want 180"; fi
   n=$(grep -c ' auto:[a-z]* .*PASS' "$OUT")
   if [ "$n" -eq 12 ]; then ok; else bad "auto PASS rows: $n, want 12"; fi
   if grep -q 'FAIL\|ERROR' "$OUT"; then bad "a case failed"; else ok; fi
@@ -43,9 +43,9 @@ if grep -q "no CUDA device\|needs a GPU" "$ERR"; then
   skip "no GPU: bench-spmm --suite small not checked"
 else
   if [ "$RC" -eq 0 ]; then ok; else bad "suite small: exit $RC"; fi
-  # 4 matrices x 2 precisions x 4 k x 2 orders x 14 algorithms + header
+  # 4 matrices x 2 precisions x 4 k x 2 orders x 15 algorithms + header
   n=$(wc -l <"$T_TMP/s.csv")
-  if [ "$n" -eq 897 ]; then ok; else bad "suite csv has $n lines, want 897"; fi
+  if [ "$n" -eq 961 ]; then ok; else bad "suite csv has $n lines, want 961"; fi
   if grep -q ',FAIL,\|,ERROR,' "$T_TMP/s.csv"; then bad "a suite case failed"; else ok; fi
 fi
 finish

@@ -51,6 +51,11 @@
  *               waits three memory trips a row). Same bits as rung 4.
  *               Loses where rows are long and even (a stencil: a window
  *               is one warp's 864 entries) and at two vectors a lane.
+ *  11 colband   A split once into bands of columns whose X rows fit a
+ *               share of the L2, the row-major rung run band by band (Y
+ *               read and written once a band). For spread columns with X
+ *               past the L2 (gathers from DRAM); loses where X fits or
+ *               the Y passes outweigh the misses. Not in the plan.
  * The plan (src/spmm/spmm_plan.c, smv_spmm_choose): k = 1 contiguous ->
  * 2; row-major k < 8 -> 9; column-major k < 8 -> 6 (rung 9 inside) with
  * rows of 8+ entries on the mean, else 5; row-major with k x
@@ -66,10 +71,10 @@
 
 /* The ladder's one table (index: none, looked up by alg). */
 static const struct spmm_rung *const rungs[] = {
-    &smv_spmm_rung_lanes,    &smv_spmm_rung_spmv,     &smv_spmm_rung_rowvec,
-    &smv_spmm_rung_rowsplit, &smv_spmm_rung_colsplit, &smv_spmm_rung_coltrans,
-    &smv_spmm_rung_kslice,   &smv_spmm_rung_rowpipe,  &smv_spmm_rung_rowgather,
-    &smv_spmm_rung_rowstream};
+    &smv_spmm_rung_lanes,     &smv_spmm_rung_spmv,     &smv_spmm_rung_rowvec,
+    &smv_spmm_rung_rowsplit,  &smv_spmm_rung_colsplit, &smv_spmm_rung_coltrans,
+    &smv_spmm_rung_kslice,    &smv_spmm_rung_rowpipe,  &smv_spmm_rung_rowgather,
+    &smv_spmm_rung_rowstream, &smv_spmm_rung_colband};
 #define NRUNGS ((int)(sizeof rungs / sizeof rungs[0]))
 
 static const struct spmm_rung *rung_of(smv_spmm_alg alg) {

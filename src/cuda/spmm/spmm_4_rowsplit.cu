@@ -60,6 +60,7 @@ void smv_spmm_split_free(smv_matrix *m) {
   cudaFree(sp->order);
   cudaFree(sp->ws);
   cudaFree(sp->tws);
+  smv_spmm_bands_free(sp->bands);
   free(sp);
   m->spmm_split = NULL;
 }
@@ -214,7 +215,7 @@ static smv_status split_build(smv_context *ctx, smv_matrix *m,
   return st;
 }
 
-static smv_status refuse_in_capture(smv_context *ctx, const char *what) {
+smv_status smv_spmm_refuse_in_capture(smv_context *ctx, const char *what) {
   cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
   cudaError_t e = cudaStreamIsCapturing(ctx->stream, &cs);
   if (e != cudaSuccess)
@@ -232,7 +233,7 @@ static smv_status refuse_in_capture(smv_context *ctx, const char *what) {
  * still use the old buffer. */
 static smv_status grow(smv_context *ctx, void **p, size_t *have, size_t bytes,
                        const char *what) {
-  smv_status st = refuse_in_capture(ctx, "growing the workspace");
+  smv_status st = smv_spmm_refuse_in_capture(ctx, "growing the workspace");
   if (st != SMV_OK)
     return st;
   cudaError_t e = cudaStreamSynchronize(ctx->stream);
@@ -266,7 +267,8 @@ smv_status smv_spmm_split_get(const struct spmm_args *a,
   smv_status st;
   *out = NULL;
   if (!m->spmm_split) {
-    if ((st = refuse_in_capture(ctx, "listing the long rows")) != SMV_OK)
+    if ((st = smv_spmm_refuse_in_capture(ctx, "listing the long rows")) !=
+        SMV_OK)
       return st;
     struct smv_spmm_split *sp = (struct smv_spmm_split *)calloc(1, sizeof *sp);
     if (!sp)

@@ -46,7 +46,8 @@ extern const struct spmm_rung smv_spmm_rung_kslice;    /* spmm_7_kslice.cu   */
 extern const struct spmm_rung smv_spmm_rung_rowpipe;   /* spmm_8_rowpipe.cu  */
 extern const struct spmm_rung smv_spmm_rung_rowgather; /* spmm_9_rowgather.cu */
 extern const struct spmm_rung
-    smv_spmm_rung_rowstream; /* spmm_10_rowstream.cu */
+    smv_spmm_rung_rowstream;                         /* spmm_10_rowstream.cu */
+extern const struct spmm_rung smv_spmm_rung_colband; /* spmm_11_colband.cu */
 
 #define SMV_SPMM_TUNED 8
 
@@ -69,6 +70,9 @@ struct smv_spmm_split {
   int32_t *order;
   void *ws;
   size_t ws_bytes;
+  /* Rung 11's bands of A (spmm_11_colband.cu): NULL until its first
+   * product past one band; rebuilt when a k asks for another count. */
+  struct smv_spmm_bands *bands;
   /* Rung 6's row-major copies of X and Y (spmm_6_coltrans.cu). */
   void *tws;
   size_t tws_bytes;
@@ -88,6 +92,18 @@ struct smv_spmm_split {
 smv_status smv_spmm_split_get(const struct spmm_args *a,
                               struct smv_spmm_split **out);
 void smv_spmm_split_free(smv_matrix *m);
+/* SMV_OK unless ctx's stream is being captured (then SMV_ERR_ARG: `what`
+ * would synchronise inside the capture). */
+smv_status smv_spmm_refuse_in_capture(smv_context *ctx, const char *what);
+
+/* Rung 11 (spmm_11_colband.cu): at most SMV_SPMM_BANDS_MAX bands; the
+ * count for an X of cols x k (f32 or f64) on a device with l2_bytes of
+ * L2; the bands' free (NULL-safe; smv_spmm_split_free calls it). */
+#define SMV_SPMM_BANDS_MAX 8
+struct smv_spmm_bands;
+int smv_spmm_band_count(int64_t l2_bytes, int64_t cols, int k, int f32);
+void smv_spmm_bands_free(struct smv_spmm_bands *b);
+
 /* Grow sp->tws to at least `bytes` (synchronises; refused while the
  * stream is captured). */
 smv_status smv_spmm_workspace(smv_context *ctx, struct smv_spmm_split *sp,
