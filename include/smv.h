@@ -855,8 +855,8 @@ typedef enum {
   SMV_SPMM_COLBAND = 14,      /* rung 11: row-major, A split once into
                                  bands of columns whose X rows fit a share
                                  of the L2, run band by band (Y passes:
-                                 2 x bands - 1); an experiment, not in
-                                 AUTO's rule                              */
+                                 2 x bands - 1); a measured loss, never
+                                 chosen by AUTO                           */
   SMV_SPMM_ALG_COUNT = 15
 } smv_spmm_alg;
 /* "auto", "ours", "cusparse-alg1", ...; NULL if out of range. */

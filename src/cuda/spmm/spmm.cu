@@ -54,8 +54,9 @@
  *  11 colband   A split once into bands of columns whose X rows fit a
  *               share of the L2, the row-major rung run band by band (Y
  *               read and written once a band). For spread columns with X
- *               past the L2 (gathers from DRAM); loses where X fits or
- *               the Y passes outweigh the misses. Not in the plan.
+ *               past the L2 (gathers from DRAM). A measured loss on
+ *               every graph row: a band is a pass over all rows, whose
+ *               cost is per short row, not per byte. Not in the plan.
  * The plan (src/spmm/spmm_plan.c, smv_spmm_choose): k = 1 contiguous ->
  * 2; row-major k < 8 -> 9; column-major k < 8 -> 6 (rung 9 inside) with
  * rows of 8+ entries on the mean, else 5; row-major with k x

@@ -38,10 +38,17 @@
  * add in band order. The sums are not rung 4's bits (a row's entries are
  * added band by band); verified against the CPU reference.
  *
- * Where it loses: X inside the L2 (one band: it runs the row-major rung on
- * A itself, the same bits); hot columns, where rung 4's gathers already
- * hit; few entries per row per band, where the Y passes dominate; wide X
- * rows (k x es large), where nb and so the Y passes grow with k.
+ * Where it loses: everywhere it was measured (bench/results/h200/spmm.md,
+ * "Rung 11"), so the plan never picks it; it stays as the ladder's record
+ * of the idea. On the power-law and R-MAT graphs past the L2 (row-major,
+ * f32 k = 16..64, f64 k = 16, 32) every band count lost to AUTO, by more
+ * the more bands: a band is a full pass over all rows, and on graphs of
+ * short rows the row kernels' cost is per row (a short row's dependent
+ * trips to memory, rung 8's premise), not per gathered byte, so nb bands
+ * cost about nb such passes while the gathers they save were not the
+ * bound. Also: X inside the L2 (one band: the row-major rung on A itself,
+ * the same bits); hot columns, where the gathers already hit; wide X rows,
+ * where nb grows with k.
  */
 #include "spmm_ladder.h"
 
