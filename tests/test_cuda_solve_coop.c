@@ -8,10 +8,12 @@
  * refused (a grid past co-residency, SMV_SOLVE_COOP_GRID); breakdown on
  * matrices that are not SPD, on both paths; aliased b and x; b of 1e-200
  * and 1e160; NaN in the matrix; f32 tolerances below float's reach.
- * Every test that runs the persistent kernel runs for both of its
- * variants (SMV_SOLVE_COOP_VARIANT=cg2, two barriers an iteration, and
- * cg1, one: cg_coop1.cu), and test_shapes for each block size and fewer
- * blocks per SM (SMV_SOLVE_COOP_BLOCK, SMV_SOLVE_COOP_PER_SM).
+ * Every test that runs the persistent kernel runs for each of its
+ * variants (SMV_SOLVE_COOP_VARIANT=cg2, two barriers an iteration; cg1,
+ * one: cg_coop1.cu; res, cg1 with the slices resident; pr, res with the
+ * predict-and-recompute recurrence), and test_shapes for each block size
+ * and fewer blocks per SM (SMV_SOLVE_COOP_BLOCK, SMV_SOLVE_COOP_PER_SM).
+ *
  * The persistent BiCGStab (bicgstab_coop.cu), the default: off with
  * SMV_SOLVE_COOP_BICGSTAB=0 (the graph path), then by default the
  * graph path's and the CPU's iteration counts within BiCGStab's slack,
@@ -1054,7 +1056,7 @@ static void test_resident_plan_kept(void) {
 
 /* Every test of the persistent kernel, once per variant. */
 static void run_variant(const char *v, int id) {
-  static char names[3][8][64];
+  static char names[4][8][64];
   static int slot;
   void (*fns[])(void) = {test_persistent_matches_cpu,
                          test_auto_and_progress,
@@ -1087,6 +1089,10 @@ int main(void) {
   run_variant("cg2", SMV_PERSISTENT_CG2);
   run_variant("cg1", SMV_PERSISTENT_CG1);
   run_variant("res", SMV_PERSISTENT_CG_RESIDENT);
+  /* The resident kernel with the predict-and-recompute recurrence: the
+   * same tests (counts within 1% of the CPU's textbook CG, bits run to
+   * run and across progress chunks, breakdown, both sums, every shape). */
+  run_variant("pr", SMV_PERSISTENT_CG_RESIDENT);
   RUN(test_resident_fallback);
   RUN(test_resident_slices);
   RUN(test_resident_map);

@@ -69,6 +69,12 @@
  *                                   an iteration, was the faster of cg1
  *                                   and cg2 on the device's L2-resident
  *                                   matrices: bench/results/h200/solvers.md);
+ *                                   pr: the resident kernel with the
+ *                                   predict-and-recompute recurrence (s =
+ *                                   A p computed, five sums an iteration;
+ *                                   an experiment: cg1's recurrence costs
+ *                                   gyro_m 2.2% more iterations than
+ *                                   textbook CG, pr 0.8%, on the CPU);
  *   SMV_SOLVE_COOP_BLOCK=256|512|1024  threads per block (default 512
  *                                   for the resident kernel, 256 for the
  *                                   others; cg_coop.h, coop_min_blocks,
@@ -290,6 +296,7 @@ template <typename T> coop_args<T> args_of(solver &S, int it_end) {
   a.sync = S.sync;
   a.hist = S.hist;
   a.it_end = it_end;
+  a.pr = S.coop_pr ? 1 : 0;
   if (S.coop_variant == 4) {
     a.bounds = S.coop_bounds;
     a.rci = S.coop_bounds + cg_res_bounds_len((int)S.coop_grid);
@@ -458,6 +465,10 @@ bool plan_as(solver &S, const char **why, int as) {
                       : var && strcmp(var, "cg2") == 0 ? 2
                       : var && strcmp(var, "cg1") == 0 ? 1
                                                        : 4;
+  /* SMV_SOLVE_COOP_VARIANT=pr: the resident kernel with the predict-and-
+   * recompute recurrence (an experiment; where no slice fits, cg1 as for
+   * res, with cg1's recurrence). */
+  S.coop_pr = variant == 4 && var && strcmp(var, "pr") == 0;
   const int bs = env_int("SMV_SOLVE_COOP_BLOCK");
   const char *sum = getenv("SMV_SOLVE_COOP_SUM");
   S.coop_variant = variant;

@@ -68,6 +68,10 @@ template <typename T> struct coop_args {
    * rhcol[rp[bounds[b]] + h] (the plan's map, res_halo_map_kernel). NULL
    * for the others. */
   const int32_t *bounds, *rci, *rhcol;
+  /* The resident kernel's recurrence: 0 cg1's (Chronopoulos-Gear), 1
+   * predict-and-recompute (SMV_SOLVE_COOP_VARIANT=pr): the w0 / w1 arrays
+   * then hold p by parity, and part 2 x 5 G. */
+  int pr;
 };
 
 /* a * b + c rounded once: every thread that recomputes a value another
@@ -248,7 +252,7 @@ template <int NV>
 __device__ __forceinline__ void
 grid_sum_sync(double (&v)[NV], double *part, coop_sync *sy, unsigned round,
               int G, double *sh_blk, double *sh_all) {
-  static_assert(NV >= 1 && NV <= 3, "coop_sync holds 3 sums a round");
+  static_assert(NV >= 1 && NV <= 5, "coop_sync holds 5 sums a round");
   __shared__ int last;
   block_partial<NV>(v, part, sh_blk);
   __syncthreads();
@@ -485,6 +489,47 @@ struct cg1_scalars {
     st->rho_old = gam_old;
     st->delta = del;
     st->alpha = alpha_old;
+  }
+};
+
+/* The predict-and-recompute CG's scalars (the resident kernel's pr
+ * recurrence, cg_coop_res.cu), the same bits in every thread: nu = r.z,
+ * mu = p.s, sig = s.z and tau = s.Ms of the current iterate (z = M r, s =
+ * A p computed, not recurred). alpha = nu / mu from the recomputed nu;
+ * beta from the next nu predicted, nu - 2 alpha sig + alpha^2 tau (the
+ * expansion of r_new.M r_new for r_new = r - alpha s, M symmetric). Kept
+ * in the solve's state between launches in rho, delta, rho_old and alpha
+ * (cg1's fields; the two recurrences never share a solve). */
+struct pr_scalars {
+  double nu, mu, sig, tau, alpha, beta;
+  __device__ explicit pr_scalars(const solve_state *st)
+      : nu(st->rho), mu(st->delta), sig(st->rho_old), tau(st->alpha),
+        alpha(0.0), beta(0.0) {}
+  /* alpha and beta of this iteration; false when nu <= 0 (M not positive
+   * definite), p.Ap <= 0 (A not), or a scalar is not finite. */
+  __device__ __forceinline__ bool step() {
+    if (!(nu > 0.0) || !finite(nu) || !(mu > 0.0) || !finite(mu))
+      return false;
+    alpha = nu / mu;
+    const double nup = fma(alpha, fma(alpha, tau, -2.0 * sig), nu);
+    beta = nup / nu;
+    return finite(alpha) && finite(beta);
+  }
+  /* After the iteration's sums (nu, mu, sig, tau, r.r). */
+  __device__ __forceinline__ void next(const double (&v)[5]) {
+    nu = v[0];
+    mu = v[1];
+    sig = v[2];
+    tau = v[3];
+  }
+  /* Thread 0 of block 0, after the last barrier (coop_end's rule). */
+  __device__ __forceinline__ void store(solve_state *st) const {
+    if (blockIdx.x != 0 || threadIdx.x != 0)
+      return;
+    st->rho = nu;
+    st->delta = mu;
+    st->rho_old = sig;
+    st->alpha = tau;
   }
 };
 

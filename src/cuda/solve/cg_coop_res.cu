@@ -106,6 +106,22 @@ template <typename T, bool JAC> struct res_slice {
   __device__ T *sv(int k) const { return k ? s[1] : s[0]; }
 };
 
+/* r, w and s of parity par (this iteration's: c) and of the other (the
+ * next iteration's: n), in global memory (where the other blocks' halos
+ * read them) and in the slice (s); the pr recurrence keeps p in w's. */
+template <typename T> struct res_par {
+  const T *rc, *wc, *sc;
+  T *rn, *wn, *sn;
+  T *rcs, *wcs, *scs; /* written at the copy-in, read in the loop */
+  T *rns, *wns, *sns;
+  template <bool JAC>
+  __device__ res_par(const coop_args<T> &a, const res_slice<T, JAC> &m, int par)
+      : rc(par ? a.r1 : a.r0), wc(par ? a.w1 : a.w0), sc(par ? a.s1 : a.s0),
+        rn(par ? a.r0 : a.r1), wn(par ? a.w0 : a.w1), sn(par ? a.s0 : a.s1),
+        rcs(m.rv(par)), wcs(m.wv(par)), scs(m.sv(par)), rns(m.rv(par ^ 1)),
+        wns(m.wv(par ^ 1)), sns(m.sv(par ^ 1)) {}
+};
+
 /* Local row li's sum of val[k] * at(ci[k]) by a group of LANES threads
  * (cg_coop.h, coop_rows::row_sum's order: each lane every LANES-th entry,
  * then shuffles down), from the slice; the total in lane 0. */
@@ -129,11 +145,127 @@ __device__ __forceinline__ bool res_off_block(int32_t j, int lo, int nb) {
   return (unsigned)(j - lo) >= (unsigned)nb;
 }
 
+/* The pr recurrence's five sums of one row (lane 0): nu += r.z, mu +=
+ * p.s, sig += s.z, tau += s.Ms, rr += r.r (z = M r; d the row's Jacobi
+ * scale, 1 without). */
+template <typename T, bool JAC>
+__device__ __forceinline__ void pr_terms(double (&acc)[5], T r, T p, T s, T d) {
+  const T z = JAC ? r * d : r, ms = JAC ? s * d : s;
+  acc[0] += (double)r * (double)z;
+  acc[1] += (double)p * (double)s;
+  acc[2] += (double)s * (double)z;
+  acc[3] += (double)s * (double)ms;
+  acc[4] += (double)r * (double)r;
+}
+
+/* The resident kernel's loop with the predict-and-recompute recurrence
+ * (a.pr; cg_count's `pr`, bench/results/h200/solvers.md): s = A p
+ * computed each iteration, one grid sum (five sums) an iteration. The
+ * slice's w arrays (and the global w0 / w1) hold p by parity, m.p is not
+ * used. An iteration, after the sums of the current iterate:
+ *   alpha = nu / mu, beta = (nu - 2 alpha sig + alpha^2 tau) / nu;
+ *   own rows: r' = r - alpha s, z' = M r', p' = z' + beta p, x += alpha
+ *     p; r' and p' to the other parity, here and globally; u = p';
+ *   halo: u = p' at each halo column from the r, s and p its owner
+ *     published before the barrier (the same madd chain: the same bits);
+ *   rows: s' = A u from shared memory, to the other parity, and the
+ *     sums of (r', p', s').
+ * Returns the scalars for the state (stored after coop_end). */
+template <typename T, int LANES, bool JAC, int BS, bool LAST>
+__device__ __forceinline__ pr_scalars
+res_pr_loop(const coop_args<T> &a, const res_slice<T, JAC> &m, coop_run &c,
+            coop_sum<LAST> &gsum, int lo, int nb, int nh, double *sh_blk,
+            double *sh_all) {
+  const int G = (int)gridDim.x;
+  const T *dinv = a.dinv;
+  const unsigned lane = threadIdx.x & (LANES - 1);
+  const unsigned gmask = group_mask<LANES>();
+  const int first = (int)threadIdx.x / LANES;
+  constexpr int STEP = BS / LANES;
+  pr_scalars ps(a.st);
+  if (c.it == 0) {
+    /* The start: p0 = z0 = M r0 (own rows and halo), s0 = A p0, and the
+     * sums of iteration 0 (partials of parity 1, as if iteration -1). */
+    for (int i = threadIdx.x; i < nb; i += BS) {
+      const T ri = m.r[0][i];
+      const T zi = JAC ? ri * m.d[i] : ri;
+      m.u[i] = zi;
+      m.w[0][i] = zi;
+      a.w0[lo + i] = zi;
+    }
+    for (int h = threadIdx.x; h < nh; h += BS)
+      m.u[nb + h] = u_at<T, JAC>(a.r0, dinv, m.hcol[h]);
+    __syncthreads();
+    double acc[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    for (int li = first; li < nb; li += STEP) {
+      const T sum = res_row_sum<T, LANES, JAC>(
+          m, li, lane, gmask, [&](int32_t q) { return m.u[q]; });
+      if (lane == 0) {
+        m.s[0][li] = sum;
+        a.s0[lo + li] = sum;
+        pr_terms<T, JAC>(acc, m.r[0][li], m.u[li], sum, JAC ? m.d[li] : T(1));
+      }
+    }
+    gsum(acc, a.part + 5 * G, sh_blk, sh_all);
+    ps.next(acc);
+  }
+  SMV_PH(7);
+  while (c.it < a.it_end) {
+    const int par = c.it & 1;
+    const res_par<T> v(a, m, par); /* p in w's arrays */
+    if (!ps.step()) {
+      c.breakdown = c.done = 1;
+      break;
+    }
+    const T bt = (T)ps.beta, al = (T)ps.alpha, nal = (T)(-ps.alpha);
+    SMV_PH(0);
+    for (int i = threadIdx.x; i < nb; i += BS) {
+      const T r = madd(nal, v.scs[i], v.rcs[i]);
+      const T z = JAC ? r * m.d[i] : r;
+      const T p = madd(bt, v.wcs[i], z);
+      m.x[i] = madd(al, v.wcs[i], m.x[i]);
+      v.rns[i] = r;
+      v.rn[lo + i] = r;
+      v.wns[i] = p;
+      v.wn[lo + i] = p;
+      m.u[i] = p;
+    }
+#pragma unroll 4
+    for (int h = threadIdx.x; h < nh; h += BS) {
+      const int32_t j = m.hcol[h];
+      const T dj = JAC ? __ldg(&dinv[j]) : T(1);
+      const T r = madd(nal, __ldcg(&v.sc[j]), __ldcg(&v.rc[j]));
+      const T z = JAC ? r * dj : r;
+      m.u[nb + h] = madd(bt, __ldcg(&v.wc[j]), z);
+    }
+    __syncthreads();
+    SMV_PH(9);
+    double acc[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    for (int li = first; li < nb; li += STEP) {
+      const T sum = res_row_sum<T, LANES, JAC>(
+          m, li, lane, gmask, [&](int32_t q) { return m.u[q]; });
+      if (lane == 0) {
+        v.sns[li] = sum;
+        v.sn[lo + li] = sum;
+        pr_terms<T, JAC>(acc, v.rns[li], m.u[li], sum, JAC ? m.d[li] : T(1));
+      }
+    }
+    SMV_PH_SYNC(1);
+    gsum(acc, a.part + 5 * G * par, sh_blk, sh_all);
+    ps.next(acc);
+    const bool stop = coop_step(c, acc[4], a.hist);
+    SMV_PH(5);
+    if (stop)
+      break;
+  }
+  return ps;
+}
+
 template <typename T, int LANES, bool JAC, int BS, bool LAST>
 __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     cgres_kernel(coop_args<T> a) {
   extern __shared__ __align__(16) unsigned char res_sm[];
-  __shared__ double sh_blk[3 * 32], sh_all[3 * 32];
+  __shared__ double sh_blk[5 * 32], sh_all[5 * 32]; /* 5 sums: pr */
   coop_sum<LAST> gsum(a);
   coop_run c = coop_begin(a.st);
   if (c.done)
@@ -150,9 +282,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
   /* The copy in: the slice of the matrix, the vectors at the current
    * parity (r only at the start: w and s are the start pass's), p, x. */
   {
-    const int par = c.it & 1;
-    const T *rc = par ? a.r1 : a.r0, *wc = par ? a.w1 : a.w0;
-    const T *sc = par ? a.s1 : a.s0;
+    const res_par<T> v(a, m, c.it & 1);
     for (int k = threadIdx.x; k < ne; k += BS) {
       m.val[k] = __ldg(&a.val[kb + k]);
       m.ci[k] = __ldg(&a.rci[kb + k]);
@@ -162,10 +292,10 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     for (int i = threadIdx.x; i <= nb; i += BS)
       m.rp[i] = __ldg(&a.rp[lo + i]) - kb;
     for (int i = threadIdx.x; i < nb; i += BS) {
-      m.rv(par)[i] = __ldcg(&rc[lo + i]);
+      v.rcs[i] = __ldcg(&v.rc[lo + i]);
       if (c.it > 0) {
-        m.wv(par)[i] = __ldcg(&wc[lo + i]);
-        m.sv(par)[i] = __ldcg(&sc[lo + i]);
+        v.wcs[i] = __ldcg(&v.wc[lo + i]);
+        v.scs[i] = __ldcg(&v.sc[lo + i]);
       }
       m.p[i] = a.p[lo + i];
       m.x[i] = a.x[lo + i];
@@ -175,6 +305,17 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     __syncthreads();
   }
   SMV_PH(6);
+  if (a.pr) {
+    const pr_scalars ps = res_pr_loop<T, LANES, JAC, BS, LAST>(
+        a, m, c, gsum, lo, nb, nh, sh_blk, sh_all);
+    SMV_PH_END(c.it - c.it0);
+    __syncthreads();
+    for (int i = threadIdx.x; i < nb; i += BS)
+      a.x[lo + i] = m.x[i];
+    coop_end(a.st, c, a.hist);
+    ps.store(a.st);
+    return;
+  }
   const unsigned lane = threadIdx.x & (LANES - 1);
   const unsigned gmask = group_mask<LANES>();
   const int first = (int)threadIdx.x / LANES;
@@ -208,12 +349,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
   SMV_PH(7);
   while (c.it < a.it_end) {
     const int par = c.it & 1;
-    const T *rc = par ? a.r1 : a.r0, *wc = par ? a.w1 : a.w0;
-    const T *sc = par ? a.s1 : a.s0;
-    T *rn = par ? a.r0 : a.r1, *wn = par ? a.w0 : a.w1;
-    T *sn = par ? a.s0 : a.s1;
-    const T *rcs = m.rv(par), *wcs = m.wv(par), *scs = m.sv(par);
-    T *rns = m.rv(par ^ 1), *wns = m.wv(par ^ 1), *sns = m.sv(par ^ 1);
+    const res_par<T> v(a, m, par);
     if (!cs.step(c.it)) {
       c.breakdown = c.done = 1;
       break;
@@ -226,20 +362,20 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
      * owner published before the barrier: the loads of 4 entries in
      * flight a thread, every thread's at once). */
     for (int i = threadIdx.x; i < nb; i += BS) {
-      const cg1_next<T> nx =
-          next_at<T, JAC>(rcs[i], wcs[i], scs[i], JAC ? m.d[i] : T(1), bt, nal);
+      const cg1_next<T> nx = next_at<T, JAC>(v.rcs[i], v.wcs[i], v.scs[i],
+                                             JAC ? m.d[i] : T(1), bt, nal);
       m.u[i] = nx.u;
-      rns[i] = nx.r;
-      sns[i] = nx.s;
-      rn[lo + i] = nx.r;
-      sn[lo + i] = nx.s;
+      v.rns[i] = nx.r;
+      v.sns[i] = nx.s;
+      v.rn[lo + i] = nx.r;
+      v.sn[lo + i] = nx.s;
     }
 #pragma unroll 4
     for (int h = threadIdx.x; h < nh; h += BS) {
       const int32_t j = m.hcol[h];
       const T dj = JAC ? __ldg(&dinv[j]) : T(1);
-      m.u[nb + h] = next_at<T, JAC>(__ldcg(&rc[j]), __ldcg(&wc[j]),
-                                    __ldcg(&sc[j]), dj, bt, nal)
+      m.u[nb + h] = next_at<T, JAC>(__ldcg(&v.rc[j]), __ldcg(&v.wc[j]),
+                                    __ldcg(&v.sc[j]), dj, bt, nal)
                         .u;
     }
     __syncthreads();
@@ -249,14 +385,14 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
       const T sum = res_row_sum<T, LANES, JAC>(
           m, li, lane, gmask, [&](int32_t q) { return m.u[q]; });
       if (lane == 0) {
-        const T ri = rcs[li];
+        const T ri = v.rcs[li];
         const T ui = JAC ? ri * m.d[li] : ri;
         const T pi = madd(bt, m.p[li], ui);
-        const T rnew = rns[li], unew = m.u[li];
+        const T rnew = v.rns[li], unew = m.u[li];
         m.p[li] = pi;
         m.x[li] = madd(al, pi, m.x[li]);
-        wns[li] = sum;
-        wn[lo + li] = sum;
+        v.wns[li] = sum;
+        v.wn[lo + li] = sum;
         acc[0] += (double)rnew * (double)unew;
         acc[1] += (double)sum * (double)unew;
         acc[2] += (double)rnew * (double)rnew;

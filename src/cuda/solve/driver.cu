@@ -302,7 +302,9 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
    * one set per phase), then 2 doubles of output (the f32 true residual)
    * and the pre-pass's 16 bytes fit inside. */
   const size_t pgrid = S.coop && S.coop_grid > S.grid ? S.coop_grid : S.grid;
-  const size_t per_block = S.coop && S.coop_variant != 2 ? 6 : 3;
+  const size_t per_block = S.coop && S.coop_pr             ? 10 /* 5, pr */
+                           : S.coop && S.coop_variant != 2 ? 6
+                                                           : 3;
   /* The persistent kernels write their partials to S.coop_copies copies of
    * that layout (cg_coop.h, coop_sum), copy c at c x stride doubles. */
   const size_t copies = S.coop && S.coop_copies > 1 ? S.coop_copies : 1;

@@ -76,7 +76,7 @@ static_assert(sizeof(solve_state) <= 256, "state fits its slot");
 struct coop_sync {
   unsigned long long arrived; /* blocks arrived, all rounds of the launch */
   unsigned long long flag;    /* rounds whose sums are published          */
-  double res[2 * 3];          /* by round parity, NV <= 3 each            */
+  double res[2 * 5];          /* by round parity, NV <= 5 each            */
 };
 
 /* ---- reductions -------------------------------------------------------- */
@@ -239,6 +239,9 @@ struct solver {
                                broadcasts (SMV_SOLVE_COOP_SUM=last, a measured
                                loss); false: grid.sync, then every block sums
                                (all, the default)                              */
+  bool coop_pr;             /* the resident kernel with the predict-and-
+                               recompute recurrence (SMV_SOLVE_COOP_VARIANT=pr,
+                               an experiment: cg_coop_res.cu); false: cg1's  */
   coop_sync *sync;          /* the fused reduction's counter, flag, results   */
   int64_t n;
   unsigned grid;
