@@ -677,7 +677,8 @@ static int cmd_solve_common(int argc, char **argv, int pagerank) {
          res.seconds * 1e3,
          res.iterations ? res.seconds * 1e6 / res.iterations : 0.0,
          (t1 - t_start) * 1e3,
-         ctx ? (res.persistent == SMV_PERSISTENT_CG_RESIDENT
+         ctx ? (res.persistent == SMV_PERSISTENT_CG_RESIDENT ||
+                        res.persistent == SMV_PERSISTENT_CG_PR
                     ? "; persistent kernel, matrix in shared memory"
                 : res.persistent ? "; persistent kernel"
                 : res.graph_used ? "; CUDA graph"

@@ -109,15 +109,19 @@ void smv_solve_options_init(smv_solve_options *o);
 /* smv_solve_result.persistent: the persistent cooperative kernel that ran
  * a device solve's iterations (nonzero: one did). */
 typedef enum {
-  SMV_PERSISTENT_NONE = 0,       /* the graph path (or the CPU)          */
-  SMV_PERSISTENT_CG1 = 1,        /* CG, one grid barrier an iteration
-                                    (Chronopoulos–Gear; the default where
-                                    the resident kernel's slices do not
-                                    fit)                                 */
-  SMV_PERSISTENT_CG2 = 2,        /* CG, two grid barriers an iteration   */
-  SMV_PERSISTENT_BICGSTAB = 3,   /* BiCGStab                             */
-  SMV_PERSISTENT_CG_RESIDENT = 4 /* CG1 with each block's slice of the
-                                    matrix and vectors in shared memory  */
+  SMV_PERSISTENT_NONE = 0,        /* the graph path (or the CPU)          */
+  SMV_PERSISTENT_CG1 = 1,         /* CG, one grid barrier an iteration
+                                     (Chronopoulos–Gear; the default where
+                                     the resident kernel's slices do not
+                                     fit)                                 */
+  SMV_PERSISTENT_CG2 = 2,         /* CG, two grid barriers an iteration   */
+  SMV_PERSISTENT_BICGSTAB = 3,    /* BiCGStab                             */
+  SMV_PERSISTENT_CG_RESIDENT = 4, /* CG1 with each block's slice of the
+                                     matrix and vectors in shared memory */
+  SMV_PERSISTENT_CG_PR = 5        /* the resident kernel with the predict-
+                                     and-recompute recurrence (s = A p
+                                     computed; SMV_SOLVE_COOP_VARIANT=pr,
+                                     an experiment)                      */
 } smv_persistent_kernel;
 
 typedef struct {

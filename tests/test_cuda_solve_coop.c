@@ -1092,7 +1092,7 @@ int main(void) {
   /* The resident kernel with the predict-and-recompute recurrence: the
    * same tests (counts within 1% of the CPU's textbook CG, bits run to
    * run and across progress chunks, breakdown, both sums, every shape). */
-  run_variant("pr", SMV_PERSISTENT_CG_RESIDENT);
+  run_variant("pr", SMV_PERSISTENT_CG_PR);
   RUN(test_resident_fallback);
   RUN(test_resident_slices);
   RUN(test_resident_map);

@@ -38,7 +38,8 @@ SolveInfo.__doc__ = ("Outcome of a solve: iterations, relres, converged, "
                      "breakdown, seconds, backend, precision, history, ...")
 
 # smv_solve_result.persistent (smv_persistent_kernel) by value.
-_KERNELS = {1: "cg1", 2: "cg2", 3: "bicgstab", 4: "cg-resident"}
+_KERNELS = {1: "cg1", 2: "cg2", 3: "bicgstab", 4: "cg-resident",
+            5: "cg-resident-pr"}
 
 _METHODS = {"cg": L.SMV_METHOD_CG, "bicgstab": L.SMV_METHOD_BICGSTAB}
 # The CPU entry points by (method, float32).

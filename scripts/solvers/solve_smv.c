@@ -12,7 +12,7 @@
  * The line's impl is smv-cuda, smv-cuda-graphpath (persistent -1) or
  * smv-cuda-graphpath-nograph (plain launches); persistent= says which path
  * ran (0 the graph path, else smv_persistent_kernel's value: 4 the resident
- * CG, 1 cg1, 2 cg2, 3 BiCGStab).
+ * CG, 5 the resident CG with the pr recurrence, 1 cg1, 2 cg2, 3 BiCGStab).
  *
  * CG / BiCGStab: b = A * ones, x0 = 0; the matrix is uploaded once
  * (smv_matrix_create, outside the timing) and b and x stay on the device;

@@ -234,7 +234,8 @@ const void *coop_kernel(const solver &S) {
   if (S.coop_variant == 1)
     return cg1_kernel_for(f32, S.jac, l, S.coop_block, S.coop_last);
   if (S.coop_variant == 4)
-    return cgres_kernel_for(f32, S.jac, l, S.coop_block, S.coop_last);
+    return cgres_kernel_for(f32, S.jac, l, S.coop_block, S.coop_last,
+                            S.coop_pr);
   return coop_pick<cg2_k>(f32, S.jac, l, S.coop_block, S.coop_last);
 }
 
@@ -296,7 +297,6 @@ template <typename T> coop_args<T> args_of(solver &S, int it_end) {
   a.sync = S.sync;
   a.hist = S.hist;
   a.it_end = it_end;
-  a.pr = S.coop_pr ? 1 : 0;
   if (S.coop_variant == 4) {
     a.bounds = S.coop_bounds;
     a.rci = S.coop_bounds + cg_res_bounds_len((int)S.coop_grid);

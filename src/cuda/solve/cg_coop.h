@@ -11,9 +11,10 @@
  *   cg_coop.cu   the plan, the launch and the two-barrier kernel (cg2)
  *   cg_coop1.cu  the single-barrier kernel (cg1, Chronopoulos–Gear)
  *   cg_coop_res.cu  cg1 with each block's slice of the matrix and of its
- *                vectors resident in shared memory (SMV_SOLVE_COOP_VARIANT=res)
- *   bicgstab_coop.cu  BiCGStab's three-barrier kernel (off by default:
- *                SMV_SOLVE_COOP_BICGSTAB=1)
+ *                vectors resident in shared memory
+ * (SMV_SOLVE_COOP_VARIANT=res), and the same slices with the
+ * predict-and-recompute recurrence (=pr, an experiment) bicgstab_coop.cu
+ * BiCGStab's three-barrier kernel (off by default: SMV_SOLVE_COOP_BICGSTAB=1)
  */
 #ifndef SMV_CUDA_CG_COOP_H
 #define SMV_CUDA_CG_COOP_H
@@ -40,7 +41,9 @@ constexpr int coop_min_blocks(int bs) {
 /* The vectors of every variant; a variant leaves the others NULL.
  *   cg2: r, z (= r without Jacobi), p0 / p1 (p by parity), q = A p;
  *   cg1: r0 / r1, w0 / w1 (w = A u), s0 / s1 (s = A p), each by parity,
- *        and p (read and written by its row's owner only);
+ *        and p (read and written by its row's owner only); the resident
+ *        kernel's pr recurrence: w0 / w1 hold p by parity, s = A p
+ *        computed, and part holds 2 x 5 G;
  *   bicgstab: r, rh (rhat), p0 / p1 and v0 / v1 (v = A phat) by parity,
  *        sv (s) and t (= A shat). */
 template <typename T> struct coop_args {
@@ -68,10 +71,6 @@ template <typename T> struct coop_args {
    * rhcol[rp[bounds[b]] + h] (the plan's map, res_halo_map_kernel). NULL
    * for the others. */
   const int32_t *bounds, *rci, *rhcol;
-  /* The resident kernel's recurrence: 0 cg1's (Chronopoulos-Gear), 1
-   * predict-and-recompute (SMV_SOLVE_COOP_VARIANT=pr): the w0 / w1 arrays
-   * then hold p by parity, and part 2 x 5 G. */
-  int pr;
 };
 
 /* a * b + c rounded once: every thread that recomputes a value another
@@ -619,7 +618,8 @@ const void *coop_pick(bool f32, bool jac, int lanes, int bs, bool last) {
 
 /* cg_coop1.cu: the single-barrier kernel for a shape. */
 const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
-/* cg_coop_res.cu: the resident kernel for a shape; the shared-memory
+/* cg_coop_res.cu: the resident kernel for a shape (pr: the predict-and-
+ * recompute recurrence); the shared-memory
  * bytes of a slice of nb rows, ne entries and nh halo slots (es bytes a
  * value); the length of the bounds array (3 (G + 1) int32: the bounds,
  * the row offsets there, then each block's halo slots and one unused
@@ -631,7 +631,8 @@ const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
  * S.stream is synchronised); rebalance and map_keys are the knobs
  * SMV_SOLVE_COOP_REBALANCE and SMV_SOLVE_COOP_MAP_KEYS as res_plan read
  * them (its plan's key). */
-const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
+const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last,
+                             bool pr);
 inline size_t cg_res_bounds_len(int G) { return 3 * ((size_t)G + 1); }
 inline size_t cg_res_plan_len(int G, int64_t nnz) {
   return cg_res_bounds_len(G) + 2 * (size_t)nnz;

@@ -58,6 +58,14 @@
  * matrix per launch (the solve's launches: one, or one per progress
  * report).
  *
+ * The pr recurrence (SMV_SOLVE_COOP_VARIANT=pr, template PR, an
+ * experiment; res_pr_loop below): the same slices and passes, with s = A
+ * p computed instead of cg1's recurred s, so the halo carries p (from the
+ * r, s and p its owner published) and the slice's w arrays hold p by
+ * parity; five sums an iteration instead of three. Why: cg1's recurrence
+ * costs ill-conditioned matrices iterations against textbook CG (gyro_m),
+ * and this one does much less (scripts/solvers/cg_count.c).
+ *
  * Bits: each row sums in a fixed order (its lanes, res_lanes_for's, each
  * every LANES-th entry, then shuffles down) with cg1's recurrences
  * (next_at: u at a column is the same bits whether its owner or a halo
@@ -159,7 +167,7 @@ __device__ __forceinline__ void pr_terms(double (&acc)[5], T r, T p, T s, T d) {
 }
 
 /* The resident kernel's loop with the predict-and-recompute recurrence
- * (a.pr; cg_count's `pr`, bench/results/h200/solvers.md): s = A p
+ * (PR; cg_count's `pr`, bench/results/h200/solvers.md): s = A p
  * computed each iteration, one grid sum (five sums) an iteration. The
  * slice's w arrays (and the global w0 / w1) hold p by parity, m.p is not
  * used. An iteration, after the sums of the current iterate:
@@ -261,11 +269,14 @@ res_pr_loop(const coop_args<T> &a, const res_slice<T, JAC> &m, coop_run &c,
   return ps;
 }
 
-template <typename T, int LANES, bool JAC, int BS, bool LAST>
+/* PR: the predict-and-recompute recurrence (res_pr_loop), a separate
+ * instantiation so that the default kernel (cg1's recurrence) keeps its
+ * registers and its three sums' shared memory. */
+template <typename T, int LANES, bool JAC, int BS, bool LAST, bool PR>
 __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     cgres_kernel(coop_args<T> a) {
   extern __shared__ __align__(16) unsigned char res_sm[];
-  __shared__ double sh_blk[5 * 32], sh_all[5 * 32]; /* 5 sums: pr */
+  __shared__ double sh_blk[(PR ? 5 : 3) * 32], sh_all[(PR ? 5 : 3) * 32];
   coop_sum<LAST> gsum(a);
   coop_run c = coop_begin(a.st);
   if (c.done)
@@ -305,7 +316,7 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     __syncthreads();
   }
   SMV_PH(6);
-  if (a.pr) {
+  if constexpr (PR) {
     const pr_scalars ps = res_pr_loop<T, LANES, JAC, BS, LAST>(
         a, m, c, gsum, lo, nb, nh, sh_blk, sh_all);
     SMV_PH_END(c.it - c.it0);
@@ -418,10 +429,10 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
   cs.store(a.st);
 }
 
-struct cgres_k {
+template <bool PR> struct cgres_k {
   template <typename T, int LANES, bool JAC, int BS, bool LAST>
   static const void *get() {
-    return (const void *)cgres_kernel<T, LANES, JAC, BS, LAST>;
+    return (const void *)cgres_kernel<T, LANES, JAC, BS, LAST, PR>;
   }
 };
 
@@ -633,8 +644,10 @@ size_t cg_res_bytes(int64_t nb, int64_t ne, int64_t nh, int es, bool jac) {
                   nh * (es + 4) + 4 * (nb + 1));
 }
 
-const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last) {
-  return coop_pick<cgres_k>(f32, jac, lanes, bs, last);
+const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last,
+                             bool pr) {
+  return pr ? coop_pick<cgres_k<true>>(f32, jac, lanes, bs, last)
+            : coop_pick<cgres_k<false>>(f32, jac, lanes, bs, last);
 }
 
 /* The partition by the slice's bytes (res_bounds_kernel) and its halo

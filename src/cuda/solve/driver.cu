@@ -124,7 +124,8 @@ smv_status solver::run(smv_solve_result *res) {
                            ? "cudaLaunchCooperativeKernel (persistent CG)"
                            : "cudaLaunchCooperativeKernel (persistent "
                              "BiCGStab)");
-      res->persistent = coop_variant; /* smv_persistent_kernel's values */
+      /* smv_persistent_kernel's values (the pr recurrence its own) */
+      res->persistent = coop_pr ? SMV_PERSISTENT_CG_PR : coop_variant;
       first = false;
       continue;
     }
@@ -298,9 +299,10 @@ smv_status solve_device(smv_context *ctx, smv_matrix *dA, smv_method method,
       S.o.history_len < S.o.maxit + 1 ? S.o.history_len : S.o.maxit + 1;
   const size_t state_bytes = 256;
   /* Partials: 3 per block of the larger grid (6 for the single-barrier
-   * persistent CG: two sets, by parity; 6 for the persistent BiCGStab:
-   * one set per phase), then 2 doubles of output (the f32 true residual)
-   * and the pre-pass's 16 bytes fit inside. */
+   * persistent CG: two sets, by parity; 10 for its pr recurrence: two
+   * sets of 5; 6 for the persistent BiCGStab: one set per phase), then 2
+   * doubles of output (the f32 true residual) and the pre-pass's 16 bytes
+   * fit inside. */
   const size_t pgrid = S.coop && S.coop_grid > S.grid ? S.coop_grid : S.grid;
   const size_t per_block = S.coop && S.coop_pr             ? 10 /* 5, pr */
                            : S.coop && S.coop_variant != 2 ? 6

@@ -61,8 +61,11 @@
  * 2; row-major k < 8 -> 9; column-major k < 8 -> 6 (rung 9 inside) with
  * rows of 8+ entries on the mean, else 5; row-major with k x
  * sizeof(value) <= 256 bytes and a full pass (a power of two) -> 8;
- * row-major with long rows and k = 32 x the vector (512-byte X rows) ->
- * 10; other row-major -> 4 (3 without long rows); column-major -> 6.
+ * row-major graphs (long rows, half the rows short) with k = 32 or 64 x
+ * a 16-byte vector (512- or 1024-byte X rows) -> 10; other row-major ->
+ * 4 (3 without long rows); column-major -> 6. Rungs 7 and 11 are measured
+ * losses the plan never picks (and smv_spmm_tune skips rung 11, whose
+ * set-up copies A).
  */
 #include "spmm_ladder.h"
 
@@ -559,7 +562,7 @@ extern "C" smv_status smv_spmm_tune(smv_context *ctx, smv_matrix *dA, int k,
   for (int i = 0; i < NRUNGS; i++) {
     const smv_spmm_alg alg = rungs[i]->alg;
     const struct spmm_args a = {ctx, dA, 1.0, 0.0, dx, ldx, dy, ldy, k, layout};
-    if (alg == first || !rungs[i]->accepts(&a))
+    if (alg == first || rungs[i]->no_tune || !rungs[i]->accepts(&a))
       continue;
     double us;
     if ((st = time_alg(ctx, alg, dA, dx, ldx, dy, ldy, k, layout, runs, ts,
@@ -604,12 +607,11 @@ extern "C" smv_status smv_spmm_tune(smv_context *ctx, smv_matrix *dA, int k,
   c->alg = best;
   snprintf(c->why, sizeof c->why, "measured (median µs of %d): %s", runs,
            times);
-  /* Remember it for AUTO (the SpMM state exists: a rung ran above, or
-   * make it now). */
+  /* Remember it for AUTO, in the matrix's SpMM state (made now if no
+   * rung above made it). */
   {
-    const struct spmm_args a = {ctx, dA, 1, 0, dx, ldx, dy, ldy, k, layout};
     struct smv_spmm_split *sp;
-    if ((st = smv_spmm_split_get(&a, &sp)) != SMV_OK)
+    if ((st = smv_spmm_state_get(ctx, dA, &sp)) != SMV_OK)
       goto out;
     int slot = -1;
     for (int i = 0; i < sp->ntuned; i++)

@@ -31,13 +31,14 @@
  * flight for f32 k = 128), the pairs of two batches, the window's offsets.
  *
  * The plan runs it on a graph's rows (a row past a chunk, half the rows
- * short) with one vector a lane (src/spmm/spmm_plan.c); its measured
- * results are in bench/results/h200/spmm.md, "Rung 10".
+ * short) with one or two 16-byte vectors a lane (src/spmm/spmm_plan.c);
+ * its measured results are in bench/results/h200/spmm.md, "Rung 10".
  *
  * Where it loses: rows of many entries each (a stencil's 27): rung 3
  * already streams within a row, and a window is one warp's 864 entries,
  * so fewer warps share the work. Two vectors a lane (f32 k = 256: 86
- * registers) hold fewer warps an SM. Only full passes (k = 32 x V x CV):
+ * registers) hold fewer warps an SM, so its lead over rung 4 is smaller
+ * there than at one. Only full passes (k = 32 x V x CV):
  * any other k, and X rows narrower than a warp, run rung 4.
  */
 #include "spmm_rowvec.cuh"
@@ -222,4 +223,4 @@ static smv_status run(const struct spmm_args *a) {
 }
 
 const struct spmm_rung smv_spmm_rung_rowstream = {
-    SMV_SPMM_ROWSTREAM, 10, accepts, run, "row-major X and Y"};
+    SMV_SPMM_ROWSTREAM, 10, accepts, run, "row-major X and Y", 0};

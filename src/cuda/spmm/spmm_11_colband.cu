@@ -85,7 +85,8 @@ int smv_spmm_band_count(int64_t l2_bytes, int64_t cols, int k, int f32) {
   if (nb < 1) {
     const double x = (double)cols * k * (f32 ? 4 : 8);
     const double l2 = (double)l2_bytes * band_share();
-    nb = l2 > 0 ? (int)ceil(x / l2) : 1;
+    const double want = l2 > 0 ? ceil(x / l2) : 1.0;
+    nb = want > SMV_SPMM_BANDS_MAX ? SMV_SPMM_BANDS_MAX : (int)want;
   }
   return nb < 1 ? 1 : nb > SMV_SPMM_BANDS_MAX ? SMV_SPMM_BANDS_MAX : nb;
 }
@@ -208,8 +209,8 @@ static smv_status run(const struct spmm_args *a) {
                                      m->prec == SMV_F32);
   if (nb <= 1) /* X fits: the row-major rung on A itself */
     return smv_spmm_row_rung(a)->run(a);
-  struct smv_spmm_split *sp;
-  smv_status st = smv_spmm_split_get(a, &sp);
+  struct smv_spmm_split *sp = NULL;
+  smv_status st = smv_spmm_state_get(a->ctx, a->m, &sp);
   if (st != SMV_OK)
     return st;
   if (!sp->bands || sp->bands->nb != nb) {
@@ -219,7 +220,8 @@ static smv_status run(const struct spmm_args *a) {
       return st;
   }
   /* beta applies once, in the first band that has entries (there is one:
-   * nnz > 0); the others add to Y. */
+   * nnz > 0); the others add to Y. A failed band leaves Y partly updated
+   * (as any failed launch leaves Y undefined). */
   int first = 1;
   for (int i = 0; i < nb; i++) {
     if (!sp->bands->m[i])
@@ -234,5 +236,6 @@ static smv_status run(const struct spmm_args *a) {
   return SMV_OK;
 }
 
-const struct spmm_rung smv_spmm_rung_colband = {SMV_SPMM_COLBAND, 11, accepts,
-                                                run, "row-major X (ld >= k)"};
+/* no_tune: smv_spmm_tune would copy A and keep the bands for a loss. */
+const struct spmm_rung smv_spmm_rung_colband = {
+    SMV_SPMM_COLBAND, 11, accepts, run, "row-major X (ld >= k)", 1};

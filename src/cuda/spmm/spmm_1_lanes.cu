@@ -219,4 +219,4 @@ static smv_status run(const struct spmm_args *a) {
 }
 
 const struct spmm_rung smv_spmm_rung_lanes = {SMV_SPMM_OURS, 1, accepts, run,
-                                              "any layout"};
+                                              "any layout",  0};

@@ -38,6 +38,10 @@ static smv_status run(const struct spmm_args *a) {
 }
 
 const struct spmm_rung smv_spmm_rung_spmv = {
-    SMV_SPMM_SPMV, 2, accepts, run,
+    SMV_SPMM_SPMV,
+    2,
+    accepts,
+    run,
     "contiguous columns: column-major with k <= 16, or k = 1 with ldx = "
-    "ldy = 1"};
+    "ldy = 1",
+    0};

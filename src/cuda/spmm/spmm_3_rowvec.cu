@@ -127,5 +127,5 @@ static smv_status run(const struct spmm_args *a) {
   return smv_spmm_rowvec_run(a, -1);
 }
 
-const struct spmm_rung smv_spmm_rung_rowvec = {SMV_SPMM_ROWVEC, 3, accepts, run,
-                                               "row-major X and Y"};
+const struct spmm_rung smv_spmm_rung_rowvec = {
+    SMV_SPMM_ROWVEC, 3, accepts, run, "row-major X and Y", 0};

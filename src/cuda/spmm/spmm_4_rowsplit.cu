@@ -260,27 +260,38 @@ smv_status smv_spmm_workspace(smv_context *ctx, struct smv_spmm_split *sp,
               "row-major copies of X and Y");
 }
 
-smv_status smv_spmm_split_get(const struct spmm_args *a,
+smv_status smv_spmm_state_get(smv_context *ctx, smv_matrix *m,
                               struct smv_spmm_split **out) {
-  smv_context *ctx = a->ctx;
-  smv_matrix *m = a->m;
-  smv_status st;
-  *out = NULL;
   if (!m->spmm_split) {
-    if ((st = smv_spmm_refuse_in_capture(ctx, "listing the long rows")) !=
-        SMV_OK)
-      return st;
     struct smv_spmm_split *sp = (struct smv_spmm_split *)calloc(1, sizeof *sp);
     if (!sp)
       return smv_ctx_set(ctx, SMV_ERR_NOMEM, "SpMM split: out of memory");
     sp->chunk = SMV_SPMM_CHUNK;
     m->spmm_split = sp;
+  }
+  *out = m->spmm_split;
+  return SMV_OK;
+}
+
+smv_status smv_spmm_split_get(const struct spmm_args *a,
+                              struct smv_spmm_split **out) {
+  smv_context *ctx = a->ctx;
+  smv_matrix *m = a->m;
+  smv_status st;
+  struct smv_spmm_split *sp = NULL;
+  *out = NULL;
+  if ((st = smv_spmm_state_get(ctx, m, &sp)) != SMV_OK)
+    return st;
+  if (!sp->listed) {
+    if ((st = smv_spmm_refuse_in_capture(ctx, "listing the long rows")) !=
+        SMV_OK)
+      return st;
     if (m->st.row_max > sp->chunk && (st = split_build(ctx, m, sp)) != SMV_OK) {
       smv_spmm_split_free(m);
       return st;
     }
+    sp->listed = 1;
   }
-  struct smv_spmm_split *sp = m->spmm_split;
   const size_t es = m->prec == SMV_F64 ? 8 : 4;
   const size_t need = (size_t)sp->nchunks * (size_t)a->k * es;
   if (need > sp->ws_bytes && (st = grow(ctx, &sp->ws, &sp->ws_bytes, need,
@@ -452,5 +463,5 @@ static smv_status run(const struct spmm_args *a) {
   return smv_spmm_rowsplit_long(a, sp);
 }
 
-const struct spmm_rung smv_spmm_rung_rowsplit = {SMV_SPMM_ROWSPLIT, 4, accepts,
-                                                 run, "row-major X and Y"};
+const struct spmm_rung smv_spmm_rung_rowsplit = {
+    SMV_SPMM_ROWSPLIT, 4, accepts, run, "row-major X and Y", 0};

@@ -121,5 +121,5 @@ static smv_status run(const struct spmm_args *a) {
   return SMV_OK;
 }
 
-const struct spmm_rung smv_spmm_rung_colsplit = {SMV_SPMM_COLSPLIT, 5, accepts,
-                                                 run, "any layout"};
+const struct spmm_rung smv_spmm_rung_colsplit = {
+    SMV_SPMM_COLSPLIT, 5, accepts, run, "any layout", 0};

@@ -199,5 +199,5 @@ static smv_status run(const struct spmm_args *a) {
   return SMV_OK;
 }
 
-const struct spmm_rung smv_spmm_rung_coltrans = {SMV_SPMM_COLTRANS, 6, accepts,
-                                                 run, "column-major X and Y"};
+const struct spmm_rung smv_spmm_rung_coltrans = {
+    SMV_SPMM_COLTRANS, 6, accepts, run, "column-major X and Y", 0};

@@ -70,5 +70,5 @@ static smv_status run(const struct spmm_args *a) {
   return SMV_OK;
 }
 
-const struct spmm_rung smv_spmm_rung_kslice = {SMV_SPMM_KSLICE, 7, accepts, run,
-                                               "row-major X and Y"};
+const struct spmm_rung smv_spmm_rung_kslice = {
+    SMV_SPMM_KSLICE, 7, accepts, run, "row-major X and Y", 0};

@@ -194,5 +194,5 @@ static smv_status run(const struct spmm_args *a) {
                                 "rung 8 (rowpipe)");
 }
 
-const struct spmm_rung smv_spmm_rung_rowpipe = {SMV_SPMM_ROWPIPE, 8, accepts,
-                                                run, "row-major X and Y"};
+const struct spmm_rung smv_spmm_rung_rowpipe = {
+    SMV_SPMM_ROWPIPE, 8, accepts, run, "row-major X and Y", 0};

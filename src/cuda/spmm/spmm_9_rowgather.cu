@@ -254,4 +254,4 @@ static smv_status run(const struct spmm_args *a) {
 }
 
 const struct spmm_rung smv_spmm_rung_rowgather = {
-    SMV_SPMM_ROWGATHER, 9, accepts, run, "row-major X and Y"};
+    SMV_SPMM_ROWGATHER, 9, accepts, run, "row-major X and Y", 0};

@@ -27,13 +27,16 @@ struct spmm_args {
 
 /* One rung of ours. accepts: 1 if the rung can run this shape (else the
  * dispatcher answers SMV_ERR_UNSUPPORTED with `needs`). run: launch it,
- * recording any error on the context. */
+ * recording any error on the context. no_tune: 1 to leave it out of
+ * smv_spmm_tune (a measured loss whose set-up costs more than its
+ * timing tells: rung 11 copies A). */
 struct spmm_rung {
   smv_spmm_alg alg;
   int number; /* the N of spmm_N_name.cu */
   int (*accepts)(const struct spmm_args *a);
   smv_status (*run)(const struct spmm_args *a);
   const char *needs;
+  int no_tune;
 };
 
 extern const struct spmm_rung smv_spmm_rung_lanes;     /* spmm_1_lanes.cu    */
@@ -59,6 +62,7 @@ extern const struct spmm_rung smv_spmm_rung_colband; /* spmm_11_colband.cu */
  * ws: nchunks x k partial sums (chunk-major: chunk c's column j at
  * [c * ws_k + j]), ws_bytes long, grown to the largest k seen. */
 struct smv_spmm_split {
+  int listed; /* the long rows listed (smv_spmm_split_get) */
   int64_t chunk, nchunks, nlong;
   int2 *list;
   int2 *chunks, *longs;
@@ -92,6 +96,11 @@ struct smv_spmm_split {
 smv_status smv_spmm_split_get(const struct spmm_args *a,
                               struct smv_spmm_split **out);
 void smv_spmm_split_free(smv_matrix *m);
+/* The matrix's SpMM state (this struct) without listing its long rows or
+ * growing a workspace: where rungs keep per-matrix data of their own
+ * (rung 11's bands, smv_spmm_tune's answers). */
+smv_status smv_spmm_state_get(smv_context *ctx, smv_matrix *m,
+                              struct smv_spmm_split **out);
 /* SMV_OK unless ctx's stream is being captured (then SMV_ERR_ARG: `what`
  * would synchronise inside the capture). */
 smv_status smv_spmm_refuse_in_capture(smv_context *ctx, const char *what);
