@@ -1,13 +1,15 @@
 /*
- * test_solve_cg1.c — the Chronopoulos–Gear recurrence of the
- * single-barrier persistent CG (src/cuda/solve/cg_coop1.cu) checked on
- * the CPU, in double, where CI has no GPU: the same operations in the
- * same order (explicit fma where the kernel has them; only the order of
- * the dot products' additions differs), on generated SPD matrices with
- * and without Jacobi. Its iteration counts must agree with the library's
- * textbook CG (smv_cg) within 1%, its answer must meet the tolerance in
- * the true residual, and a matrix that is not SPD must break down at
- * once, as the textbook's does.
+ * test_solve_cg1.c — the one-barrier recurrences of the persistent CG
+ * checked on the CPU, in double, where CI has no GPU: Chronopoulos–Gear
+ * (cg1's, src/cuda/solve/cg_coop1.cu and the resident kernel's default)
+ * and predict-and-recompute (the resident kernel's pr variant,
+ * cg_coop_res.cu's res_pr_loop), each with the kernel's operations in the
+ * kernel's order (explicit fma where the kernel has them; only the order
+ * of the dot products' additions differs), on generated SPD matrices with
+ * and without Jacobi. Their iteration counts must agree with the
+ * library's textbook CG (smv_cg) within 1%, their answers must meet the
+ * tolerance in the true residual, and a matrix that is not SPD must break
+ * down at once, as the textbook's does.
  */
 #include "test.h"
 
@@ -96,6 +98,78 @@ out:
   return res;
 }
 
+/* x from 0: the resident kernel's pr iteration (res_pr_loop, pr_scalars):
+ * z = M r, p0 = z0, s = A p computed each iteration; one reduction of
+ * nu = r.z, mu = p.s, sig = s.z, tau = s.Ms and r.r; alpha = nu / mu,
+ * beta = (nu - 2 alpha sig + alpha^2 tau) / nu; breakdown on nu <= 0,
+ * mu <= 0 or a non-finite scalar or residual. */
+static gear_result cg_pr(const smv_csr *A, const double *b, double *x,
+                         const double *dinv, double tol, int maxit) {
+  const int64_t n = A->rows;
+  gear_result res = {0, 0, 0, 0.0};
+  double *r = malloc(n * sizeof *r), *z = malloc(n * sizeof *z);
+  double *p = calloc(n, sizeof *p), *s = calloc(n, sizeof *s);
+  double *ms = calloc(n, sizeof *ms);
+  CHECK(r && z && p && s && ms);
+  if (!r || !z || !p || !s || !ms)
+    goto out;
+  for (int64_t i = 0; i < n; i++)
+    x[i] = 0.0, r[i] = b[i];
+  const double bnorm = sqrt(dot(b, b, n));
+  precondition(r, dinv, z, n);
+  for (int64_t i = 0; i < n; i++)
+    p[i] = z[i];
+  CHECK_OK(smv_spmv_ref(A, 1.0, p, 0.0, s));
+  precondition(s, dinv, ms, n);
+  double nu = dot(r, z, n), mu = dot(p, s, n), sig = dot(s, z, n);
+  double tau = dot(s, ms, n), relres = sqrt(dot(r, r, n)) / bnorm;
+  int it = 0;
+  while (!(relres <= tol) && it < maxit) {
+    if (!(nu > 0.0) || !isfinite(nu) || !(mu > 0.0) || !isfinite(mu)) {
+      res.breakdown = 1;
+      break;
+    }
+    const double alpha = nu / mu;
+    const double beta = fma(alpha, fma(alpha, tau, -2.0 * sig), nu) / nu;
+    if (!isfinite(alpha) || !isfinite(beta)) {
+      res.breakdown = 1;
+      break;
+    }
+    for (int64_t i = 0; i < n; i++) {
+      const double ri = fma(-alpha, s[i], r[i]);
+      const double zi = dinv ? ri * dinv[i] : ri;
+      x[i] = fma(alpha, p[i], x[i]);
+      p[i] = fma(beta, p[i], zi);
+      r[i] = ri;
+      z[i] = zi;
+    }
+    CHECK_OK(smv_spmv_ref(A, 1.0, p, 0.0, s));
+    precondition(s, dinv, ms, n);
+    nu = dot(r, z, n);
+    mu = dot(p, s, n);
+    sig = dot(s, z, n);
+    tau = dot(s, ms, n);
+    relres = sqrt(dot(r, r, n)) / bnorm;
+    it++;
+    if (!isfinite(relres)) {
+      res.breakdown = 1;
+      break;
+    }
+  }
+  res.iterations = it;
+  res.relres = relres;
+  res.converged = relres <= tol && !res.breakdown;
+out:
+  free(r), free(z), free(p), free(s), free(ms);
+  return res;
+}
+
+typedef gear_result (*recurrence)(const smv_csr *, const double *, double *,
+                                  const double *, double, int);
+static const recurrence recs[2] = {cg_gear, cg_pr};
+static const char *const rec_names[2] = {"Chronopoulos-Gear",
+                                         "predict-and-recompute"};
+
 /* 1 / A(i,i) for every row (the matrices here have their diagonal). */
 static double *jacobi(const smv_csr *A) {
   double *d = malloc(A->rows * sizeof *d);
@@ -129,20 +203,24 @@ static void check_against_textbook(const char *name, const smv_csr *A,
   smv_solve_result rc;
   smv_error err;
   CHECK_OK(smv_cg(A, b, xc, &o, &rc, &err));
-  const gear_result g = cg_gear(A, b, x, dinv, tol, o.maxit);
-  CHECKF(g.converged && !g.breakdown && rc.converged,
-         "%s %s: Chronopoulos-Gear converged %d breakdown %d after %d (%g); "
-         "textbook converged %d",
-         name, jac ? "jacobi" : "none", g.converged, g.breakdown, g.iterations,
-         g.relres, rc.converged);
-  CHECKF(within_1pct(g.iterations, rc.iterations),
-         "%s %s: %d iterations Chronopoulos-Gear, %d textbook", name,
-         jac ? "jacobi" : "none", g.iterations, rc.iterations);
-  const double tr = true_relres(A, b, x);
-  CHECKF(tr <= 10 * tol, "%s %s: true residual %g", name,
-         jac ? "jacobi" : "none", tr);
-  printf("  %-12s %-6s %4d iterations (textbook %4d), true residual %.2e\n",
-         name, jac ? "jacobi" : "none", g.iterations, rc.iterations, tr);
+  for (int k = 0; k < 2; k++) {
+    const gear_result g = recs[k](A, b, x, dinv, tol, o.maxit);
+    CHECKF(g.converged && !g.breakdown && rc.converged,
+           "%s %s: %s converged %d breakdown %d after %d (%g); textbook "
+           "converged %d",
+           name, jac ? "jacobi" : "none", rec_names[k], g.converged,
+           g.breakdown, g.iterations, g.relres, rc.converged);
+    CHECKF(within_1pct(g.iterations, rc.iterations),
+           "%s %s: %d iterations %s, %d textbook", name,
+           jac ? "jacobi" : "none", g.iterations, rec_names[k], rc.iterations);
+    const double tr = true_relres(A, b, x);
+    CHECKF(tr <= 10 * tol, "%s %s %s: true residual %g", name,
+           jac ? "jacobi" : "none", rec_names[k], tr);
+    printf("  %-12s %-6s %-22s %4d iterations (textbook %4d), true residual "
+           "%.2e\n",
+           name, jac ? "jacobi" : "none", rec_names[k], g.iterations,
+           rc.iterations, tr);
+  }
   free(b), free(x), free(xc), free(dinv);
 }
 
@@ -171,10 +249,12 @@ static void test_not_spd(void) {
     return;
   for (int m = 0; m < 2; m++) {
     double *b = rhs_ones(Ms[m]), *x = malloc(Ms[m]->rows * sizeof *x);
-    const gear_result g = cg_gear(Ms[m], b, x, NULL, 1e-10, 100000);
-    CHECKF(g.breakdown && !g.converged && g.iterations < 5,
-           "%s: breakdown %d converged %d after %d", m ? "diag" : "-lap2d",
-           g.breakdown, g.converged, g.iterations);
+    for (int k = 0; k < 2; k++) {
+      const gear_result g = recs[k](Ms[m], b, x, NULL, 1e-10, 100000);
+      CHECKF(g.breakdown && !g.converged && g.iterations < 5,
+             "%s %s: breakdown %d converged %d after %d", m ? "diag" : "-lap2d",
+             rec_names[k], g.breakdown, g.converged, g.iterations);
+    }
     free(b), free(x);
     smv_csr_free(Ms[m]);
   }
