@@ -213,6 +213,16 @@ smv_status smv_sparse_fail(smv_context *ctx, cusparseStatus_t s,
 smv_status smv_ctx_set(smv_context *ctx, smv_status st, const char *fmt, ...)
     SMV_PRINTF(3, 4);
 
+/* ---- a device matrix back on the host (transpose.cu) ------------------ */
+
+/* m's arrays back to the host as a double-valued CSR *out (f32 values
+ * widen exactly, so a matrix made from it in f32 has m's floats; columns
+ * in m's order, sorted = 0): (rows + 1) x 4 + nnz x (4 + es) bytes read,
+ * the stream synchronised. `who` prefixes the error. Used by A^T's build
+ * and SpMM rung 11's bands. */
+smv_status smv_matrix_download(smv_context *ctx, const smv_matrix *m,
+                               const char *who, smv_csr **out);
+
 /* Make ctx->device current for the duration of a call; restores the
  * caller's device afterwards. */
 struct smv_device_guard {

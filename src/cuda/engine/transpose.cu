@@ -16,15 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A's arrays back to the host as a double-valued CSR (f32 values widen
- * exactly, so A^T's upload rounds them to the same floats). */
-static smv_status download(smv_context *ctx, const smv_matrix *m,
-                           smv_csr **out) {
+smv_status smv_matrix_download(smv_context *ctx, const smv_matrix *m,
+                               const char *who, smv_csr **out) {
   smv_csr *A = NULL;
   smv_status st = smv_csr_create((smv_index)m->st.rows, (smv_index)m->st.cols,
                                  m->st.nnz, &A);
   if (st != SMV_OK)
-    return smv_ctx_set(ctx, st, "transpose: host copy of A (%lld entries): %s",
+    return smv_ctx_set(ctx, st, "%s: host copy of A (%lld entries): %s", who,
                        (long long)m->st.nnz, smv_status_string(st));
   const size_t nnz = (size_t)m->st.nnz;
   float *stage = NULL;
@@ -41,7 +39,7 @@ static smv_status download(smv_context *ctx, const smv_matrix *m,
     } else if (!(stage = (float *)malloc(nnz * sizeof(float)))) {
       smv_csr_free(A);
       return smv_ctx_set(ctx, SMV_ERR_NOMEM,
-                         "transpose: malloc of %zu bytes (f32 values)",
+                         "%s: malloc of %zu bytes (f32 values)", who,
                          nnz * sizeof(float));
     } else {
       e = cudaMemcpyAsync(stage, m->values, nnz * sizeof(float),
@@ -53,12 +51,12 @@ static smv_status download(smv_context *ctx, const smv_matrix *m,
   if (e != cudaSuccess) {
     free(stage);
     smv_csr_free(A);
-    return smv_cu_fail(ctx, e, "transpose: copy of A back to the host");
+    return smv_cu_fail(ctx, e, "%s: copy of A back to the host", who);
   }
   for (size_t k = 0; stage && k < nnz; k++)
     A->values[k] = (double)stage[k];
   free(stage);
-  A->sorted = 0; /* not needed by the transpose, and not re-checked */
+  A->sorted = 0; /* not needed by the callers, and not re-checked */
   *out = A;
   return SMV_OK;
 }
@@ -89,7 +87,7 @@ extern "C" smv_status smv_matrix_prepare_transpose(smv_context *ctx,
   if (st != SMV_OK)
     return st;
   smv_csr *A = NULL, *T = NULL;
-  st = download(ctx, m, &A);
+  st = smv_matrix_download(ctx, m, "transpose", &A);
   if (st == SMV_OK) {
     st = smv_csr_transpose(A, &T);
     if (st != SMV_OK)

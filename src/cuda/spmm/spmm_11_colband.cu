@@ -26,13 +26,13 @@
  * BANDS_MAX, share SMV_SPMM_BAND_SHARE percent of cudaDeviceProp::
  * l2CacheSize (the device's, not a constant); column c is in band
  * c x nb / cols. They are built once per matrix and band count, on the
- * host (A copied back: (rows + 1) x 4 + nnz x (4 + es) bytes; each band a
- * matrix of its own, created as smv_matrix_create does, so each has its
- * own statistics and plan), kept with the matrix (freed with it), and
- * rebuilt when another k asks for another count. Building synchronises,
- * so the first product of a band count is refused while the stream is
- * captured (run it once before capturing). Device memory: A's entries a
- * second time, plus the bands' offsets.
+ * host (A copied back, smv_matrix_download: (rows + 1) x 4 + nnz x (4 +
+ * es) bytes; each band a matrix of its own, created as smv_matrix_create
+ * does, so each has its own statistics and plan), kept with the matrix (freed
+ * with it), and rebuilt when another k asks for another count. Building
+ * synchronises, so the first product of a band count is refused while the
+ * stream is captured (run it once before capturing). Device memory: A's entries
+ * a second time, plus the bands' offsets.
  *
  * Deterministic: each band's rung sums in its fixed order and the bands
  * add in band order. The sums are not rung 4's bits (a row's entries are
@@ -96,42 +96,14 @@ static inline int band_of(int32_t c, int64_t cols, int nb) {
   return (int)((int64_t)c * nb / cols);
 }
 
-/* A's arrays on the host: offsets, columns, and values as doubles (f32
- * values widen exactly, so each band's f32 matrix has A's values). */
-static smv_status copy_back(smv_context *ctx, const smv_matrix *m, int32_t *rp,
-                            int32_t *ci, double *v) {
-  const int64_t rows = m->st.rows, nnz = m->st.nnz;
-  const size_t es = m->prec == SMV_F64 ? 8 : 4;
-  void *raw = es == 8 ? (void *)v : malloc((size_t)nnz * es);
-  if (!raw)
-    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "SpMM bands: malloc of %lld values",
-                       (long long)nnz);
-  cudaStream_t s = ctx->stream;
-  cudaError_t e = cudaMemcpyAsync(rp, m->row_ptr, ((size_t)rows + 1) * 4,
-                                  cudaMemcpyDeviceToHost, s);
-  if (e == cudaSuccess)
-    e = cudaMemcpyAsync(ci, m->col_idx, (size_t)nnz * 4, cudaMemcpyDeviceToHost,
-                        s);
-  if (e == cudaSuccess)
-    e = cudaMemcpyAsync(raw, m->values, (size_t)nnz * es,
-                        cudaMemcpyDeviceToHost, s);
-  if (e == cudaSuccess)
-    e = cudaStreamSynchronize(s);
-  if (e == cudaSuccess && es == 4)
-    for (int64_t i = 0; i < nnz; i++)
-      v[i] = (double)((const float *)raw)[i];
-  if (raw != (void *)v)
-    free(raw);
-  return e == cudaSuccess ? SMV_OK
-                          : smv_cu_fail(ctx, e, "SpMM bands: copy of A back");
-}
-
-/* Split the host CSR (rp, ci, v) into nb column bands, each made a
+/* Split A (m's arrays back on the host) into nb column bands, each made a
  * device matrix of m's precision. */
 static smv_status split_bands(smv_context *ctx, const smv_matrix *m,
-                              const int32_t *rp, const int32_t *ci,
-                              const double *v, struct smv_spmm_bands *b) {
+                              const smv_csr *A, struct smv_spmm_bands *b) {
   const int64_t rows = m->st.rows, cols = m->st.cols, nnz = m->st.nnz;
+  const smv_offset *rp = A->row_ptr;
+  const smv_index *ci = A->col_idx;
+  const double *v = A->values;
   const int nb = b->nb;
   int64_t cnt[SMV_SPMM_BANDS_MAX] = {0}, pos[SMV_SPMM_BANDS_MAX] = {0};
   for (int64_t k = 0; k < nnz; k++)
@@ -175,22 +147,15 @@ static smv_status bands_build(smv_context *ctx, const smv_matrix *m, int nb,
   smv_status st = smv_spmm_refuse_in_capture(ctx, "splitting A into bands");
   if (st != SMV_OK)
     return st;
-  const int64_t rows = m->st.rows, nnz = m->st.nnz;
   struct smv_spmm_bands *b = (struct smv_spmm_bands *)calloc(1, sizeof *b);
-  int32_t *rp = (int32_t *)malloc(((size_t)rows + 1) * 4);
-  int32_t *ci = (int32_t *)malloc((size_t)nnz * 4);
-  double *v = (double *)malloc((size_t)nnz * 8);
-  if (!b || !rp || !ci || !v)
-    st = smv_ctx_set(ctx, SMV_ERR_NOMEM,
-                     "SpMM bands: host copy of A (%lld rows, %lld entries)",
-                     (long long)rows, (long long)nnz);
-  if (st == SMV_OK) {
-    b->nb = nb;
-    st = copy_back(ctx, m, rp, ci, v);
-  }
+  if (!b)
+    return smv_ctx_set(ctx, SMV_ERR_NOMEM, "SpMM bands: out of memory");
+  b->nb = nb;
+  smv_csr *A = NULL;
+  st = smv_matrix_download(ctx, m, "SpMM bands", &A);
   if (st == SMV_OK)
-    st = split_bands(ctx, m, rp, ci, v, b);
-  free(rp), free(ci), free(v);
+    st = split_bands(ctx, m, A, b);
+  smv_csr_free(A);
   if (st != SMV_OK) {
     smv_spmm_bands_free(b);
     return st;
