@@ -6,9 +6,10 @@
 # in the same run, on every matrix of c16. What to read: the iterations to
 # 1e-8 (gyro_m: the anchor 4401, res 4498 in c16; the CPU counts predict
 # pr near textbook CG's) and the time an iteration (the two extra sums and
-# p's stores against cg1's w). First the persistent solver tests of the
-# pr variant (test_cuda_solve_coop runs every test for it) and memcheck
-# of one of them.
+# p's stores against cg1's w). This part: the persistent solver tests of
+# the pr variant (test_cuda_solve_coop runs every test for it) and
+# memcheck of one of them; c18 is the sweep (two calls, each well under
+# the device tool's 600 s).
 #   OUT=dir scripts/experiments/coop/c17.sh
 set -u
 . "$(dirname "$0")/sweep.sh"
@@ -22,7 +23,3 @@ SMV_TEST_ONLY="test_persistent_matches_cpu [pr]" timeout 200 "$SAN" \
   --tool memcheck --error-exitcode 99 build/tests/test_cuda_solve_coop \
   >"$OUT/san.log" 2>&1
 echo "memcheck [pr]: exit $?: $(grep -E 'ERROR SUMMARY|^RESULT' "$OUT/san.log" | tr '\n' ' ')"
-for m in $SPD; do
-  coop_sweep "$m" "" "VARIANT=pr"
-done
-cut -c1-250 "$R"
