@@ -116,12 +116,15 @@ typedef enum {
                                      fit)                                 */
   SMV_PERSISTENT_CG2 = 2,         /* CG, two grid barriers an iteration   */
   SMV_PERSISTENT_BICGSTAB = 3,    /* BiCGStab                             */
-  SMV_PERSISTENT_CG_RESIDENT = 4, /* CG1 with each block's slice of the
-                                     matrix and vectors in shared memory */
-  SMV_PERSISTENT_CG_PR = 5        /* the resident kernel with the predict-
-                                     and-recompute recurrence (s = A p
-                                     computed; SMV_SOLVE_COOP_VARIANT=pr,
-                                     an experiment)                      */
+  SMV_PERSISTENT_CG_RESIDENT = 4, /* CG1's recurrence with each block's
+                                     slice of the matrix and vectors in
+                                     shared memory
+                                     (SMV_SOLVE_COOP_VARIANT=res)        */
+  SMV_PERSISTENT_CG_PR = 5        /* the same resident kernel with the
+                                     predict-and-recompute recurrence (s
+                                     = A p computed, iteration counts of
+                                     textbook CG): the default CG where
+                                     the slices fit                      */
 } smv_persistent_kernel;
 
 typedef struct {

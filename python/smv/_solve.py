@@ -32,7 +32,8 @@ SolveInfo = namedtuple("SolveInfo", [
                    # residual (recomputed in double) did not: tol is below
                    # what float32 reaches; converged is then False
     "kernel",      # CUDA: which persistent kernel ran the iterations
-                   # ('cg-resident', 'cg1', 'cg2', 'bicgstab'), or None
+                   # ('cg-resident-pr', 'cg-resident', 'cg1', 'cg2',
+                   # 'bicgstab'), or None
 ])
 SolveInfo.__doc__ = ("Outcome of a solve: iterations, relres, converged, "
                      "breakdown, seconds, backend, precision, history, ...")

@@ -84,9 +84,10 @@ def test_cg_laplacian_matches_spsolve(backend, prec, precond):
         assert info.persistent == (precond != "chebyshev")
         assert info.graph_used == (precond == "chebyshev")
         assert info.checks >= 1
-        # Which kernel: the resident one by default on a matrix this small.
+        # Which kernel: the resident one (predict-and-recompute) by default
+        # on a matrix this small.
         assert info.kernel == (None if precond == "chebyshev"
-                               else "cg-resident")
+                               else "cg-resident-pr")
     else:
         assert not info.persistent and not info.graph_used
         assert info.kernel is None

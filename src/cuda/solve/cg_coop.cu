@@ -62,19 +62,22 @@
  *
  * Knobs (environment, read at each solve's plan), for timing shapes on
  * the device:
- *   SMV_SOLVE_COOP_VARIANT=res|cg1|cg2  the kernel (default res: cg1
- *                                   with each block's slice in shared
- *                                   memory, cg_coop_res.cu, where the
- *                                   slices fit, else cg1; cg1, one barrier
- *                                   an iteration, was the faster of cg1
- *                                   and cg2 on the device's L2-resident
- *                                   matrices: bench/results/h200/solvers.md);
- *                                   pr: the resident kernel with the
- *                                   predict-and-recompute recurrence (s =
- *                                   A p computed, five sums an iteration;
- *                                   an experiment: cg1's recurrence costs
- *                                   gyro_m 2.2% more iterations than
- *                                   textbook CG, pr 0.8%, on the CPU);
+ *   SMV_SOLVE_COOP_VARIANT=pr|res|cg1|cg2  the kernel (default pr: the
+ *                                   resident kernel, cg_res_kernel.h, each
+ *                                   block's slice in shared memory, with
+ *                                   the predict-and-recompute recurrence:
+ *                                   s = A p computed, one grid sum of four
+ *                                   values an iteration, five with Jacobi;
+ *                                   where the slices do not fit, cg1).
+ *                                   res: the resident kernel with cg1's
+ *                                   recurrence (two sums, three with
+ *                                   Jacobi: cheaper, but its recurred s
+ *                                   drifts from A p on ill-conditioned
+ *                                   matrices and costs iterations against
+ *                                   textbook CG, past issue 24's 1% on
+ *                                   gyro_m: bench/results/h200/solvers.md);
+ *                                   cg1, one barrier an iteration, the
+ *                                   matrix from the L2; cg2, two barriers;
  *   SMV_SOLVE_COOP_BLOCK=256|512|1024  threads per block (default 512
  *                                   for the resident kernel, 256 for the
  *                                   others; cg_coop.h, coop_min_blocks,
@@ -414,7 +417,9 @@ bool res_plan(solver &S, bool forced) {
 }
 
 /* The variant: SMV_SOLVE_COOP_VARIANT=cg1 or cg2 (anything else: the
- * default, res where its slices fit, else cg1); as != 0 plans that
+ * default, the resident kernel where its slices fit, else cg1; res picks
+ * cg1's recurrence in the resident kernel, pr or nothing the predict-and-
+ * recompute one); as != 0 plans that
  * variant whatever the knob says (cg1 after res did not fit). The block
  * size: SMV_SOLVE_COOP_BLOCK=256, 512 or 1024 (else 512 for res, 256 for
  * the others). Blocks per SM: SMV_SOLVE_COOP_PER_SM=N, at most what the
@@ -465,10 +470,10 @@ bool plan_as(solver &S, const char **why, int as) {
                       : var && strcmp(var, "cg2") == 0 ? 2
                       : var && strcmp(var, "cg1") == 0 ? 1
                                                        : 4;
-  /* SMV_SOLVE_COOP_VARIANT=pr: the resident kernel with the predict-and-
-   * recompute recurrence (an experiment; where no slice fits, cg1 as for
-   * res, with cg1's recurrence). */
-  S.coop_pr = variant == 4 && var && strcmp(var, "pr") == 0;
+  /* The resident kernel runs the predict-and-recompute recurrence unless
+   * SMV_SOLVE_COOP_VARIANT=res asks for cg1's (where no slice fits, cg1
+   * with cg1's recurrence either way). */
+  S.coop_pr = variant == 4 && !(var && strcmp(var, "res") == 0);
   const int bs = env_int("SMV_SOLVE_COOP_BLOCK");
   const char *sum = getenv("SMV_SOLVE_COOP_SUM");
   S.coop_variant = variant;

@@ -83,71 +83,110 @@ __device__ __forceinline__ float madd(float a, float b, float c) {
   return fmaf(a, b, c);
 }
 
-/* Sum v[] over the warp with xor shuffles: every lane ends with the same
- * bits (each step adds the same two values, in either order). */
-template <int NV> __device__ __forceinline__ void warp_allsum(double (&v)[NV]) {
-#pragma unroll
-  for (int j = 0; j < NV; j++)
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1)
-      v[j] += __shfl_xor_sync(0xffffffffu, v[j], off);
+/* The least power of two >= n (n <= 32): the width of warp_scatter_sum's
+ * butterfly. */
+__host__ __device__ constexpr int coop_pow2_at_least(int n) {
+  return n <= 1 ? 1 : 2 * coop_pow2_at_least((n + 1) / 2);
+}
+__host__ __device__ constexpr int coop_log2(int p) {
+  return p <= 1 ? 0 : 1 + coop_log2(p / 2);
 }
 
-/* Each warp's sum of v[] into sh[j * 32 + warp], then a __syncthreads. */
+/* The warp's sum of v[e] at e = lane >> (5 - log2 P), P =
+ * coop_pow2_at_least(NV) (0 where e >= NV): a transposed butterfly. At
+ * offset 16 each lane keeps half of its P values (the upper half where
+ * its bit 4 is set), sends its partner the other half and adds what it
+ * gets; then halves again at 8, 4, ... until one value is left, and plain
+ * xor steps for the offsets left. Shuffles a lane (doubles): P - 1 + 5 -
+ * log2 P (NV = 3: 6, NV = 5: 9) against 5 NV for a butterfly of every
+ * value (15, 25); a block's warps issue them all at once, and a shuffle
+ * is one warp instruction a clock an SM, so their count, not their
+ * depth, sets the time. Partners add the same two values (in either
+ * order), so the lanes of one e hold the same bits. */
 template <int NV>
-__device__ __forceinline__ void warps_to_shared(double (&v)[NV], double *sh) {
-  warp_allsum<NV>(v);
-  if ((threadIdx.x & 31) == 0)
+__device__ __forceinline__ double warp_scatter_sum(const double (&v)[NV]) {
+  constexpr int P = coop_pow2_at_least(NV);
+  double t[P];
 #pragma unroll
-    for (int j = 0; j < NV; j++)
-      sh[j * 32 + (threadIdx.x >> 5)] = v[j];
+  for (int i = 0; i < P; i++)
+    t[i] = i < NV ? v[i] : 0.0;
+  const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+  for (int L = P, off = 16; L > 1; L >>= 1, off >>= 1) {
+    const bool hi = (lane & (unsigned)off) != 0;
+#pragma unroll
+    for (int i = 0; i < L / 2; i++) {
+      const double send = hi ? t[i] : t[i + L / 2];
+      const double keep = hi ? t[i + L / 2] : t[i];
+      t[i] = keep + __shfl_xor_sync(0xffffffffu, send, off);
+    }
+  }
+  double s = t[0];
+#pragma unroll
+  for (int off = 16 >> coop_log2(P); off > 0; off >>= 1)
+    s += __shfl_xor_sync(0xffffffffu, s, off);
+  return s;
+}
+
+/* Each warp's sum of v[] into sh[j * 32 + warp] (one lane per j writes),
+ * then a __syncthreads. Warps at or past `warps` hold only zeros and skip
+ * the shuffles (they still reach the barrier). */
+template <int NV>
+__device__ __forceinline__ void warps_to_shared(const double (&v)[NV],
+                                                double *sh, int warps) {
+  constexpr int SH = 5 - coop_log2(coop_pow2_at_least(NV));
+  const int w = (int)(threadIdx.x >> 5);
+  if (w < warps) {
+    const double s = warp_scatter_sum<NV>(v);
+    const int lane = (int)(threadIdx.x & 31u), e = lane >> SH;
+    if ((lane & ((1 << SH) - 1)) == 0 && e < NV)
+      sh[e * 32 + w] = s;
+  }
   __syncthreads();
 }
 
-/* The warps' totals from sh added in the calling warp, in warp order
- * (every lane the same bits). */
+/* Thread j < NV: sh[j * 32 + w] added over the first `warps` warps in
+ * warp order (a fixed order: the same bits wherever it runs). */
 template <int NV>
-__device__ __forceinline__ void sum_of_warps(double (&v)[NV],
-                                             const double *sh) {
-  const int lane = threadIdx.x & 31, nw = blockDim.x >> 5;
-#pragma unroll
-  for (int j = 0; j < NV; j++)
-    v[j] = lane < nw ? sh[j * 32 + lane] : 0.0;
-  warp_allsum<NV>(v);
+__device__ __forceinline__ double warps_total(const double *sh, int j,
+                                              int warps) {
+  double s = 0.0;
+  for (int w = 0; w < warps; w++)
+    s += sh[j * 32 + w];
+  return s;
 }
 
 /* The block's sum of v[] into part[j * G + blockIdx.x] of each of the
- * `copies` copies (lane c of warp 0 writes copy c at part + c * stride;
- * every lane holds the same bits): warps, then warp 0 over the warps'
- * totals (one __syncthreads). j-major, so a reader's warp loads 32
- * consecutive doubles of one j (256 bytes, 8 full sectors), where
- * block-major [b * NV + j] spread them over NV times the sectors. sh (NV * 32
- * doubles) is this call's own: a grid barrier (or grid_sum_sync's
- * __syncthreads) separates it from its next use. */
+ * `copies` copies (copy c at part + c * stride): the warps
+ * (warps_to_shared), then thread j adds the warps' totals of sum j and
+ * writes it. j-major, so a reader's warp loads 32 consecutive doubles of
+ * one j (256 bytes, 8 full sectors), where block-major [b * NV + j]
+ * spread them over NV times the sectors. sh (NV * 32 doubles) is this
+ * call's own: a grid barrier (or grid_sum_sync's __syncthreads)
+ * separates it from its next use. v is left as it came. */
 template <int NV>
-__device__ __forceinline__ void block_partial(double (&v)[NV], double *part,
-                                              double *sh, int copies = 1,
-                                              int64_t stride = 0) {
-  warps_to_shared<NV>(v, sh);
-  if (threadIdx.x < 32) {
-    sum_of_warps<NV>(v, sh);
-    if ((int)threadIdx.x < copies) {
-      double *to = part + (int64_t)threadIdx.x * stride;
-#pragma unroll
-      for (int j = 0; j < NV; j++)
-        to[j * gridDim.x + blockIdx.x] = v[j];
-    }
+__device__ __forceinline__ void
+block_partial(const double (&v)[NV], double *part, double *sh, int copies = 1,
+              int64_t stride = 0) {
+  const int nw = (int)(blockDim.x >> 5);
+  warps_to_shared<NV>(v, sh, nw);
+  if (threadIdx.x < (unsigned)NV) {
+    const int j = (int)threadIdx.x;
+    const double s = warps_total<NV>(sh, j, nw);
+    for (int c = 0; c < copies; c++)
+      part[(int64_t)c * stride + (int64_t)j * gridDim.x + blockIdx.x] = s;
   }
 }
 
 /* After the grid barrier: the sum of part[j * G + b] over the G blocks,
  * in every thread of every block, with the same bits everywhere. Every
  * thread loads a fixed stride of the partials (G <= blockDim.x: one load
- * each), the warps add theirs (xor shuffles), one __syncthreads, then
- * every warp adds the warps' totals in the same order. No thread loops
- * over the G partials alone and nothing is broadcast. sh (NV * 32
- * doubles) is this call's own: a grid barrier separates it from its next
- * use. */
+ * each); the warps that hold any (the first ceil(G / 32)) add theirs
+ * (warps_to_shared); thread j adds those warps' totals of sum j in warp
+ * order and leaves it in sh[j * 32]; a second __syncthreads, and every
+ * thread reads the NV sums. No thread loops over the G partials alone,
+ * and no warp shuffles zeros. sh (NV * 32 doubles) is this call's own: a
+ * grid barrier separates it from its next use. */
 template <int NV>
 __device__ __forceinline__ void all_sum(double (&v)[NV], const double *part,
                                         int G, double *sh) {
@@ -182,8 +221,15 @@ __device__ __forceinline__ void all_sum(double (&v)[NV], const double *part,
       v[j] += t0[j];
   }
   SMV_PH(8);
-  warps_to_shared<NV>(v, sh);
-  sum_of_warps<NV>(v, sh);
+  const int nw = (int)(blockDim.x >> 5), held = (G + 31) / 32;
+  const int W = held < nw ? held : nw;
+  warps_to_shared<NV>(v, sh, W);
+  if (threadIdx.x < (unsigned)NV) /* its own row of sh: no other reader */
+    sh[threadIdx.x * 32] = warps_total<NV>(sh, (int)threadIdx.x, W);
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < NV; j++)
+    v[j] = sh[j * 32];
 }
 
 /* Round r's flag and counter, acquire and release at gpu scope. */
@@ -514,8 +560,11 @@ struct pr_scalars {
     beta = nup / nu;
     return finite(alpha) && finite(beta);
   }
-  /* After the iteration's sums (nu, mu, sig, tau, r.r). */
-  __device__ __forceinline__ void next(const double (&v)[5]) {
+  /* After the iteration's sums (nu, mu, sig, tau; r.r after them with
+   * Jacobi). */
+  template <int NV>
+  __device__ __forceinline__ void next(const double (&v)[NV]) {
+    static_assert(NV >= 4, "pr sums four values at least");
     nu = v[0];
     mu = v[1];
     sig = v[2];
@@ -633,6 +682,10 @@ const void *cg1_kernel_for(bool f32, bool jac, int lanes, int bs, bool last);
  * them (its plan's key). */
 const void *cgres_kernel_for(bool f32, bool jac, int lanes, int bs, bool last,
                              bool pr);
+/* cg_coop_res_pr.cu: the resident kernel's pr instantiations (through
+ * cgres_kernel_for). */
+const void *cgres_pr_kernel_for(bool f32, bool jac, int lanes, int bs,
+                                bool last);
 inline size_t cg_res_bounds_len(int G) { return 3 * ((size_t)G + 1); }
 inline size_t cg_res_plan_len(int G, int64_t nnz) {
   return cg_res_bounds_len(G) + 2 * (size_t)nnz;

@@ -240,8 +240,8 @@ struct solver {
                                loss); false: grid.sync, then every block sums
                                (all, the default)                              */
   bool coop_pr;             /* the resident kernel with the predict-and-
-                               recompute recurrence (SMV_SOLVE_COOP_VARIANT=pr,
-                               an experiment: cg_coop_res.cu); false: cg1's  */
+                               recompute recurrence (the default;
+                               cg_res_kernel.h); false: cg1's (=res)        */
   coop_sync *sync;          /* the fused reduction's counter, flag, results   */
   int64_t n;
   unsigned grid;
