@@ -45,8 +45,10 @@
  * the Chronopoulos–Gear recurrence, one grid barrier per iteration, at
  * the price of more gathered vector loads. The sum of the G partials
  * (cg_coop.h, all_sum) has every thread of the block load its share of
- * them, warps add with xor shuffles, one __syncthreads, and every warp
- * adds the warps' totals: no thread loops over the partials alone. By
+ * them, the warps holding any add them by a transposed butterfly
+ * (warp_scatter_sum), one warp adds the warps' totals, and the block
+ * reads the sums from shared memory: no thread loops over the partials
+ * alone. By
  * default every block runs it after grid.sync (cg_coop.h, coop_sum); with
  * SMV_SOLVE_COOP_SUM=last only the last block to arrive runs it and
  * publishes the sums (grid_sum_sync, a measured loss).
