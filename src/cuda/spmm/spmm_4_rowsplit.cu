@@ -303,8 +303,8 @@ smv_status smv_spmm_split_get(const struct spmm_args *a,
 
 /* ---- the chunks: one warp per chunk, row-major X ------------------------ */
 
-template <typename T, int V, int CV>
-__global__ void __launch_bounds__(SPLIT_BLOCK)
+template <typename T, int V, int CV, int MINB>
+__global__ void __launch_bounds__(SPLIT_BLOCK, MINB)
     spmm_rowsplit_chunks(int64_t nchunks, const int2 *__restrict__ chunks,
                          const int32_t *__restrict__ order,
                          const int32_t *__restrict__ ci,
@@ -386,6 +386,11 @@ static int chunk_order_on(void) {
   return !(s && s[0] == '0');
 }
 
+static int chunk_minb(void) {
+  const char *s = getenv("SMV_SPMM_CHUNK_MINB");
+  return s && s[0] == '4' && s[1] == '\0' ? 4 : 1;
+}
+
 template <typename T, int V>
 static cudaError_t chunks_launch(const struct spmm_args *a,
                                  const struct smv_spmm_split *sp,
@@ -395,12 +400,27 @@ static cudaError_t chunks_launch(const struct spmm_args *a,
   const unsigned grid = smv_grid_for(sp->nchunks * 32, SPLIT_BLOCK);
   const smv_matrix *m = a->m;
   cudaStream_t s = a->ctx->stream;
+  /* SMV_SPMM_CHUNK_MINB=4 (an experiment, issue 22): four blocks an SM
+   * asked of ptxas (64 registers a thread) where the doubles' chunk
+   * kernel takes 76 (three blocks, 24 warps) and its warps wait on their
+   * gathers (long scoreboard); it spills a few words. */
+  if (chunk_minb() == 4) {
+    if (CV == 2)
+      spmm_rowsplit_chunks<T, V, 2, 4><<<grid, SPLIT_BLOCK, 0, s>>>(
+          sp->nchunks, sp->chunks, order, m->col_idx, (const T *)m->values,
+          (const T *)a->X, a->ldx, (T *)sp->ws, a->k, L);
+    else
+      spmm_rowsplit_chunks<T, V, 1, 4><<<grid, SPLIT_BLOCK, 0, s>>>(
+          sp->nchunks, sp->chunks, order, m->col_idx, (const T *)m->values,
+          (const T *)a->X, a->ldx, (T *)sp->ws, a->k, L);
+    return cudaGetLastError();
+  }
   if (CV == 2)
-    spmm_rowsplit_chunks<T, V, 2><<<grid, SPLIT_BLOCK, 0, s>>>(
+    spmm_rowsplit_chunks<T, V, 2, 1><<<grid, SPLIT_BLOCK, 0, s>>>(
         sp->nchunks, sp->chunks, order, m->col_idx, (const T *)m->values,
         (const T *)a->X, a->ldx, (T *)sp->ws, a->k, L);
   else
-    spmm_rowsplit_chunks<T, V, 1><<<grid, SPLIT_BLOCK, 0, s>>>(
+    spmm_rowsplit_chunks<T, V, 1, 1><<<grid, SPLIT_BLOCK, 0, s>>>(
         sp->nchunks, sp->chunks, order, m->col_idx, (const T *)m->values,
         (const T *)a->X, a->ldx, (T *)sp->ws, a->k, L);
   return cudaGetLastError();
