@@ -386,9 +386,17 @@ static int chunk_order_on(void) {
   return !(s && s[0] == '0');
 }
 
-static int chunk_minb(void) {
+/* The chunk kernel's blocks an SM asked of ptxas: 4 for doubles (64
+ * registers a thread, a few words spilled, where it takes 72-94 and fits
+ * three blocks, its warps waiting on their gathers; faster or level on
+ * every f64 graph row measured, bench/results/h200/spmm.md, "The chunk
+ * kernel's registers"), the compiler's choice for floats (not measured
+ * at 4). SMV_SPMM_CHUNK_MINB=1 or 4 sets it for both. */
+static int chunk_minb(bool f64) {
   const char *s = getenv("SMV_SPMM_CHUNK_MINB");
-  return s && s[0] == '4' && s[1] == '\0' ? 4 : 1;
+  if (s && (s[0] == '1' || s[0] == '4') && s[1] == '\0')
+    return s[0] - '0';
+  return f64 ? 4 : 1;
 }
 
 template <typename T, int V>
@@ -400,11 +408,7 @@ static cudaError_t chunks_launch(const struct spmm_args *a,
   const unsigned grid = smv_grid_for(sp->nchunks * 32, SPLIT_BLOCK);
   const smv_matrix *m = a->m;
   cudaStream_t s = a->ctx->stream;
-  /* SMV_SPMM_CHUNK_MINB=4 (an experiment, issue 22): four blocks an SM
-   * asked of ptxas (64 registers a thread) where the doubles' chunk
-   * kernel takes 76 (three blocks, 24 warps) and its warps wait on their
-   * gathers (long scoreboard); it spills a few words. */
-  if (chunk_minb() == 4) {
+  if (chunk_minb(sizeof(T) == 8) == 4) {
     if (CV == 2)
       spmm_rowsplit_chunks<T, V, 2, 4><<<grid, SPLIT_BLOCK, 0, s>>>(
           sp->nchunks, sp->chunks, order, m->col_idx, (const T *)m->values,
