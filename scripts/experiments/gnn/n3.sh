@@ -10,15 +10,6 @@
 set -u
 OUT=${OUT:-/tmp/gnn3}
 mkdir -p "$OUT"
-for m in rmat:20:16 rmat:19:16 plaw:1000000:16; do
-  for k in 16 64; do
-    for mb in 1 4; do
-      echo "# $m f64 row k=$k SMV_SPMM_CHUNK_MINB=$mb" | tee -a "$OUT/n3.txt"
-      SMV_SPMM_CHUNK_MINB=$mb timeout 120 build/smv bench-spmm "$m" --k $k \
-        --prec f64 --layout row --algs auto,rowsplit,rowpipe,cusparse-alg3 \
-        --runs 50 >>"$OUT/n3.txt" 2>&1
-      echo "exit $?" >>"$OUT/n3.txt"
-    done
-  done
-done
-grep -vE "^\s*$" "$OUT/n3.txt" | cut -c1-160
+. "$(dirname "$0")/minb.sh"
+NAME=n3
+minb_sweep f64 "16 64"

@@ -14,15 +14,6 @@ for t in test_cuda_spmm test_cuda_spmm_plan test_cuda_transpose_spmm; do
   echo "$t: exit $?: $(grep '^RESULT' "$OUT/$t.log" | tail -1)"
   grep -E "CHECK failed|FAIL" "$OUT/$t.log" | head -5
 done
-for m in rmat:20:16 rmat:19:16 plaw:1000000:16; do
-  for k in 32 128; do
-    for mb in 1 4; do
-      echo "# $m f32 row k=$k SMV_SPMM_CHUNK_MINB=$mb" | tee -a "$OUT/n4.txt"
-      SMV_SPMM_CHUNK_MINB=$mb timeout 120 build/smv bench-spmm "$m" --k $k \
-        --prec f32 --layout row --algs auto,rowsplit,rowpipe,cusparse-alg3 \
-        --runs 50 >>"$OUT/n4.txt" 2>&1
-      echo "exit $?" >>"$OUT/n4.txt"
-    done
-  done
-done
-grep -vE "^\s*$" "$OUT/n4.txt" | cut -c1-160
+. "$(dirname "$0")/minb.sh"
+NAME=n4
+minb_sweep f32 "32 128"

@@ -399,6 +399,19 @@ static int chunk_minb(bool f64) {
   return f64 ? 4 : 1;
 }
 
+/* One launch of the chunk kernel at CV column vectors a lane and MINB
+ * blocks an SM. */
+template <typename T, int V, int CV, int MINB>
+static void chunks_kernel(const struct spmm_args *a,
+                          const struct smv_spmm_split *sp, const int32_t *order,
+                          unsigned grid, int L) {
+  const smv_matrix *m = a->m;
+  spmm_rowsplit_chunks<T, V, CV, MINB>
+      <<<grid, SPLIT_BLOCK, 0, a->ctx->stream>>>(
+          sp->nchunks, sp->chunks, order, m->col_idx, (const T *)m->values,
+          (const T *)a->X, a->ldx, (T *)sp->ws, a->k, L);
+}
+
 template <typename T, int V>
 static cudaError_t chunks_launch(const struct spmm_args *a,
                                  const struct smv_spmm_split *sp,
@@ -406,27 +419,13 @@ static cudaError_t chunks_launch(const struct spmm_args *a,
   int L, CV;
   smv_spmm_rowvec_shape(a->k, V, &L, &CV);
   const unsigned grid = smv_grid_for(sp->nchunks * 32, SPLIT_BLOCK);
-  const smv_matrix *m = a->m;
-  cudaStream_t s = a->ctx->stream;
-  if (chunk_minb(sizeof(T) == 8) == 4) {
-    if (CV == 2)
-      spmm_rowsplit_chunks<T, V, 2, 4><<<grid, SPLIT_BLOCK, 0, s>>>(
-          sp->nchunks, sp->chunks, order, m->col_idx, (const T *)m->values,
-          (const T *)a->X, a->ldx, (T *)sp->ws, a->k, L);
-    else
-      spmm_rowsplit_chunks<T, V, 1, 4><<<grid, SPLIT_BLOCK, 0, s>>>(
-          sp->nchunks, sp->chunks, order, m->col_idx, (const T *)m->values,
-          (const T *)a->X, a->ldx, (T *)sp->ws, a->k, L);
-    return cudaGetLastError();
-  }
+  const bool four = chunk_minb(sizeof(T) == 8) == 4;
   if (CV == 2)
-    spmm_rowsplit_chunks<T, V, 2, 1><<<grid, SPLIT_BLOCK, 0, s>>>(
-        sp->nchunks, sp->chunks, order, m->col_idx, (const T *)m->values,
-        (const T *)a->X, a->ldx, (T *)sp->ws, a->k, L);
+    four ? chunks_kernel<T, V, 2, 4>(a, sp, order, grid, L)
+         : chunks_kernel<T, V, 2, 1>(a, sp, order, grid, L);
   else
-    spmm_rowsplit_chunks<T, V, 1, 1><<<grid, SPLIT_BLOCK, 0, s>>>(
-        sp->nchunks, sp->chunks, order, m->col_idx, (const T *)m->values,
-        (const T *)a->X, a->ldx, (T *)sp->ws, a->k, L);
+    four ? chunks_kernel<T, V, 1, 4>(a, sp, order, grid, L)
+         : chunks_kernel<T, V, 1, 1>(a, sp, order, grid, L);
   return cudaGetLastError();
 }
 
