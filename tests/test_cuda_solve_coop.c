@@ -36,6 +36,11 @@
  * the smv_solve_result.persistent it reports where it ran. */
 static const char *variant = "cg2";
 static int variant_id = SMV_PERSISTENT_CG2;
+/* The resident kernel's recurrence under test in test_resident_slices,
+ * _map and _plan_kept (run_resident: "res", then "pr", the default) and
+ * what a solve that ran it reports. */
+static const char *res_variant = "res";
+static int res_id = SMV_PERSISTENT_CG_RESIDENT;
 
 /* CG on the device through smv_solve_cuda_host with options o. */
 static smv_status gpu_cg(smv_matrix *dA, const double *b, double *x,
@@ -399,8 +404,10 @@ static void test_shapes(void) {
       CHECK_OK(smv_cg(F.A, F.b, F.x, &o, &rc, &err));
       for (int shape = 0; shape < 6; shape++) {
         setenv("SMV_SOLVE_COOP_BLOCK", blocks[shape % 3], 1);
-        const char *per_sm =
-            variant_id == SMV_PERSISTENT_CG_RESIDENT ? "2" : "1";
+        const char *per_sm = variant_id == SMV_PERSISTENT_CG_RESIDENT ||
+                                     variant_id == SMV_PERSISTENT_CG_PR
+                                 ? "2"
+                                 : "1";
         if (shape >= 3)
           setenv("SMV_SOLVE_COOP_PER_SM", per_sm, 1);
         tc_fill_nan(F.x, F.n);
@@ -819,17 +826,22 @@ static void test_resident_fallback(void) {
     coop_options(&o, 1e-10, SMV_PRECOND_NONE);
     smv_solve_result r, rc;
     smv_error err;
-    setenv("SMV_SOLVE_COOP_VARIANT", "res", 1);
-    tc_fill_nan(x, A->rows);
-    CHECK_OK(gpu_cg(dA, b, x, &o, &r));
-    unsetenv("SMV_SOLVE_COOP_VARIANT");
-    CHECKF(r.persistent == SMV_PERSISTENT_CG1 && r.converged,
-           "arrow: persistent %d converged %d", r.persistent, r.converged);
-    CHECKF(true_relres(A, b, x) <= 1e-8, "arrow: true residual %g",
-           true_relres(A, b, x));
-    CHECK_OK(smv_cg(A, b, x, &o, &rc, &err));
-    CHECKF(within_1pct(r.iterations, rc.iterations), "arrow: %d, CPU %d",
-           r.iterations, rc.iterations);
+    /* res, then the default (pr) with the knob unset: both fall back. */
+    for (int v = 0; v < 2; v++) {
+      if (v == 0)
+        setenv("SMV_SOLVE_COOP_VARIANT", "res", 1);
+      tc_fill_nan(x, A->rows);
+      CHECK_OK(gpu_cg(dA, b, x, &o, &r));
+      unsetenv("SMV_SOLVE_COOP_VARIANT");
+      CHECKF(r.persistent == SMV_PERSISTENT_CG1 && r.converged,
+             "arrow (%s): persistent %d converged %d", v ? "default" : "res",
+             r.persistent, r.converged);
+      CHECKF(true_relres(A, b, x) <= 1e-8, "arrow: true residual %g",
+             true_relres(A, b, x));
+      CHECK_OK(smv_cg(A, b, x, &o, &rc, &err));
+      CHECKF(within_1pct(r.iterations, rc.iterations), "arrow: %d, CPU %d",
+             r.iterations, rc.iterations);
+    }
   }
   smv_matrix_free(dA);
   free(b), free(x);
@@ -849,7 +861,7 @@ static void test_resident_fallback(void) {
 static void test_resident_slices(void) {
   TC_NEED_DEVICE();
   const char *specs[] = {"lap2d:40", "lap2d:300", "lap2d:60,perm=rand"};
-  setenv("SMV_SOLVE_COOP_VARIANT", "res", 1);
+  setenv("SMV_SOLVE_COOP_VARIANT", res_variant, 1);
   for (int m = 0; m < 3; m++) {
     smv_csr *A = tst_generate(specs[m]);
     if (!A)
@@ -906,7 +918,7 @@ static void test_resident_slices(void) {
                "(h[0] %g, last %g, relres %g)",
                specs[m], f32 ? "f32" : "f64", pc ? "jacobi" : "none", h1[0],
                r.history_count > 0 ? h1[r.history_count - 1] : -1.0, r.relres);
-        CHECKF(r.persistent == SMV_PERSISTENT_CG_RESIDENT && r.converged,
+        CHECKF(r.persistent == res_id && r.converged,
                "%s %s %s: persistent %d converged %d after %d", specs[m],
                f32 ? "f32" : "f64", pc ? "jacobi" : "none", r.persistent,
                r.converged, r.iterations);
@@ -941,7 +953,7 @@ static void test_resident_slices(void) {
 static void test_resident_map(void) {
   TC_NEED_DEVICE();
   const char *specs[] = {"lap2d:60,perm=rand", "lap3d:14,perm=rand"};
-  setenv("SMV_SOLVE_COOP_VARIANT", "res", 1);
+  setenv("SMV_SOLVE_COOP_VARIANT", res_variant, 1);
   for (int m = 0; m < 2; m++) {
     smv_csr *A = tst_generate(specs[m]);
     if (!A)
@@ -966,8 +978,7 @@ static void test_resident_map(void) {
         tc_fill_nan(x2, n);
         CHECK_OK(gpu_cg(dA, b, x2, &o, &r2));
         unsetenv("SMV_SOLVE_COOP_MAP_KEYS");
-        CHECKF(r.persistent == SMV_PERSISTENT_CG_RESIDENT &&
-                   r2.persistent == SMV_PERSISTENT_CG_RESIDENT && r.converged,
+        CHECKF(r.persistent == res_id && r2.persistent == res_id && r.converged,
                "%s %s %s: persistent %d / %d converged %d", specs[m],
                f32 ? "f32" : "f64", pc ? "jacobi" : "none", r.persistent,
                r2.persistent, r.converged);
@@ -1002,7 +1013,7 @@ static void test_resident_plan_kept(void) {
   double *x = malloc(n * sizeof *x), *x2 = malloc(n * sizeof *x2);
   smv_context *fresh = NULL;
   CHECK_OK(smv_context_create(0, &fresh));
-  setenv("SMV_SOLVE_COOP_VARIANT", "res", 1);
+  setenv("SMV_SOLVE_COOP_VARIANT", res_variant, 1);
   if (A && B && bA && bB && x && x2 && fresh && B->rows == n) {
     smv_solve_options o;
     coop_options(&o, 1e-10, SMV_PRECOND_NONE);
@@ -1014,8 +1025,7 @@ static void test_resident_plan_kept(void) {
       CHECK_OK(gpu_cg(dA, bA, x, &o, &r1));
       tc_fill_nan(x2, n);
       CHECK_OK(gpu_cg(dA, bA, x2, &o, &r2));
-      CHECKF(r1.persistent == SMV_PERSISTENT_CG_RESIDENT &&
-                 r2.persistent == SMV_PERSISTENT_CG_RESIDENT && r1.converged,
+      CHECKF(r1.persistent == res_id && r2.persistent == res_id && r1.converged,
              "A: persistent %d / %d converged %d", r1.persistent, r2.persistent,
              r1.converged);
       CHECK_INT(r2.iterations, r1.iterations);
@@ -1029,7 +1039,7 @@ static void test_resident_plan_kept(void) {
       CHECK_OK(gpu_cg(dB, bB, x, &o, &r1));
       tc_fill_nan(x2, n);
       CHECK_OK(smv_solve_cuda_host(fresh, dF, SMV_METHOD_CG, bB, x2, &o, &r2));
-      CHECKF(r1.persistent == SMV_PERSISTENT_CG_RESIDENT && r1.converged,
+      CHECKF(r1.persistent == res_id && r1.converged,
              "B: persistent %d converged %d", r1.persistent, r1.converged);
       const double tr = true_relres(B, bB, x);
       CHECKF(tr <= 1e-9, "B after A freed: true residual %g", tr);
@@ -1085,6 +1095,23 @@ static void run_variant(const char *v, int id) {
   unsetenv("SMV_SOLVE_COOP_VARIANT");
 }
 
+/* The resident kernel's own tests, once per recurrence. */
+static void run_resident(const char *v, int id) {
+  static char names[2][3][64];
+  static int slot;
+  void (*fns[])(void) = {test_resident_slices, test_resident_map,
+                         test_resident_plan_kept};
+  const char *fn_names[] = {"test_resident_slices", "test_resident_map",
+                            "test_resident_plan_kept"};
+  res_variant = v;
+  res_id = id;
+  for (int t = 0; t < 3; t++) {
+    snprintf(names[slot][t], sizeof names[slot][t], "%s [%s]", fn_names[t], v);
+    tst_run(names[slot][t], fns[t]);
+  }
+  slot++;
+}
+
 int main(void) {
   run_variant("cg2", SMV_PERSISTENT_CG2);
   run_variant("cg1", SMV_PERSISTENT_CG1);
@@ -1094,9 +1121,8 @@ int main(void) {
    * run and across progress chunks, breakdown, both sums, every shape). */
   run_variant("pr", SMV_PERSISTENT_CG_PR);
   RUN(test_resident_fallback);
-  RUN(test_resident_slices);
-  RUN(test_resident_map);
-  RUN(test_resident_plan_kept);
+  run_resident("res", SMV_PERSISTENT_CG_RESIDENT);
+  run_resident("pr", SMV_PERSISTENT_CG_PR);
   RUN(test_bicgstab_coop_matches);
   RUN(test_bicgstab_coop_breakdown_fallbacks);
   RUN(test_bicgstab_coop_sum);

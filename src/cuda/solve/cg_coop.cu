@@ -46,7 +46,8 @@
  * the price of more gathered vector loads. The sum of the G partials
  * (cg_coop.h, all_sum) has every thread of the block load its share of
  * them, the warps holding any add them by a transposed butterfly
- * (warp_scatter_sum), one warp adds the warps' totals, and the block
+ * (warp_scatter_sum), thread j of warp 0 adds the warps' totals of sum
+ * j, and the block
  * reads the sums from shared memory: no thread loops over the partials
  * alone. By
  * default every block runs it after grid.sync (cg_coop.h, coop_sum); with
@@ -76,8 +77,8 @@
  *                                   Jacobi: cheaper, but its recurred s
  *                                   drifts from A p on ill-conditioned
  *                                   matrices and costs iterations against
- *                                   textbook CG, past issue 24's 1% on
- *                                   gyro_m: bench/results/h200/solvers.md);
+ *                                   textbook CG: bench/results/h200/
+ *                                   solvers.md, tables 15 and 16);
  *                                   cg1, one barrier an iteration, the
  *                                   matrix from the L2; cg2, two barriers;
  *   SMV_SOLVE_COOP_BLOCK=256|512|1024  threads per block (default 512

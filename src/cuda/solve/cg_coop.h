@@ -10,11 +10,12 @@
  *
  *   cg_coop.cu   the plan, the launch and the two-barrier kernel (cg2)
  *   cg_coop1.cu  the single-barrier kernel (cg1, Chronopoulos–Gear)
- *   cg_coop_res.cu  cg1 with each block's slice of the matrix and of its
- *                vectors resident in shared memory
- * (SMV_SOLVE_COOP_VARIANT=res), and the same slices with the
- * predict-and-recompute recurrence (=pr, an experiment) bicgstab_coop.cu
- * BiCGStab's three-barrier kernel (off by default: SMV_SOLVE_COOP_BICGSTAB=1)
+ *   cg_res_kernel.h  each block's slice of the matrix and of its vectors
+ *                resident in shared memory, with the predict-and-recompute
+ *                recurrence (the default) or cg1's (=res); instantiated in
+ *                cg_coop_res.cu (res, and the plan) and cg_coop_res_pr.cu
+ *   bicgstab_coop.cu  BiCGStab's three-barrier kernel (the default where
+ *                it fits; SMV_SOLVE_COOP_BICGSTAB=0 turns it off)
  */
 #ifndef SMV_CUDA_CG_COOP_H
 #define SMV_CUDA_CG_COOP_H
@@ -43,7 +44,7 @@ constexpr int coop_min_blocks(int bs) {
  *   cg1: r0 / r1, w0 / w1 (w = A u), s0 / s1 (s = A p), each by parity,
  *        and p (read and written by its row's owner only); the resident
  *        kernel's pr recurrence: w0 / w1 hold p by parity, s = A p
- *        computed, and part holds 2 x 5 G;
+ *        computed, and part holds 2 x NV G (NV = 4, 5 with Jacobi);
  *   bicgstab: r, rh (rhat), p0 / p1 and v0 / v1 (v = A phat) by parity,
  *        sv (s) and t (= A shat). */
 template <typename T> struct coop_args {
@@ -185,8 +186,8 @@ block_partial(const double (&v)[NV], double *part, double *sh, int copies = 1,
  * (warps_to_shared); thread j adds those warps' totals of sum j in warp
  * order and leaves it in sh[j * 32]; a second __syncthreads, and every
  * thread reads the NV sums. No thread loops over the G partials alone,
- * and no warp shuffles zeros. sh (NV * 32 doubles) is this call's own: a
- * grid barrier separates it from its next use. */
+ * and warps past the partials skip the shuffles. sh (NV * 32 doubles) is this
+ * call's own: a grid barrier separates it from its next use. */
 template <int NV>
 __device__ __forceinline__ void all_sum(double (&v)[NV], const double *part,
                                         int G, double *sh) {

@@ -1,8 +1,9 @@
 /*
  * cg_res_kernel.h — the resident persistent CG (the default persistent CG
- * where its slices fit; SMV_SOLVE_COOP_VARIANT=cg1 or cg2 asks for those):
- * cg1's algebra (cg_coop1.cu: one grid barrier an iteration, u, w and s
- * recomputed at every gathered neighbour) with each block's slice of the
+ * where its slices fit, with the pr recurrence below; =res gives it cg1's,
+ * SMV_SOLVE_COOP_VARIANT=cg1 or cg2 asks for those kernels): as first
+ * written, cg1's algebra (cg_coop1.cu: one grid barrier an iteration, u, w and
+ * s recomputed at every gathered neighbour) with each block's slice of the
  * matrix and of its own vectors held in shared memory for the whole
  * launch.
  *
@@ -58,13 +59,14 @@
  * matrix per launch (the solve's launches: one, or one per progress
  * report).
  *
- * The pr recurrence (SMV_SOLVE_COOP_VARIANT=pr, template PR, an
- * experiment; res_pr_loop below): the same slices and passes, with s = A
- * p computed instead of cg1's recurred s, so the halo carries p (from the
- * r, s and p its owner published) and the slice's w arrays hold p by
- * parity; five sums an iteration instead of three. Why: cg1's recurrence
- * costs ill-conditioned matrices iterations against textbook CG (gyro_m),
- * and this one does much less (scripts/solvers/cg_count.c).
+ * The pr recurrence (the default; template PR, res_pr_loop below): the
+ * same slices and passes, with s = A p computed instead of cg1's
+ * recurred s, so the halo carries p (from the r, s and p its owner
+ * published) and the slice's w arrays hold p by parity; four sums an
+ * iteration instead of two (five and three with Jacobi: res_nv). Why:
+ * cg1's recurrence drifts from A p on ill-conditioned matrices and costs
+ * them iterations against textbook CG (gyro_m), and this one does much
+ * less (scripts/solvers/cg_count.c, bench/results/h200/solvers.md).
  *
  * Bits: each row sums in a fixed order (its lanes, res_lanes_for's, each
  * every LANES-th entry, then shuffles down) with cg1's recurrences
@@ -181,7 +183,8 @@ template <bool PR, bool JAC> struct res_nv {
 
 /* The resident kernel's loop with the predict-and-recompute recurrence
  * (PR; cg_count's `pr`, bench/results/h200/solvers.md): s = A p
- * computed each iteration, one grid sum (five sums) an iteration. The
+ * computed each iteration, one grid sum (res_nv's four or five) an
+ * iteration. The
  * slice's w arrays (and the global w0 / w1) hold p by parity, m.p is not
  * used. An iteration, after the sums of the current iterate:
  *   alpha = nu / mu, beta = (nu - 2 alpha sig + alpha^2 tau) / nu;
@@ -285,9 +288,9 @@ res_pr_loop(const coop_args<T> &a, const res_slice<T, JAC> &m, coop_run &c,
   return ps;
 }
 
-/* PR: the predict-and-recompute recurrence (res_pr_loop), a separate
- * instantiation so that the default kernel (cg1's recurrence) keeps its
- * registers and its three sums' shared memory. */
+/* PR: the predict-and-recompute recurrence (res_pr_loop, the default),
+ * else cg1's (=res): separate instantiations, so that each keeps its own
+ * registers and its sums' shared memory. */
 template <typename T, int LANES, bool JAC, int BS, bool LAST, bool PR>
 __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     cgres_kernel(coop_args<T> a) {

@@ -387,11 +387,13 @@ static int chunk_order_on(void) {
 }
 
 /* The chunk kernel's blocks an SM asked of ptxas: 4 for doubles (64
- * registers a thread, a few words spilled, where it takes 72-94 and fits
- * three blocks, its warps waiting on their gathers; faster or level on
- * every f64 graph row measured, bench/results/h200/spmm.md, "The chunk
- * kernel's registers"), the compiler's choice for floats (not measured
- * at 4). SMV_SPMM_CHUNK_MINB=1 or 4 sets it for both. */
+ * registers a thread, against the compiler's 72-94, which fit two or
+ * three 256-thread blocks an SM and leave the warps waiting on their
+ * gathers; ptxas then spills 20-28 bytes in the one-vector kernels and
+ * up to 184 loaded in the two-vector two-column one), the compiler's
+ * choice for floats (four blocks measured no different there).
+ * bench/results/h200/spmm.md, "The chunk kernel's registers", has the
+ * measurements. SMV_SPMM_CHUNK_MINB=1 or 4 sets it for both. */
 static int chunk_minb(bool f64) {
   const char *s = getenv("SMV_SPMM_CHUNK_MINB");
   if (s && (s[0] == '1' || s[0] == '4') && s[1] == '\0')
