@@ -155,6 +155,22 @@ __device__ __forceinline__ T res_row_sum(const res_slice<T, JAC> &m, int li,
   return s;
 }
 
+/* A row pass over the block's slice: each group of LANES threads sums
+ * its rows (res_row_sum, the value at a slot from at), then its lane 0
+ * calls done(li, sum). Every row pass of both recurrences, their starts
+ * included. */
+template <typename T, int LANES, bool JAC, int BS, class F, class D>
+__device__ __forceinline__ void res_rows(const res_slice<T, JAC> &m, int nb,
+                                         F at, D done) {
+  const unsigned lane = threadIdx.x & (LANES - 1);
+  const unsigned gmask = group_mask<LANES>();
+  for (int li = (int)threadIdx.x / LANES; li < nb; li += BS / LANES) {
+    const T sum = res_row_sum<T, LANES, JAC>(m, li, lane, gmask, at);
+    if (lane == 0)
+      done(li, sum);
+  }
+}
+
 /* The pr recurrence's sums of one row (lane 0): nu += r.z, mu += p.s,
  * sig += s.z, tau += s.Ms, and with Jacobi rr += r.r (z = M r; d the
  * row's Jacobi scale). Without Jacobi z = r, so nu is r.r to the bit and
@@ -202,11 +218,8 @@ res_pr_loop(const coop_args<T> &a, const res_slice<T, JAC> &m, coop_run &c,
             double *sh_all) {
   const int G = (int)gridDim.x;
   const T *dinv = a.dinv;
-  const unsigned lane = threadIdx.x & (LANES - 1);
-  const unsigned gmask = group_mask<LANES>();
-  const int first = (int)threadIdx.x / LANES;
-  constexpr int STEP = BS / LANES;
   constexpr int NV = res_nv<true, JAC>::NV;
+  const auto from_u = [&](int32_t q) { return m.u[q]; };
   pr_scalars ps(a.st);
   if (c.it == 0) {
     /* The start: p0 = z0 = M r0 (own rows and halo), s0 = A p0, and the
@@ -222,16 +235,11 @@ res_pr_loop(const coop_args<T> &a, const res_slice<T, JAC> &m, coop_run &c,
       m.u[nb + h] = u_at<T, JAC>(a.r0, dinv, m.hcol[h]);
     __syncthreads();
     double acc[NV] = {};
-    for (int li = first; li < nb; li += STEP) {
-      const T sum = res_row_sum<T, LANES, JAC>(
-          m, li, lane, gmask, [&](int32_t q) { return m.u[q]; });
-      if (lane == 0) {
-        m.s[0][li] = sum;
-        a.s0[lo + li] = sum;
-        pr_terms<T, JAC, NV>(acc, m.r[0][li], m.u[li], sum,
-                             JAC ? m.d[li] : T(1));
-      }
-    }
+    res_rows<T, LANES, JAC, BS>(m, nb, from_u, [&](int li, T sum) {
+      m.s[0][li] = sum;
+      a.s0[lo + li] = sum;
+      pr_terms<T, JAC, NV>(acc, m.r[0][li], m.u[li], sum, JAC ? m.d[li] : T(1));
+    });
     gsum(acc, a.part + NV * G, sh_blk, sh_all);
     ps.next(acc);
   }
@@ -267,16 +275,11 @@ res_pr_loop(const coop_args<T> &a, const res_slice<T, JAC> &m, coop_run &c,
     __syncthreads();
     SMV_PH(9);
     double acc[NV] = {};
-    for (int li = first; li < nb; li += STEP) {
-      const T sum = res_row_sum<T, LANES, JAC>(
-          m, li, lane, gmask, [&](int32_t q) { return m.u[q]; });
-      if (lane == 0) {
-        v.sns[li] = sum;
-        v.sn[lo + li] = sum;
-        pr_terms<T, JAC, NV>(acc, v.rns[li], m.u[li], sum,
-                             JAC ? m.d[li] : T(1));
-      }
-    }
+    res_rows<T, LANES, JAC, BS>(m, nb, from_u, [&](int li, T sum) {
+      v.sns[li] = sum;
+      v.sn[lo + li] = sum;
+      pr_terms<T, JAC, NV>(acc, v.rns[li], m.u[li], sum, JAC ? m.d[li] : T(1));
+    });
     SMV_PH_SYNC(1);
     gsum(acc, a.part + NV * G * par, sh_blk, sh_all);
     ps.next(acc);
@@ -347,32 +350,26 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     ps.store(a.st);
     return;
   }
-  const unsigned lane = threadIdx.x & (LANES - 1);
-  const unsigned gmask = group_mask<LANES>();
-  const int first = (int)threadIdx.x / LANES;
-  constexpr int STEP = BS / LANES;
+  const auto from_u = [&](int32_t q) { return m.u[q]; };
   if (c.it == 0) {
     /* The start: w0 = A u0, s0 = 0; gamma, delta (partials of parity 1,
      * as if iteration -1). */
     double acc[NV] = {};
-    for (int li = first; li < nb; li += STEP) {
-      const T sum =
-          res_row_sum<T, LANES, JAC>(m, li, lane, gmask, [&](int32_t q) {
-            if (q < nb)
-              return JAC ? m.r[0][q] * m.d[q] : m.r[0][q];
-            return u_at<T, JAC>(a.r0, dinv, m.hcol[q - nb]);
-          });
-      if (lane == 0) {
-        const T ri = m.r[0][li];
-        const T ui = JAC ? ri * m.d[li] : ri;
-        m.w[0][li] = sum;
-        m.s[0][li] = T(0);
-        a.w0[lo + li] = sum;
-        a.s0[lo + li] = T(0);
-        acc[0] += (double)ri * (double)ui;
-        acc[1] += (double)sum * (double)ui;
-      }
-    }
+    const auto u0_at = [&](int32_t q) {
+      if (q < nb)
+        return JAC ? m.r[0][q] * m.d[q] : m.r[0][q];
+      return u_at<T, JAC>(a.r0, dinv, m.hcol[q - nb]);
+    };
+    res_rows<T, LANES, JAC, BS>(m, nb, u0_at, [&](int li, T sum) {
+      const T ri = m.r[0][li];
+      const T ui = JAC ? ri * m.d[li] : ri;
+      m.w[0][li] = sum;
+      m.s[0][li] = T(0);
+      a.w0[lo + li] = sum;
+      a.s0[lo + li] = T(0);
+      acc[0] += (double)ri * (double)ui;
+      acc[1] += (double)sum * (double)ui;
+    });
     gsum(acc, a.part + NV * G, sh_blk, sh_all);
     cs.gam = acc[0];
     cs.del = acc[1];
@@ -412,24 +409,20 @@ __global__ void __launch_bounds__(BS, coop_min_blocks(BS))
     __syncthreads();
     SMV_PH(9);
     double acc[NV] = {};
-    for (int li = first; li < nb; li += STEP) {
-      const T sum = res_row_sum<T, LANES, JAC>(
-          m, li, lane, gmask, [&](int32_t q) { return m.u[q]; });
-      if (lane == 0) {
-        const T ri = v.rcs[li];
-        const T ui = JAC ? ri * m.d[li] : ri;
-        const T pi = madd(bt, m.p[li], ui);
-        const T rnew = v.rns[li], unew = m.u[li];
-        m.p[li] = pi;
-        m.x[li] = madd(al, pi, m.x[li]);
-        v.wns[li] = sum;
-        v.wn[lo + li] = sum;
-        acc[0] += (double)rnew * (double)unew;
-        acc[1] += (double)sum * (double)unew;
-        if constexpr (NV == 3)
-          acc[2] += (double)rnew * (double)rnew;
-      }
-    }
+    res_rows<T, LANES, JAC, BS>(m, nb, from_u, [&](int li, T sum) {
+      const T ri = v.rcs[li];
+      const T ui = JAC ? ri * m.d[li] : ri;
+      const T pi = madd(bt, m.p[li], ui);
+      const T rnew = v.rns[li], unew = m.u[li];
+      m.p[li] = pi;
+      m.x[li] = madd(al, pi, m.x[li]);
+      v.wns[li] = sum;
+      v.wn[lo + li] = sum;
+      acc[0] += (double)rnew * (double)unew;
+      acc[1] += (double)sum * (double)unew;
+      if constexpr (NV == 3)
+        acc[2] += (double)rnew * (double)rnew;
+    });
     SMV_PH_SYNC(1);
     gsum(acc, a.part + NV * G * par, sh_blk, sh_all);
     cs.next(acc[0], acc[1]);
