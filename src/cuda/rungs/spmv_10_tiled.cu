@@ -84,7 +84,7 @@ template <typename T, int TILE, int LD, typename V = T>
 __global__ void __maxnreg__(32)
     spmv_tiled(int64_t ntiles, const int2 *__restrict__ tiles,
                const tile_args<T, V> a) {
-  __shared__ T sm[TILE];
+  __shared__ T sm[TILE + 4]; /* + 4: stage_slots */
   __shared__ T red[32];
   __shared__ unsigned last_s;
   const x_plain<T> xs = {a.x};

@@ -101,7 +101,7 @@ template <typename T, int TILE, int LD>
 __global__ void __maxnreg__(32)
     spmv_merge(int64_t ntiles, const int2 *__restrict__ tiles,
                const tile_args<T> a) {
-  __shared__ T sm[TILE];
+  __shared__ T sm[TILE + 4]; /* + 4: stage_slots */
   __shared__ int32_t ends[TILE / 2];
   __shared__ T red[32];
   __shared__ unsigned wkey[32], wfirst[32];
@@ -119,7 +119,7 @@ __global__ void __maxnreg__(32)
     const unsigned k0 = (unsigned)__ldg(&a.row_ptr[r0]);
     const unsigned k1 = (unsigned)__ldg(&a.row_ptr[r0 + R]);
     const unsigned n = k1 - k0;
-    stage<T, LD>(k0, k1, a.col, a.val, xs, sm);
+    stage<T, LD>(k0, k1, a.col, a.val, xs, &sm[0]); /* plain order */
     for (unsigned i = t; i < R; i += B) /* row i ends before entry ends[i] */
       ends[i] = __ldg(&a.row_ptr[r0 + i + 1]) - (int32_t)k0;
     __syncthreads();

@@ -95,7 +95,7 @@ __global__ void __maxnreg__(40)
     spmv_hot(int64_t ntiles, const int2 *__restrict__ tiles,
              const tile_args<T> a, const int32_t *__restrict__ hot, int nhot,
              unsigned *ctr) {
-  __shared__ T sm[TILE];
+  __shared__ T sm[TILE + 4]; /* + 4: stage_slots */
   __shared__ T red[32];
   __shared__ unsigned last_s, next_s;
   const unsigned t = threadIdx.x;
@@ -155,7 +155,8 @@ template <typename T> static cudaError_t run(const smv_launch *P) {
                           (T)P->beta,
                           (T *)P->y,
                           (T *)tl->partials,
-                          tl->counts};
+                          tl->counts,
+                          tl->swz ? 3u : 0u};
   const size_t dyn = (size_t)h->k * sizeof(T);
   return tile_dispatch(tl, [&](auto tile, auto ld) {
     constexpr auto fn = spmv_hot<T, decltype(tile)::value, decltype(ld)::value>;

@@ -321,7 +321,8 @@ template <typename T>
 static cudaError_t run_t(const smv_launch *P, const struct packed_state *s) {
   const packed_args<T> p = {{P->row_ptr, P->col_idx, (const T *)P->values,
                              (const T *)P->x, (T)P->alpha, (T)P->beta,
-                             (T *)P->y, (T *)s->partials, s->counts},
+                             (T *)P->y, (T *)s->partials, s->counts,
+                             0u}, /* its own staging: plain order */
                             s->tiles,
                             s->roff,
                             s->c16,

@@ -92,6 +92,35 @@ template <typename T> struct x_hot {
   }
 };
 
+/* Where a tile's product i (its entry k0 + i) is staged in sm. Rungs 10
+ * and 12 stage a thread's quad (4 consecutive entries) with four scalar
+ * stores, lane l at quad l: in plain order (slot i) the lanes of one store
+ * are 32 bytes apart in f64 (16 in f32), so 32 lanes hit 4 (8) of the 16
+ * (32) bank groups: 8 wavefronts where 2 (1) would do. Swizzled, entry
+ * e = i + (k0 & 3) (quads counted from the aligned entry below k0) lives
+ * at slot e ^ ((e >> G) & 3), G = log2(128 / sizeof(T)): each quad's four
+ * entries are permuted among themselves by its quad number, so one store
+ * of 32 lanes covers every bank group equally. Readers of consecutive
+ * entries still read each 4-aligned group's slots. The same products, sums
+ * and bits. The slots run up to TILE + 3: a swizzled sm has TILE + 4.
+ * mask 0 (off 0) is the plain order, for SMV_TILE_SWZ=0 (an experiment's
+ * baseline). */
+template <typename T> struct stage_slots {
+  T *sm;
+  unsigned off;  /* k0 & 3 when swizzled, else 0 */
+  unsigned mask; /* 3 when swizzled, else 0 */
+  __device__ __forceinline__ T &operator[](unsigned i) const {
+    constexpr unsigned G = sizeof(T) == 8 ? 4u : 5u;
+    const unsigned e = i + off;
+    return sm[e ^ ((e >> G) & mask)];
+  }
+};
+template <typename T>
+__device__ __forceinline__ stage_slots<T> slots_for(T *sm, unsigned k0,
+                                                    unsigned mask) {
+  return stage_slots<T>{sm, k0 & mask, mask};
+}
+
 /* Quad q of the tile (entries 4q..4q+3, all inside it) -> its columns and
  * values, when p. */
 template <typename T, bool EF>
@@ -134,10 +163,10 @@ __device__ __forceinline__ void transpose_cols(const int c[4], int out[4]) {
  * gathers are in (one quad per thread per round: 32 registers). Whole
  * warps iterate (blockDim is a multiple of 32). V: the stored values'
  * type (float in f64-f32v, widened to T when staged), else T. */
-template <typename T, bool EF, typename XS, typename V>
+template <typename T, bool EF, typename XS, typename V, typename SM>
 __device__ __forceinline__ void
 stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
-         const V *__restrict__ val, const XS &x, T *sm) {
+         const V *__restrict__ val, const XS &x, const SM &sm) {
   const unsigned t = threadIdx.x, B = blockDim.x, lane = t & 31u;
   for (unsigned w0 = qa + (t & ~31u); w0 < qb; w0 += B) {
     const unsigned q = w0 + lane;
@@ -173,10 +202,10 @@ stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
  * octets): the head [k0, min(W ga, k1)) and the tail [W max(ga, gb), k1),
  * fewer than W entries each, one per thread of threads 0..2W-1
  * (blockDim >= 32 >= 2W); sm[k - k0] = product(k). */
-template <unsigned W, typename T, typename F>
+template <unsigned W, typename SM, typename F>
 __device__ __forceinline__ void stage_ends(unsigned k0, unsigned k1,
-                                           unsigned ga, unsigned gb, T *sm,
-                                           const F &product) {
+                                           unsigned ga, unsigned gb,
+                                           const SM &sm, const F &product) {
   const unsigned t = threadIdx.x;
   if (t < 2 * W) {
     const unsigned head_end = W * ga < k1 ? W * ga : k1;
@@ -192,10 +221,10 @@ __device__ __forceinline__ void stage_ends(unsigned k0, unsigned k1,
  * x: where x[c] comes from (x_plain, x_hot); V: the stored values' type
  * (float in f64-f32v: 16-byte loads of four values, each widened to T
  * before its product), else T. */
-template <typename T, int LD, typename XS, typename V>
+template <typename T, int LD, typename XS, typename V, typename SM>
 __device__ __forceinline__ void
 stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
-      const V *__restrict__ val, const XS &x, T *sm) {
+      const V *__restrict__ val, const XS &x, const SM &sm) {
   constexpr bool EF = LD != SMV_TILE_RO;
   const unsigned qa = (k0 + 3) >> 2, qb = k1 >> 2; /* full quads [qa, qb) */
   if constexpr (LD == SMV_TILE_EF_TG || XS::entry_order) {
@@ -253,8 +282,8 @@ template <typename T> __device__ __forceinline__ T block_reduce(T s, T *red) {
 }
 
 /* Sum of sm[0..n) over the block (valid in thread 0). */
-template <typename T>
-__device__ __forceinline__ T block_sum(const T *sm, unsigned n, T *red) {
+template <typename T, typename SM>
+__device__ __forceinline__ T block_sum(const SM &sm, unsigned n, T *red) {
   T s = T(0);
   for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
     s += sm[i];
@@ -273,6 +302,7 @@ template <typename T, typename V = T> struct tile_args {
   T *__restrict__ y;
   T *partial;      /* one per tile, only with pieces */
   unsigned *count; /* one per tile, 0 between calls, only with pieces */
+  unsigned swz;    /* stage_slots' mask in tiled_tile and tile_piece */
 };
 
 /* A piece of a row too long for one tile (tile b: entries [k0, k1) of
@@ -282,13 +312,13 @@ template <typename T, typename V = T> struct tile_args {
  * its first piece b0, and the block that arrives last adds the partials
  * in piece order and writes y. Ends on a barrier (shared memory is
  * free). Rung 13 runs it on its own staging. */
-template <typename T, int TILE, typename V>
+template <typename T, int TILE, typename V, typename SM>
 __device__ __forceinline__ void
 piece_finish(int64_t b, int64_t r0, unsigned rb, unsigned re, unsigned k0,
-             unsigned k1, const tile_args<T, V> &a, const T *sm, T *red,
+             unsigned k1, const tile_args<T, V> &a, const SM &sm, T *red,
              unsigned *last_s) {
   const unsigned t = threadIdx.x, B = blockDim.x;
-  const T s = block_sum(sm, k1 - k0, red);
+  const T s = block_sum<T>(sm, k1 - k0, red);
   const unsigned n = (re - rb + TILE - 1) / TILE;
   const int64_t b0 = b - (int64_t)((k0 - rb) / TILE);
   if (t == 0) {
@@ -320,9 +350,10 @@ tile_piece(int64_t b, int64_t r0, unsigned k0, const tile_args<T, V> &a,
   const unsigned rb = (unsigned)__ldg(&a.row_ptr[r0]);
   const unsigned re = (unsigned)__ldg(&a.row_ptr[r0 + 1]);
   const unsigned k1 = re - k0 < (unsigned)TILE ? re : k0 + TILE;
-  stage<T, LD>(k0, k1, a.col, a.val, x, sm);
+  const stage_slots<T> v = slots_for(sm, k0, a.swz);
+  stage<T, LD>(k0, k1, a.col, a.val, x, v);
   __syncthreads();
-  piece_finish<T, TILE>(b, r0, rb, re, k0, k1, a, sm, red, last_s);
+  piece_finish<T, TILE>(b, r0, rb, re, k0, k1, a, v, red, last_s);
 }
 
 /* The rows [r0, r0 + R) of a tile of whole rows, their products staged in
@@ -332,15 +363,15 @@ tile_piece(int64_t b, int64_t r0, unsigned k0, const tile_args<T, V> &a,
  * then log2 P shuffles: a fixed order, so the bits depend only on
  * blockDim. Rung 10 gives the bounds from the CSR offsets, rung 13 from
  * its 16-bit row ends. */
-template <typename T, typename BOUNDS, typename V>
+template <typename T, typename BOUNDS, typename V, typename SM>
 __device__ __forceinline__ void
 rows_sum(int64_t r0, unsigned R, unsigned n, const BOUNDS &bounds,
-         const tile_args<T, V> &a, const T *sm, T *red) {
+         const tile_args<T, V> &a, const SM &sm, T *red) {
   const unsigned t = threadIdx.x, B = blockDim.x;
   T *__restrict__ y = a.y;
   const T alpha = a.alpha, beta = a.beta;
   if (R == 1) {
-    const T s = block_sum(sm, n, red);
+    const T s = block_sum<T>(sm, n, red);
     if (t == 0)
       y[r0] = smv_combine(alpha, s, beta, &y[r0]);
     return;
@@ -383,7 +414,8 @@ tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T, V> &a,
   const int64_t r1 = dn.x;
   const unsigned k0 = (unsigned)__ldg(&row_ptr[r0]);
   const unsigned k1 = (unsigned)__ldg(&row_ptr[r1]);
-  stage<T, LD>(k0, k1, a.col, a.val, x, sm);
+  const stage_slots<T> v = slots_for(sm, k0, a.swz);
+  stage<T, LD>(k0, k1, a.col, a.val, x, v);
   __syncthreads();
   rows_sum<T>(
       r0, (unsigned)(r1 - r0), k1 - k0,
@@ -391,7 +423,7 @@ tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T, V> &a,
         return make_uint2((unsigned)__ldg(&row_ptr[r0 + i]) - k0,
                           (unsigned)__ldg(&row_ptr[r0 + i + 1]) - k0);
       },
-      a, sm, red);
+      a, v, red);
   __syncthreads(); /* sm and red are reused by the next tile */
 }
 
@@ -458,9 +490,10 @@ template <auto Fn> static void smv_carveout(int pct) {
 template <template <typename, int, int> class K, typename T, typename V = T>
 static cudaError_t tile_run_t(const smv_launch *P, const struct smv_tiles *tl) {
   const tile_args<T, V> a = {
-      P->row_ptr,      P->col_idx,        (const V *)P->values,
-      (const T *)P->x, (T)P->alpha,       (T)P->beta,
-      (T *)P->y,       (T *)tl->partials, tl->counts};
+      P->row_ptr,       P->col_idx,        (const V *)P->values,
+      (const T *)P->x,  (T)P->alpha,       (T)P->beta,
+      (T *)P->y,        (T *)tl->partials, tl->counts,
+      tl->swz ? 3u : 0u};
   return tile_dispatch(tl, [&](auto tile, auto ld) {
     using Kern = K<T, decltype(tile)::value, decltype(ld)::value>;
     if constexpr (Kern::smem_pct > 0)
