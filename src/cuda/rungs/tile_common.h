@@ -217,6 +217,54 @@ __device__ __forceinline__ void stage_ends(unsigned k0, unsigned k1,
   }
 }
 
+/* One entry's column and value (scalar loads). */
+template <bool EF> __device__ __forceinline__ int ld_col1(const int32_t *p) {
+  if constexpr (EF)
+    return __ldcs(p);
+  else
+    return __ldg(p);
+}
+template <bool EF, typename V>
+__device__ __forceinline__ V ld_val1(const V *p) {
+  if constexpr (EF)
+    return __ldcs(p);
+  else
+    return __ldg(p);
+}
+
+/* Entries [k0, k1) in entry order with scalar loads (SMV_TILE_MODE bit 1,
+ * an experiment): thread t takes entries k0 + t + B j, j = 0..3 a round,
+ * all loaded before their gathers. A warp's load covers 32 consecutive
+ * entries (128 bytes of columns, 256 of f64 values: the same L1
+ * wavefronts as the 16-byte quads), its gathers read 32 consecutive
+ * entries' columns (local columns: 2 lines of f64 x where a quad-order
+ * gather reads 8) and its stores 32 consecutive slots. No head or tail
+ * pass. More load instructions than the quads. */
+template <typename T, bool EF, typename XS, typename V, typename SM>
+__device__ __forceinline__ void
+stage_eo(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
+         const V *__restrict__ val, const XS &x, const SM &sm) {
+  const unsigned t = threadIdx.x, B = blockDim.x;
+  for (unsigned k = k0 + t; k < k1; k += 4 * B) {
+    int c[4];
+    V v[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const bool p = k + j * B < k1;
+      c[j] = p ? ld_col1<EF>(&col[k + j * B]) : 0;
+      v[j] = p ? ld_val1<EF>(&val[k + j * B]) : V(0);
+    }
+    T xx[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      xx[j] = k + j * B < k1 ? x(c[j]) : T(0);
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      if (k + j * B < k1)
+        sm[k + j * B - k0] = T(v[j]) * xx[j];
+  }
+}
+
 /* Stage the products of entries [k0, k1) (k1 - k0 <= the tile) into sm;
  * x: where x[c] comes from (x_plain, x_hot); V: the stored values' type
  * (float in f64-f32v: 16-byte loads of four values, each widened to T
@@ -224,9 +272,15 @@ __device__ __forceinline__ void stage_ends(unsigned k0, unsigned k1,
 template <typename T, int LD, typename XS, typename V, typename SM>
 __device__ __forceinline__ void
 stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
-      const V *__restrict__ val, const XS &x, const SM &sm) {
+      const V *__restrict__ val, const XS &x, const SM &sm, unsigned mode = 0) {
   constexpr bool EF = LD != SMV_TILE_RO;
   const unsigned qa = (k0 + 3) >> 2, qb = k1 >> 2; /* full quads [qa, qb) */
+  if constexpr (LD != SMV_TILE_EF_TG && !XS::entry_order) {
+    if (mode & 2u) { /* block-uniform */
+      stage_eo<T, EF>(k0, k1, col, val, x, sm);
+      return;
+    }
+  }
   if constexpr (LD == SMV_TILE_EF_TG || XS::entry_order) {
     stage_tg<T, EF>(qa, qb, k0, col, val, x, sm);
   } else {
@@ -302,7 +356,9 @@ template <typename T, typename V = T> struct tile_args {
   T *__restrict__ y;
   T *partial;      /* one per tile, only with pieces */
   unsigned *count; /* one per tile, 0 between calls, only with pieces */
-  unsigned swz;    /* stage_slots' mask in tiled_tile and tile_piece */
+  unsigned mode;   /* SMV_TILE_MODE (tiles.h): bit 0 swizzled slots
+                      (stage_slots), bit 1 entry-order staging (stage_eo),
+                      bit 2 rows_sum's lanes a row from the row length */
 };
 
 /* A piece of a row too long for one tile (tile b: entries [k0, k1) of
@@ -350,8 +406,8 @@ tile_piece(int64_t b, int64_t r0, unsigned k0, const tile_args<T, V> &a,
   const unsigned rb = (unsigned)__ldg(&a.row_ptr[r0]);
   const unsigned re = (unsigned)__ldg(&a.row_ptr[r0 + 1]);
   const unsigned k1 = re - k0 < (unsigned)TILE ? re : k0 + TILE;
-  const stage_slots<T> v = slots_for(sm, k0, a.swz);
-  stage<T, LD>(k0, k1, a.col, a.val, x, v);
+  const stage_slots<T> v = slots_for(sm, k0, a.mode & 1u ? 3u : 0u);
+  stage<T, LD>(k0, k1, a.col, a.val, x, v, a.mode);
   __syncthreads();
   piece_finish<T, TILE>(b, r0, rb, re, k0, k1, a, v, red, last_s);
 }
@@ -379,6 +435,12 @@ rows_sum(int64_t r0, unsigned R, unsigned n, const BOUNDS &bounds,
   unsigned P = 1;
   while (P < 32 && 2 * P * R <= B)
     P *= 2;
+  /* SMV_TILE_MODE bit 2: at least 4 entries a lane on average (rows of
+   * ~27 in tiles of 2048: 4 lanes a row in two passes, where one lane a
+   * row reads 32 rows' starts at once: bank conflicts). */
+  if (a.mode & 4u)
+    while (P < 32 && 8 * P * R <= n)
+      P *= 2;
   const unsigned lane = t & (P - 1);
   const unsigned mask =
       P == 32 ? SMV_FULL_MASK : ((1u << P) - 1u) << ((t & 31u) & ~(P - 1));
@@ -414,8 +476,8 @@ tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T, V> &a,
   const int64_t r1 = dn.x;
   const unsigned k0 = (unsigned)__ldg(&row_ptr[r0]);
   const unsigned k1 = (unsigned)__ldg(&row_ptr[r1]);
-  const stage_slots<T> v = slots_for(sm, k0, a.swz);
-  stage<T, LD>(k0, k1, a.col, a.val, x, v);
+  const stage_slots<T> v = slots_for(sm, k0, a.mode & 1u ? 3u : 0u);
+  stage<T, LD>(k0, k1, a.col, a.val, x, v, a.mode);
   __syncthreads();
   rows_sum<T>(
       r0, (unsigned)(r1 - r0), k1 - k0,
@@ -490,10 +552,10 @@ template <auto Fn> static void smv_carveout(int pct) {
 template <template <typename, int, int> class K, typename T, typename V = T>
 static cudaError_t tile_run_t(const smv_launch *P, const struct smv_tiles *tl) {
   const tile_args<T, V> a = {
-      P->row_ptr,       P->col_idx,        (const V *)P->values,
-      (const T *)P->x,  (T)P->alpha,       (T)P->beta,
-      (T *)P->y,        (T *)tl->partials, tl->counts,
-      tl->swz ? 3u : 0u};
+      P->row_ptr,        P->col_idx,        (const V *)P->values,
+      (const T *)P->x,   (T)P->alpha,       (T)P->beta,
+      (T *)P->y,         (T *)tl->partials, tl->counts,
+      (unsigned)tl->mode};
   return tile_dispatch(tl, [&](auto tile, auto ld) {
     using Kern = K<T, decltype(tile)::value, decltype(ld)::value>;
     if constexpr (Kern::smem_pct > 0)

@@ -147,9 +147,10 @@ smv_status smv_tiles_setup(smv_context *ctx, const smv_csr *A, int tile,
     return smv_ctx_set(ctx, SMV_ERR_NOMEM, "%s tiles: out of host memory", who);
   tl->tile = tile;
   tl->load = load;
-  /* SMV_TILE_SWZ=0: products staged in plain order (the baseline of the
-   * swizzle's experiment, tile_common.h's stage_slots). */
-  tl->swz = smv_env_int("SMV_TILE_SWZ", 0, 1, 1);
+  /* SMV_TILE_MODE (bits: 1 swizzled slots, 2 entry-order staging, 4
+   * rows_sum's lanes from the row length; tile_common.h's tile_args), for
+   * the experiments h200f64/e6-e7. */
+  tl->mode = smv_env_int("SMV_TILE_MODE", 0, 7, 1);
   const smv_status st = smv_tiles_build(ctx, A, tile, end, who, tl);
   if (st != SMV_OK) {
     free(tl);

@@ -30,7 +30,7 @@ enum smv_tile_load {
 struct smv_tiles {
   int tile;
   int load; /* enum smv_tile_load */
-  int swz;  /* stage_slots' swizzle (tile_common.h) in rungs 10-12 */
+  int mode; /* SMV_TILE_MODE, tile_args' mode (tile_common.h): rungs 10-12 */
   int64_t ntiles;
   size_t bytes; /* the one allocation at list */
   int2 *list;
