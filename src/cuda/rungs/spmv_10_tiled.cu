@@ -53,6 +53,15 @@
  *   8. In f32 with those gathers, the kernel asks for a smaller shared
  *      memory carveout (tiled_kernel's smem_pct below): fewer blocks per
  *      SM, the rest of the L1 for x.
+ *   9. The products are staged in swizzled slots (tile_common.h's
+ *      stage_slots): a warp's quad-order stores hit every bank group, where
+ *      in plain order they were 8-way conflicted in f64 (4-way in f32).
+ *      Same bits. Found where f64 streamed at 70-77% of copy on the H200:
+ *      its L1, not its DRAM, was the busy unit.
+ *  10. On such a device, f64 past the L2 on local columns is staged in
+ *      entry order with scalar loads (stage_eo, tiled_eo below): a warp's
+ *      gather of 32 entries reads 2 lines of x there, 8 in quad order.
+ *      Slower in f32 and where the quads already stream near copy.
  * Why it should help: no lanes wasted on any row length, 16-byte loads,
  * a fixed amount of work per block.
  * Where it loses: the staging round trip through shared memory and the
@@ -201,11 +210,27 @@ static int tiled_top(const smv_context *ctx, const smv_matrix *m) {
              : 2048;
 }
 
+/* Entry-order staging (tile_common.h's stage_eo) instead of the quads: in
+ * f64 past the L2 on local columns, on a device whose DRAM delivers more
+ * than 16 bytes per SM-clock (the H200). There the L1's wavefronts bound
+ * the quads (Nsight Compute: L1 84% busy, DRAM 67%), and a quad-order
+ * gather reads 8 lines of x where an entry-order one reads 2. Not in f32
+ * nor f64-f32v (8 bytes an entry: the quads' bytes in flight matter more
+ * there), nor on scattered columns (stage_tg), nor inside the L2. */
+static int tiled_eo(const smv_context *ctx, const smv_matrix *m, int load) {
+  return m->prec == SMV_F64 && load == SMV_TILE_EF &&
+         ctx->dram_per_sm_clk > 16.0;
+}
+
 static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
                         void **state) {
   const int tile = smv_tile_size(ctx, m->st.nnz, tiled_top(ctx, m));
-  return smv_tiles_setup(ctx, A, tile, smv_tile_load(ctx, m), smv_tiled_end,
-                         "tiled", state);
+  const int load = smv_tile_load(ctx, m);
+  const smv_status st =
+      smv_tiles_setup(ctx, A, tile, load, smv_tiled_end, "tiled", state);
+  if (st == SMV_OK)
+    ((struct smv_tiles *)*state)->eo = tiled_eo(ctx, m, load);
+  return st;
 }
 
 static constexpr struct smv_rung descriptor() {

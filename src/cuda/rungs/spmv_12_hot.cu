@@ -156,7 +156,7 @@ template <typename T> static cudaError_t run(const smv_launch *P) {
                           (T *)P->y,
                           (T *)tl->partials,
                           tl->counts,
-                          (unsigned)tl->mode};
+                          0u}; /* stage_tg: entry order already */
   const size_t dyn = (size_t)h->k * sizeof(T);
   return tile_dispatch(tl, [&](auto tile, auto ld) {
     constexpr auto fn = spmv_hot<T, decltype(tile)::value, decltype(ld)::value>;

@@ -92,34 +92,30 @@ template <typename T> struct x_hot {
   }
 };
 
-/* Where a tile's product i (its entry k0 + i) is staged in sm. Rungs 10
- * and 12 stage a thread's quad (4 consecutive entries) with four scalar
- * stores, lane l at quad l: in plain order (slot i) the lanes of one store
- * are 32 bytes apart in f64 (16 in f32), so 32 lanes hit 4 (8) of the 16
- * (32) bank groups: 8 wavefronts where 2 (1) would do. Swizzled, entry
- * e = i + (k0 & 3) (quads counted from the aligned entry below k0) lives
- * at slot e ^ ((e >> G) & 3), G = log2(128 / sizeof(T)): each quad's four
- * entries are permuted among themselves by its quad number, so one store
- * of 32 lanes covers every bank group equally. Readers of consecutive
- * entries still read each 4-aligned group's slots. The same products, sums
- * and bits. The slots run up to TILE + 3: a swizzled sm has TILE + 4.
- * mask 0 (off 0) is the plain order, for SMV_TILE_SWZ=0 (an experiment's
- * baseline). */
+/* Where a tile's product i (its entry k0 + i) is staged in sm (rungs 10-12;
+ * rungs 13 and 14 stage in plain order, slot i). A thread stages its quad
+ * (4 consecutive entries) with four scalar stores, lane l at quad l: in
+ * plain order the lanes of one store are 32 bytes apart in f64 (16 in
+ * f32), so 32 lanes hit 4 (8) of the 16 (32) bank groups: 8 wavefronts
+ * where 2 (1) would do. Swizzled, entry e = i + (k0 & 3) (quads counted
+ * from the aligned entry below k0) lives at slot e ^ ((e >> G) & 3),
+ * G = log2(128 / sizeof(T)): each quad's four entries are permuted among
+ * themselves by its quad number, so one store of 32 lanes covers every
+ * bank group equally; readers of consecutive entries (stage_tg's, stage_eo's
+ * stores, rows_sum, block_sum) still touch whole 4-aligned groups. The same
+ * products, sums and bits as plain order. Slots run up to TILE + 3: sm has
+ * TILE + 4. Why it matters: in f64 on the H200 the L1's wavefronts, not
+ * the DRAM, bound rung 10 (Nsight Compute, bench/results/h200/suite.md,
+ * experiment h200f64/e6). */
 template <typename T> struct stage_slots {
   T *sm;
-  unsigned off;  /* k0 & 3 when swizzled, else 0 */
-  unsigned mask; /* 3 when swizzled, else 0 */
+  unsigned off; /* k0 & 3 */
   __device__ __forceinline__ T &operator[](unsigned i) const {
     constexpr unsigned G = sizeof(T) == 8 ? 4u : 5u;
     const unsigned e = i + off;
-    return sm[e ^ ((e >> G) & mask)];
+    return sm[e ^ ((e >> G) & 3u)];
   }
 };
-template <typename T>
-__device__ __forceinline__ stage_slots<T> slots_for(T *sm, unsigned k0,
-                                                    unsigned mask) {
-  return stage_slots<T>{sm, k0 & mask, mask};
-}
 
 /* Quad q of the tile (entries 4q..4q+3, all inside it) -> its columns and
  * values, when p. */
@@ -232,14 +228,18 @@ __device__ __forceinline__ V ld_val1(const V *p) {
     return __ldg(p);
 }
 
-/* Entries [k0, k1) in entry order with scalar loads (SMV_TILE_MODE bit 1,
- * an experiment): thread t takes entries k0 + t + B j, j = 0..3 a round,
- * all loaded before their gathers. A warp's load covers 32 consecutive
+/* Entries [k0, k1) in entry order with scalar loads (tile_args' eo: f64
+ * past the L2 on local columns where the DRAM outruns the L1, spmv_10's
+ * tiled_eo): thread t takes entries k0 + t + B j, j = 0..3 a round, all
+ * loaded before their gathers. A warp's load covers 32 consecutive
  * entries (128 bytes of columns, 256 of f64 values: the same L1
  * wavefronts as the 16-byte quads), its gathers read 32 consecutive
  * entries' columns (local columns: 2 lines of f64 x where a quad-order
- * gather reads 8) and its stores 32 consecutive slots. No head or tail
- * pass. More load instructions than the quads. */
+ * gather reads 8) and its stores 32 consecutive slots; no head or tail
+ * pass. Four times the load instructions of the quads and fewer bytes in
+ * flight a thread: in f32 (and f64 on the H100 class, where the quads
+ * stream near copy) the quads are faster. Four entries a round: eight
+ * spilled under rung 10's 32 registers. */
 template <typename T, bool EF, typename XS, typename V, typename SM>
 __device__ __forceinline__ void
 stage_eo(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
@@ -272,11 +272,11 @@ stage_eo(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
 template <typename T, int LD, typename XS, typename V, typename SM>
 __device__ __forceinline__ void
 stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
-      const V *__restrict__ val, const XS &x, const SM &sm, unsigned mode = 0) {
+      const V *__restrict__ val, const XS &x, const SM &sm, bool eo = false) {
   constexpr bool EF = LD != SMV_TILE_RO;
   const unsigned qa = (k0 + 3) >> 2, qb = k1 >> 2; /* full quads [qa, qb) */
   if constexpr (LD != SMV_TILE_EF_TG && !XS::entry_order) {
-    if (mode & 2u) { /* block-uniform */
+    if (eo) { /* block-uniform */
       stage_eo<T, EF>(k0, k1, col, val, x, sm);
       return;
     }
@@ -356,9 +356,7 @@ template <typename T, typename V = T> struct tile_args {
   T *__restrict__ y;
   T *partial;      /* one per tile, only with pieces */
   unsigned *count; /* one per tile, 0 between calls, only with pieces */
-  unsigned mode;   /* SMV_TILE_MODE (tiles.h): bit 0 swizzled slots
-                      (stage_slots), bit 1 entry-order staging (stage_eo),
-                      bit 2 rows_sum's lanes a row from the row length */
+  unsigned eo;     /* stage_eo for the quads in tiled_tile and tile_piece */
 };
 
 /* A piece of a row too long for one tile (tile b: entries [k0, k1) of
@@ -406,8 +404,8 @@ tile_piece(int64_t b, int64_t r0, unsigned k0, const tile_args<T, V> &a,
   const unsigned rb = (unsigned)__ldg(&a.row_ptr[r0]);
   const unsigned re = (unsigned)__ldg(&a.row_ptr[r0 + 1]);
   const unsigned k1 = re - k0 < (unsigned)TILE ? re : k0 + TILE;
-  const stage_slots<T> v = slots_for(sm, k0, a.mode & 1u ? 3u : 0u);
-  stage<T, LD>(k0, k1, a.col, a.val, x, v, a.mode);
+  const stage_slots<T> v = {sm, k0 & 3u};
+  stage<T, LD>(k0, k1, a.col, a.val, x, v, a.eo != 0);
   __syncthreads();
   piece_finish<T, TILE>(b, r0, rb, re, k0, k1, a, v, red, last_s);
 }
@@ -435,12 +433,6 @@ rows_sum(int64_t r0, unsigned R, unsigned n, const BOUNDS &bounds,
   unsigned P = 1;
   while (P < 32 && 2 * P * R <= B)
     P *= 2;
-  /* SMV_TILE_MODE bit 2: at least 4 entries a lane on average (rows of
-   * ~27 in tiles of 2048: 4 lanes a row in two passes, where one lane a
-   * row reads 32 rows' starts at once: bank conflicts). */
-  if (a.mode & 4u)
-    while (P < 32 && 8 * P * R <= n)
-      P *= 2;
   const unsigned lane = t & (P - 1);
   const unsigned mask =
       P == 32 ? SMV_FULL_MASK : ((1u << P) - 1u) << ((t & 31u) & ~(P - 1));
@@ -476,8 +468,8 @@ tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T, V> &a,
   const int64_t r1 = dn.x;
   const unsigned k0 = (unsigned)__ldg(&row_ptr[r0]);
   const unsigned k1 = (unsigned)__ldg(&row_ptr[r1]);
-  const stage_slots<T> v = slots_for(sm, k0, a.mode & 1u ? 3u : 0u);
-  stage<T, LD>(k0, k1, a.col, a.val, x, v, a.mode);
+  const stage_slots<T> v = {sm, k0 & 3u};
+  stage<T, LD>(k0, k1, a.col, a.val, x, v, a.eo != 0);
   __syncthreads();
   rows_sum<T>(
       r0, (unsigned)(r1 - r0), k1 - k0,
@@ -552,10 +544,10 @@ template <auto Fn> static void smv_carveout(int pct) {
 template <template <typename, int, int> class K, typename T, typename V = T>
 static cudaError_t tile_run_t(const smv_launch *P, const struct smv_tiles *tl) {
   const tile_args<T, V> a = {
-      P->row_ptr,        P->col_idx,        (const V *)P->values,
-      (const T *)P->x,   (T)P->alpha,       (T)P->beta,
-      (T *)P->y,         (T *)tl->partials, tl->counts,
-      (unsigned)tl->mode};
+      P->row_ptr,      P->col_idx,        (const V *)P->values,
+      (const T *)P->x, (T)P->alpha,       (T)P->beta,
+      (T *)P->y,       (T *)tl->partials, tl->counts,
+      (unsigned)tl->eo};
   return tile_dispatch(tl, [&](auto tile, auto ld) {
     using Kern = K<T, decltype(tile)::value, decltype(ld)::value>;
     if constexpr (Kern::smem_pct > 0)

@@ -44,9 +44,10 @@ void smv_tiles_describe(const struct smv_tiles *tl, int rung, char *buf,
   static const char *load[] = {"read-only path", "evict-first",
                                "evict-first, gathers in entry order"};
   const int l = tl->load >= 0 && tl->load <= 2 ? tl->load : 0;
-  snprintf(buf, n, "rung %d plan: %lld tiles of %d %s, %s", rung,
+  snprintf(buf, n, "rung %d plan: %lld tiles of %d %s, %s%s", rung,
            (long long)tl->ntiles, tl->tile,
-           rung == 10 ? "entries" : "rows + entries", load[l]);
+           rung == 10 ? "entries" : "rows + entries", load[l],
+           tl->eo ? ", staged in entry order" : "");
 }
 
 /* Write the list (n entries counted by the first pass) into h, or only
@@ -147,10 +148,6 @@ smv_status smv_tiles_setup(smv_context *ctx, const smv_csr *A, int tile,
     return smv_ctx_set(ctx, SMV_ERR_NOMEM, "%s tiles: out of host memory", who);
   tl->tile = tile;
   tl->load = load;
-  /* SMV_TILE_MODE (bits: 1 swizzled slots, 2 entry-order staging, 4
-   * rows_sum's lanes from the row length; tile_common.h's tile_args), for
-   * the experiments h200f64/e6-e7. */
-  tl->mode = smv_env_int("SMV_TILE_MODE", 0, 7, 1);
   const smv_status st = smv_tiles_build(ctx, A, tile, end, who, tl);
   if (st != SMV_OK) {
     free(tl);

@@ -30,7 +30,8 @@ enum smv_tile_load {
 struct smv_tiles {
   int tile;
   int load; /* enum smv_tile_load */
-  int mode; /* SMV_TILE_MODE, tile_args' mode (tile_common.h): rungs 10-12 */
+  int eo;   /* entry-order staging (tile_common.h's stage_eo): set by
+               rung 10's setup (tiled_eo), 0 from smv_tiles_setup */
   int64_t ntiles;
   size_t bytes; /* the one allocation at list */
   int2 *list;
