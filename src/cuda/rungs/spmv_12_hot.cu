@@ -147,16 +147,8 @@ static unsigned hot_grid(int block, size_t dyn, int sms, int64_t ntiles) {
 template <typename T> static cudaError_t run(const smv_launch *P) {
   const struct smv_tiles *tl = tiles_of(P->m);
   const struct smv_hot *h = (const struct smv_hot *)P->state;
-  const tile_args<T> a = {P->row_ptr,
-                          h->k ? h->col : P->col_idx,
-                          (const T *)P->values,
-                          (const T *)P->x,
-                          (T)P->alpha,
-                          (T)P->beta,
-                          (T *)P->y,
-                          (T *)tl->partials,
-                          tl->counts,
-                          0u}; /* stage_tg: entry order already */
+  /* eo 0: x_hot stages in entry order already (stage_tg) */
+  const tile_args<T> a = tile_args_of<T>(P, tl, h->k ? h->col : P->col_idx, 0);
   const size_t dyn = (size_t)h->k * sizeof(T);
   return tile_dispatch(tl, [&](auto tile, auto ld) {
     constexpr auto fn = spmv_hot<T, decltype(tile)::value, decltype(ld)::value>;

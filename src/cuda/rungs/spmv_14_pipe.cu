@@ -471,16 +471,8 @@ template <typename T> static cudaError_t run(const smv_launch *P) {
       P->block == h->block && h->grid ? h->grid : pipe_grid<T>(h, P->block, &e);
   if (grid == 0)
     return e != cudaSuccess ? e : cudaErrorInvalidConfiguration;
-  const tile_args<T> a = {P->row_ptr,
-                          P->col_idx,
-                          (const T *)P->values,
-                          (const T *)P->x,
-                          (T)P->alpha,
-                          (T)P->beta,
-                          (T *)P->y,
-                          (T *)tl->partials,
-                          tl->counts,
-                          0u}; /* its own staging: plain order */
+  /* eo 0: its own staging (plain order) */
+  const tile_args<T> a = tile_args_of<T>(P, tl, P->col_idx, 0);
   const pipe_args p = {tl->ntiles,
                        (const int2 *)tl->list,
                        h->kr,

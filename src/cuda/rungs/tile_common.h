@@ -537,17 +537,31 @@ template <auto Fn> static void smv_carveout(int pct) {
   done.fetch_or(bit, std::memory_order_relaxed);
 }
 
+/* The arguments of a launch P on tile list tl, its columns at col (rung
+ * 12's hot-coded array, or P's) and stage_eo's switch eo. */
+template <typename T, typename V = T>
+static tile_args<T, V> tile_args_of(const smv_launch *P,
+                                    const struct smv_tiles *tl,
+                                    const int32_t *col, int eo) {
+  return tile_args<T, V>{P->row_ptr,
+                         col,
+                         (const V *)P->values,
+                         (const T *)P->x,
+                         (T)P->alpha,
+                         (T)P->beta,
+                         (T *)P->y,
+                         (T *)tl->partials,
+                         tl->counts,
+                         eo ? 1u : 0u};
+}
+
 /* A tile rung's launch: K<T, TILE, LD>::fn is its kernel for a tile size
  * and load mode, launched one block per tile on the list tl;
  * K<...>::smem_pct > 0 sets its carveout (smv_carveout). V: the stored
  * values' type (rung 10's f64-f32v kernels take tile_args<double, float>). */
 template <template <typename, int, int> class K, typename T, typename V = T>
 static cudaError_t tile_run_t(const smv_launch *P, const struct smv_tiles *tl) {
-  const tile_args<T, V> a = {
-      P->row_ptr,      P->col_idx,        (const V *)P->values,
-      (const T *)P->x, (T)P->alpha,       (T)P->beta,
-      (T *)P->y,       (T *)tl->partials, tl->counts,
-      (unsigned)tl->eo};
+  const tile_args<T, V> a = tile_args_of<T, V>(P, tl, P->col_idx, tl->eo);
   return tile_dispatch(tl, [&](auto tile, auto ld) {
     using Kern = K<T, decltype(tile)::value, decltype(ld)::value>;
     if constexpr (Kern::smem_pct > 0)
