@@ -7,6 +7,11 @@
 # that commit's tree (git archive 81c34ad into old81/, carried to the
 # device) beside this tree's and times both in one call, f32, rung 10 and
 # ALG1.   OUT=dir scripts/experiments/h200f64/e9.sh
+# The follow-up call (e9b) ran the same way on two other commits, their
+# trees in bis/a and bis/b (git archive 0c28217 / 03dc1f7, carried):
+#   make -C bis/a -j8 SM=90 build/smv & make -C bis/b -j8 SM=90 build/smv &
+#   wait; then smv bench band:4000000:8 --alg tiled --precision f32
+#   --runs 30 --max-time 0.2 --graph-batch 0 with each binary, a b a b.
 set -u
 OUT=${OUT:-/tmp/h200f64-e9}
 mkdir -p $OUT/e9
