@@ -57,7 +57,8 @@ struct smv_context {
    * x the bus width, over the SMs x their clock; 0 when the device does
    * not say. The more of them, the more bytes each SM must keep in flight
    * to stream at the copy bandwidth (AUTO's rule 7 and rung 10's f64 tile
-   * read it; the H100's and H200's values: docs/engine.md, rule 7). */
+   * and staging read it, through smv_dram_fast; the H100's and H200's
+   * values: docs/engine.md, rule 7). */
   double dram_per_sm_clk;
 
   int block_override; /* 0 = per-rung default            */
@@ -249,6 +250,12 @@ unsigned smv_grid_for(int64_t work, int block);
  * [lo, hi] (its leading digits, as strtol reads them), else dflt (unset,
  * empty or out of range). */
 int smv_env_int(const char *name, int lo, int hi, int dflt);
+/* A device whose DRAM delivers more than 16 bytes per SM per SM-clock
+ * (the H200 class; the H100 delivers about 13): the one threshold AUTO's
+ * rule 7 and rung 10's f64 tile size and staging order decide by. */
+static inline int smv_dram_fast(const smv_context *ctx) {
+  return ctx->dram_per_sm_clk > 16.0;
+}
 
 /* Values and column indices (nnz * (8 or 4 + 4) bytes) outgrow the
  * device's L2: the matrix streams from DRAM (matrix.cu). AUTO, rung 9's

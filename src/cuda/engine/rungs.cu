@@ -245,7 +245,7 @@ smv_status smv_auto_facts_of(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   f->row_mean = s->row_mean;
   /* f64 sums and vectors: SMV_F64 and SMV_F64_F32V follow the f64 lines. */
   f->f64 = m->prec != SMV_F32;
-  f->long_f64 = ctx->dram_per_sm_clk > 16.0 ? 56.0 : 72.0;
+  f->long_f64 = smv_dram_fast(ctx) ? 56.0 : 72.0;
   /* Rungs whose state the rule reads (rung 12's hot columns), only where
    * they ask: set up for planning, released by smv_rungs_settle unless
    * AUTO runs them or they were asked for. */

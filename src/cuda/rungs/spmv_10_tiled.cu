@@ -20,7 +20,7 @@
  *      rounds of two quads per thread (up to 8 x gathers in flight per
  *      thread); only the unaligned head and tail of a tile (< 4 entries
  *      each) are loaded one by one. Each product val * x[col] goes to
- *      shared memory at its position in the tile. More bytes in flight per
+ *      shared memory at its entry's slot (change 9). More bytes in flight per
  *      load instruction than rung 9's one value per lane, which matters
  *      most for f32 (4-byte values).
  *   3. Reduction: with R rows in the tile, P = the largest power of two <=
@@ -61,7 +61,10 @@
  *  10. On such a device, f64 past the L2 on local columns is staged in
  *      entry order with scalar loads (stage_eo, tiled_eo below): a warp's
  *      gather of 32 entries reads 2 lines of x there, 8 in quad order.
- *      Slower in f32 and where the quads already stream near copy.
+ *      Slower in f32 and where the quads already stream near copy. Not in
+ *      f64-f32v. Its stores gain nothing from change 9's slots, and where
+ *      a tile starts off a multiple of 4 entries they cost conflicts (a
+ *      warp's 32 slots straddle two quad groups with different keys).
  * Why it should help: no lanes wasted on any row length, 16-byte loads,
  * a fixed amount of work per block.
  * Where it loses: the staging round trip through shared memory and the
@@ -190,7 +193,7 @@ int64_t smv_tiled_end(const smv_csr *A, int64_t start, int64_t tile) {
 /* The largest tile: 4096 entries in f32; in f64 2048 (8 entries per
  * thread at 256 threads), or 4096 (16 per thread) for local columns in
  * rows of 32 entries or more on a device whose DRAM delivers more than 16
- * bytes per SM-clock (ctx->dram_per_sm_clk: the H200), where the longer
+ * bytes per SM-clock (smv_dram_fast: the H200), where the longer
  * load phase per barrier keeps more bytes in flight (on the H200 rows of
  * 33-49 in f64 ran faster with it, rows of 17-26 slower; on the H100 the
  * 2048 tile already streams near the copy bandwidth:
@@ -204,7 +207,7 @@ static int tiled_top(const smv_context *ctx, const smv_matrix *m) {
    * tile sizes keep its 16 or 32 KiB per block. */
   if (m->prec == SMV_F32)
     return SMV_TILED_TILE_MAX;
-  return m->st.row_mean >= 32.0 && ctx->dram_per_sm_clk > 16.0 &&
+  return m->st.row_mean >= 32.0 && smv_dram_fast(ctx) &&
                  !smv_matrix_scattered(m)
              ? 4096
              : 2048;
@@ -218,8 +221,7 @@ static int tiled_top(const smv_context *ctx, const smv_matrix *m) {
  * nor f64-f32v (8 bytes an entry: the quads' bytes in flight matter more
  * there), nor on scattered columns (stage_tg), nor inside the L2. */
 static int tiled_eo(const smv_context *ctx, const smv_matrix *m, int load) {
-  return m->prec == SMV_F64 && load == SMV_TILE_EF &&
-         ctx->dram_per_sm_clk > 16.0;
+  return m->prec == SMV_F64 && load == SMV_TILE_EF && smv_dram_fast(ctx);
 }
 
 static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,

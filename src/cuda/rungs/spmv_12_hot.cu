@@ -37,7 +37,9 @@
  * there even small hot sets lose (not understood; ncu showed MIO and
  * LSU-queue throttle stalls doubled and tripled).
  * Where it loses: a second column array (4 bytes per entry) and k gathers
- * per block; f64 (above); f32 holds one 4-byte spill at its 40 registers.
+ * per block; f64 (above); at its 40 registers f32 holds one 4-byte spill
+ * and f64 8 bytes (the staging slots' index arithmetic, tile_common.h's
+ * stage_slots; f64 had none before them).
  * With columns used evenly (rand, plaw) no column qualifies and it is rung
  * 10 on a persistent grid, 0-7% slower (AUTO does not pick it there).
  * The sums are rung 10's, in the same order, at the same block size: the

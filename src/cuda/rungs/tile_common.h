@@ -92,18 +92,23 @@ template <typename T> struct x_hot {
   }
 };
 
-/* Where a tile's product i (its entry k0 + i) is staged in sm (rungs 10-12;
- * rungs 13 and 14 stage in plain order, slot i). A thread stages its quad
- * (4 consecutive entries) with four scalar stores, lane l at quad l: in
- * plain order the lanes of one store are 32 bytes apart in f64 (16 in
- * f32), so 32 lanes hit 4 (8) of the 16 (32) bank groups: 8 wavefronts
- * where 2 (1) would do. Swizzled, entry e = i + (k0 & 3) (quads counted
+/* Where a tile's product i (its entry k0 + i) is staged in sm (rungs 10 and
+ * 12, and rung 11's pieces; rung 11's whole-row tiles and rungs 13 and 14
+ * stage in plain order, slot i). A thread stages its quad (4 consecutive
+ * entries) with four scalar stores, lane l at quad l: in plain order the
+ * lanes of one store are 32 bytes apart in f64 (16 in f32), so 32 lanes
+ * hit 4 (8) of the 16 (32) bank groups: 8 (4) wavefronts where 2 (1)
+ * would do. Swizzled, entry e = i + (k0 & 3) (quads counted
  * from the aligned entry below k0) lives at slot e ^ ((e >> G) & 3),
  * G = log2(128 / sizeof(T)): each quad's four entries are permuted among
  * themselves by its quad number, so one store of 32 lanes covers every
- * bank group equally; readers of consecutive entries (stage_tg's, stage_eo's
- * stores, rows_sum, block_sum) still touch whole 4-aligned groups. The same
- * products, sums and bits as plain order. Slots run up to TILE + 3: sm has
+ * bank group equally. Accesses to consecutive entries (stage_tg's and
+ * stage_eo's stores, rows_sum, block_sum) are permuted within 4-aligned
+ * groups; where such a run starts off a group boundary its two end groups
+ * have different keys and can share banks, and rows_sum's one-thread-a-row
+ * reads are more conflicted than in plain order (Nsight Compute in
+ * bench/results/h200/suite.md, e6): the stores' gain is the larger. The
+ * same products, sums and bits as plain order. Slots run up to TILE + 3: sm has
  * TILE + 4. Why it matters: in f64 on the H200 the L1's wavefronts, not
  * the DRAM, bound rung 10 (Nsight Compute, bench/results/h200/suite.md,
  * experiment h200f64/e6). */
@@ -197,7 +202,8 @@ stage_tg(unsigned qa, unsigned qb, unsigned k0, const int32_t *__restrict__ col,
  * the block staged (W = 4 for rungs 10-12's quads, 8 for rung 13's
  * octets): the head [k0, min(W ga, k1)) and the tail [W max(ga, gb), k1),
  * fewer than W entries each, one per thread of threads 0..2W-1
- * (blockDim >= 32 >= 2W); sm[k - k0] = product(k). */
+ * (blockDim >= 32 >= 2W); sm[k - k0] = product(k) (sm maps the index to
+ * its slot: stage_slots). */
 template <unsigned W, typename SM, typename F>
 __device__ __forceinline__ void stage_ends(unsigned k0, unsigned k1,
                                            unsigned ga, unsigned gb,
@@ -232,14 +238,15 @@ __device__ __forceinline__ V ld_val1(const V *p) {
  * past the L2 on local columns where the DRAM outruns the L1, spmv_10's
  * tiled_eo): thread t takes entries k0 + t + B j, j = 0..3 a round, all
  * loaded before their gathers. A warp's load covers 32 consecutive
- * entries (128 bytes of columns, 256 of f64 values: the same L1
- * wavefronts as the 16-byte quads), its gathers read 32 consecutive
+ * entries (128 bytes of columns, 256 of f64 values: as many L1 wavefronts
+ * as the 16-byte quads where it starts on a line, one more each where it
+ * does not: k0 + t is not aligned), its gathers read 32 consecutive
  * entries' columns (local columns: 2 lines of f64 x where a quad-order
- * gather reads 8) and its stores 32 consecutive slots; no head or tail
- * pass. Four times the load instructions of the quads and fewer bytes in
- * flight a thread: in f32 (and f64 on the H100 class, where the quads
- * stream near copy) the quads are faster. Four entries a round: eight
- * spilled under rung 10's 32 registers. */
+ * gather reads 8) and its stores 32 consecutive entries' slots; no head
+ * or tail pass. Four times the load instructions of the quads and fewer bytes
+ * in flight a thread: in f32 (and f64 on the H100 class, where the quads stream
+ * near copy) the quads are faster. Four entries a round: eight spilled under
+ * rung 10's 32 registers. */
 template <typename T, bool EF, typename XS, typename V, typename SM>
 __device__ __forceinline__ void
 stage_eo(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
@@ -265,17 +272,21 @@ stage_eo(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
   }
 }
 
-/* Stage the products of entries [k0, k1) (k1 - k0 <= the tile) into sm;
+/* Stage the products of entries [k0, k1) (k1 - k0 <= the tile) into sm
+ * (SM: a T * in plain order, or stage_slots; sm[i] is entry k0 + i's);
  * x: where x[c] comes from (x_plain, x_hot); V: the stored values' type
  * (float in f64-f32v: 16-byte loads of four values, each widened to T
- * before its product), else T. */
+ * before its product), else T; eo: stage_eo instead of the quads (block-
+ * uniform; honoured only for evict-first f64 loads with x_plain). */
 template <typename T, int LD, typename XS, typename V, typename SM>
 __device__ __forceinline__ void
 stage(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
       const V *__restrict__ val, const XS &x, const SM &sm, bool eo = false) {
   constexpr bool EF = LD != SMV_TILE_RO;
   const unsigned qa = (k0 + 3) >> 2, qb = k1 >> 2; /* full quads [qa, qb) */
-  if constexpr (LD != SMV_TILE_EF_TG && !XS::entry_order) {
+  /* Compiled only where tiled_eo can set it: evict-first loads of f64
+   * (and f64-f32v's) values, x read plainly. */
+  if constexpr (LD == SMV_TILE_EF && sizeof(T) == 8 && !XS::entry_order) {
     if (eo) { /* block-uniform */
       stage_eo<T, EF>(k0, k1, col, val, x, sm);
       return;
