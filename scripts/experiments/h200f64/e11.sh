@@ -6,6 +6,9 @@
 #   38ec46e 01c4af9 d8ff0be bb9f605 67c9260 7879c20 0fb38bb 035e6ca 7761676
 #   5c6b584 60a61c0 3bc299e 7798319 66d0a4e ac391b0 ee97272 f596c33 fb041a3
 #   cf92cc3 b0610f3 b9c2a3f bcd7477 da5a6cc
+# A first call: prepare 03dc1f7 7761676 a0c1048 (the fast control, the
+# middle, the slow end, all built from archives: it also shows whether the
+# loss reproduces outside the working tree's build).
 # Here:   scripts/experiments/h200f64/e11.sh prepare C1 C2 C3
 #         (git archive of each commit into bis/C; at most 3: a tree is
 #         ~15 MB and the device call carries 64 MiB; carry "bis")
