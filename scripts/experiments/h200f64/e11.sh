@@ -6,6 +6,9 @@
 #   38ec46e 01c4af9 d8ff0be bb9f605 67c9260 7879c20 0fb38bb 035e6ca 7761676
 #   5c6b584 60a61c0 3bc299e 7798319 66d0a4e ac391b0 ee97272 f596c33 fb041a3
 #   cf92cc3 b0610f3 b9c2a3f bcd7477 da5a6cc
+# The f32 tile kernel's PTX is identical at 03dc1f7 and a0c1048, and cli/
+# and lab/ did not change between them: look for a host-side cause (the
+# allocations around the matrix, the tile list, the launch).
 # A first call: prepare 03dc1f7 7761676 a0c1048 (the fast control, the
 # middle, the slow end, all built from archives: it also shows whether the
 # loss reproduces outside the working tree's build).
