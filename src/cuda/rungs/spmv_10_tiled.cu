@@ -216,7 +216,7 @@ static int tiled_top(const smv_context *ctx, const smv_matrix *m) {
 /* Entry-order staging (tile_common.h's stage_eo) instead of the quads: in
  * f64 past the L2 on local columns, on a device whose DRAM delivers more
  * than 16 bytes per SM-clock (the H200). There the L1's wavefronts bound
- * the quads (Nsight Compute: L1 84% busy, DRAM 67%), and a quad-order
+ * the quads (Nsight Compute, bench/results/h200/suite.md), and a quad-order
  * gather reads 8 lines of x where an entry-order one reads 2. Not in f32
  * nor f64-f32v (8 bytes an entry: the quads' bytes in flight matter more
  * there), nor on scattered columns (stage_tg), nor inside the L2. */
