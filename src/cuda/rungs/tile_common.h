@@ -219,15 +219,8 @@ __device__ __forceinline__ void stage_ends(unsigned k0, unsigned k1,
   }
 }
 
-/* One entry's column and value (scalar loads). */
-template <bool EF> __device__ __forceinline__ int ld_col1(const int32_t *p) {
-  if constexpr (EF)
-    return __ldcs(p);
-  else
-    return __ldg(p);
-}
-template <bool EF, typename V>
-__device__ __forceinline__ V ld_val1(const V *p) {
+/* One entry's column or value (a scalar load, evict-first when EF). */
+template <bool EF, typename V> __device__ __forceinline__ V ld1(const V *p) {
   if constexpr (EF)
     return __ldcs(p);
   else
@@ -258,8 +251,8 @@ stage_eo(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
 #pragma unroll
     for (int j = 0; j < 4; j++) {
       const bool p = k + j * B < k1;
-      c[j] = p ? ld_col1<EF>(&col[k + j * B]) : 0;
-      v[j] = p ? ld_val1<EF>(&val[k + j * B]) : V(0);
+      c[j] = p ? ld1<EF>(&col[k + j * B]) : 0;
+      v[j] = p ? ld1<EF>(&val[k + j * B]) : V(0);
     }
     T xx[4];
 #pragma unroll
