@@ -114,10 +114,10 @@ __device__ __forceinline__ int col1(unsigned k, bool wide, int base,
 /* Stage the products of entries [k0, k1) (k1 - k0 <= TILE) into sm:
  * whole octets [oa, ob) one per thread per round, then the head and tail
  * (< 8 entries each: stage_ends). */
-template <typename T, bool EF>
-__device__ __forceinline__ void stage_packed(unsigned k0, unsigned k1,
-                                             bool wide, int base,
-                                             const packed_args<T> &p, T *sm) {
+template <typename T, bool EF, typename SM>
+__device__ __forceinline__ void
+stage_packed(unsigned k0, unsigned k1, bool wide, int base,
+             const packed_args<T> &p, const SM &sm) {
   const unsigned t = threadIdx.x, B = blockDim.x;
   const T *__restrict__ val = p.a.val;
   const T *__restrict__ x = p.a.x;
@@ -138,6 +138,49 @@ __device__ __forceinline__ void stage_packed(unsigned k0, unsigned k1,
   });
 }
 
+/* One entry's column, for the entry-order staging: a 2-byte offset
+ * (narrow) or the 4-byte column (wide), evict-first when EF. */
+template <bool EF>
+__device__ __forceinline__ int col1_ld(unsigned k, bool wide, int base,
+                                       const uint16_t *__restrict__ c16,
+                                       const int32_t *__restrict__ c32) {
+  if (wide)
+    return EF ? __ldcs(&c32[(int64_t)k + base])
+              : __ldg(&c32[(int64_t)k + base]);
+  return base + (int)(EF ? __ldcs(&c16[k]) : __ldg(&c16[k]));
+}
+
+/* The tile in entry order with scalar loads (tile_common.h's stage_eo with
+ * the packed columns): thread t takes entries k0 + t + B j, j = 0..3 a
+ * round; a warp's column load is 64 bytes of offsets (narrow), its gather
+ * 32 consecutive entries' columns, its stores 32 consecutive slots. */
+template <typename T, bool EF, typename SM>
+__device__ __forceinline__ void
+stage_packed_eo(unsigned k0, unsigned k1, bool wide, int base,
+                const packed_args<T> &p, const SM &sm) {
+  const unsigned t = threadIdx.x, B = blockDim.x;
+  const T *__restrict__ val = p.a.val;
+  const T *__restrict__ x = p.a.x;
+  for (unsigned k = k0 + t; k < k1; k += 4 * B) {
+    int c[4];
+    T v[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const bool q = k + j * B < k1;
+      c[j] = q ? col1_ld<EF>(k + j * B, wide, base, p.c16, p.c32) : 0;
+      v[j] = q ? ld_val1<EF>(&val[k + j * B]) : T(0);
+    }
+    T xx[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      xx[j] = k + j * B < k1 ? __ldg(&x[c[j]]) : T(0);
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      if (k + j * B < k1)
+        sm[k + j * B - k0] = v[j] * xx[j];
+  }
+}
+
 /* Tile b: stage its products, then rung 10's sums (a piece: its row's
  * partials; whole rows: rows_sum with the 16-bit row ends). Ends on a
  * barrier. */
@@ -149,13 +192,18 @@ __device__ __forceinline__ void packed_tile(int64_t b, const packed_args<T> &p,
   const int64_t r0 = d.x;
   const unsigned k0 = (unsigned)d.y, k1 = (unsigned)dn.y;
   const unsigned flags = (unsigned)d.w;
-  stage_packed<T, LD != SMV_TILE_RO>(k0, k1, (flags & SMV_PACK_WIDE) != 0, d.z,
-                                     p, sm);
+  const stage_slots<T, 8> v = {sm, k0 & 7u};
+  if (p.a.eo) /* grid-uniform */
+    stage_packed_eo<T, LD != SMV_TILE_RO>(k0, k1, (flags & SMV_PACK_WIDE) != 0,
+                                          d.z, p, v);
+  else
+    stage_packed<T, LD != SMV_TILE_RO>(k0, k1, (flags & SMV_PACK_WIDE) != 0,
+                                       d.z, p, v);
   __syncthreads();
   if (flags & SMV_PACK_PIECE) {
     const unsigned rb = (unsigned)__ldg(&p.a.row_ptr[r0]);
     const unsigned re = (unsigned)__ldg(&p.a.row_ptr[r0 + 1]);
-    piece_finish<T, TILE>(b, r0, rb, re, k0, k1, p.a, sm, red, last_s);
+    piece_finish<T, TILE>(b, r0, rb, re, k0, k1, p.a, v, red, last_s);
     return;
   }
   const uint16_t *__restrict__ roff = p.roff;
@@ -165,7 +213,7 @@ __device__ __forceinline__ void packed_tile(int64_t b, const packed_args<T> &p,
         return make_uint2(i ? (unsigned)__ldg(&roff[r0 + i - 1]) : 0u,
                           (unsigned)__ldg(&roff[r0 + i]));
       },
-      p.a, sm, red);
+      p.a, v, red);
   __syncthreads(); /* sm and red are reused by the next tile */
 }
 
@@ -173,7 +221,7 @@ __device__ __forceinline__ void packed_tile(int64_t b, const packed_args<T> &p,
 template <typename T, int TILE, int LD>
 __global__ void __maxnreg__(32)
     spmv_packed(int64_t ntiles, const packed_args<T> p) {
-  __shared__ T sm[TILE];
+  __shared__ T sm[TILE + 8]; /* + 8: stage_slots<T, 8> */
   __shared__ T red[32];
   __shared__ unsigned last_s;
   for (int64_t b = blockIdx.x; b < ntiles; b += gridDim.x)
@@ -193,6 +241,7 @@ static size_t smem(smv_precision, int) { return 0; } /* all static */
  * each section starting 16-byte aligned. */
 struct packed_state {
   int tile, load; /* load: SMV_TILE_RO or SMV_TILE_EF */
+  int eo;         /* entry-order staging (stage_packed_eo) */
   int64_t ntiles, nwide, npieces;
   size_t bytes;      /* the allocation */
   double read_bytes; /* index bytes one SpMV reads (smv_pack_read_bytes) */
@@ -288,6 +337,12 @@ static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   s->tile = smv_tile_size(ctx, m->st.nnz,
                           m->prec == SMV_F64 ? 2048 : 4096); /* rung 10's */
   s->load = smv_matrix_past_l2(ctx, m) ? SMV_TILE_EF : SMV_TILE_RO;
+  /* SMV_PACK_EO=0|1 (experiment packed/p2): entry-order staging; by
+   * default as rung 10's tiled_eo (f64 past the L2 where the DRAM
+   * delivers more than 16 bytes per SM-clock). */
+  s->eo = smv_env_int("SMV_PACK_EO", 0, 1,
+                      m->prec == SMV_F64 && s->load == SMV_TILE_EF &&
+                          ctx->dram_per_sm_clk > 16.0);
   s->nnz = m->st.nnz;
   if (A->rows == 0 || A->nnz == 0) { /* never launched */
     *state = s;
@@ -322,7 +377,7 @@ static cudaError_t run_t(const smv_launch *P, const struct packed_state *s) {
   const packed_args<T> p = {{P->row_ptr, P->col_idx, (const T *)P->values,
                              (const T *)P->x, (T)P->alpha, (T)P->beta,
                              (T *)P->y, (T *)s->partials, s->counts,
-                             0u}, /* its own staging: plain order */
+                             (unsigned)s->eo},
                             s->tiles,
                             s->roff,
                             s->c16,

@@ -109,16 +109,19 @@ template <typename T> struct x_hot {
  * reads are more conflicted than in plain order (Nsight Compute in
  * bench/results/h200/suite.md, e6): the stores' gain is the larger. The
  * same products, sums and bits as plain order. Slots run up to TILE + 3: sm has
- * TILE + 4. Why it matters: in f64 on the H200 the L1's wavefronts, not
+ * TILE + 4. W = 8 (rung 13's octets, a thread's 8 consecutive entries,
+ * 64 bytes apart across lanes in f64: 16-way conflicts in plain order)
+ * permutes each 8-aligned group the same way; slots up to TILE + 7, sm
+ * TILE + 8. Why it matters: in f64 on the H200 the L1's wavefronts, not
  * the DRAM, bound rung 10 (Nsight Compute, bench/results/h200/suite.md,
  * experiment h200f64/e6). */
-template <typename T> struct stage_slots {
+template <typename T, unsigned W = 4> struct stage_slots {
   T *sm;
-  unsigned off; /* k0 & 3 */
+  unsigned off; /* k0 & (W - 1) */
   __device__ __forceinline__ T &operator[](unsigned i) const {
     constexpr unsigned G = sizeof(T) == 8 ? 4u : 5u;
     const unsigned e = i + off;
-    return sm[e ^ ((e >> G) & 3u)];
+    return sm[e ^ ((e >> G) & (W - 1))];
   }
 };
 
