@@ -221,7 +221,13 @@ static int tiled_top(const smv_context *ctx, const smv_matrix *m) {
  * nor f64-f32v (8 bytes an entry: the quads' bytes in flight matter more
  * there), nor on scattered columns (stage_tg), nor inside the L2. */
 static int tiled_eo(const smv_context *ctx, const smv_matrix *m, int load) {
-  return m->prec == SMV_F64 && load == SMV_TILE_EF && smv_dram_fast(ctx);
+  /* SMV_TILE_EO=0|1|2 (branch packed-eo, experiment h200f64/e10): quads,
+   * entry order into swizzled slots, entry order into plain slots (the
+   * kernels compile entry order only for evict-first f64 loads). */
+  const int on =
+      m->prec == SMV_F64 && load == SMV_TILE_EF && smv_dram_fast(ctx);
+  const int e = smv_env_int("SMV_TILE_EO", 0, 2, on ? 2 : 0);
+  return load == SMV_TILE_EF ? e : 0;
 }
 
 static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,

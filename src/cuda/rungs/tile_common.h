@@ -475,16 +475,28 @@ tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T, V> &a,
   const int64_t r1 = dn.x;
   const unsigned k0 = (unsigned)__ldg(&row_ptr[r0]);
   const unsigned k1 = (unsigned)__ldg(&row_ptr[r1]);
+  const auto bounds = [&](unsigned i) {
+    return make_uint2((unsigned)__ldg(&row_ptr[r0 + i]) - k0,
+                      (unsigned)__ldg(&row_ptr[r0 + i + 1]) - k0);
+  };
+  if constexpr (LD == SMV_TILE_EF && sizeof(T) == 8 && !XS::entry_order) {
+    /* eo 2: entry-order staging into plain slots. Its stores are 32
+     * consecutive slots either way; the row sums' reads (one thread a row
+     * at row starts L entries apart) spread over the banks in plain order
+     * for odd L, where the swizzle scatters them (e6: 3.8- against 5.1-way
+     * conflicts on stencil27:100). */
+    if (a.eo == 2u) { /* grid-uniform */
+      stage<T, LD>(k0, k1, a.col, a.val, x, sm, true);
+      __syncthreads();
+      rows_sum<T>(r0, (unsigned)(r1 - r0), k1 - k0, bounds, a, sm, red);
+      __syncthreads(); /* sm and red are reused by the next tile */
+      return;
+    }
+  }
   const stage_slots<T> v = {sm, k0 & 3u};
   stage<T, LD>(k0, k1, a.col, a.val, x, v, a.eo != 0);
   __syncthreads();
-  rows_sum<T>(
-      r0, (unsigned)(r1 - r0), k1 - k0,
-      [&](unsigned i) {
-        return make_uint2((unsigned)__ldg(&row_ptr[r0 + i]) - k0,
-                          (unsigned)__ldg(&row_ptr[r0 + i + 1]) - k0);
-      },
-      a, v, red);
+  rows_sum<T>(r0, (unsigned)(r1 - r0), k1 - k0, bounds, a, v, red);
   __syncthreads(); /* sm and red are reused by the next tile */
 }
 
@@ -559,7 +571,7 @@ static tile_args<T, V> tile_args_of(const smv_launch *P,
                          (T *)P->y,
                          (T *)tl->partials,
                          tl->counts,
-                         eo ? 1u : 0u};
+                         (unsigned)eo};
 }
 
 /* A tile rung's launch: K<T, TILE, LD>::fn is its kernel for a tile size

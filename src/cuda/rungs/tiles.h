@@ -30,8 +30,9 @@ enum smv_tile_load {
 struct smv_tiles {
   int tile;
   int load; /* enum smv_tile_load */
-  int eo;   /* entry-order staging (tile_common.h's stage_eo): set by
-               rung 10's setup (tiled_eo), 0 from smv_tiles_setup */
+  int eo;   /* entry-order staging (tile_common.h's stage_eo): 0 quads,
+               1 entry order into swizzled slots, 2 into plain slots; set
+               by rung 10's setup (tiled_eo), 0 from smv_tiles_setup */
   int64_t ntiles;
   size_t bytes; /* the one allocation at list */
   int2 *list;
