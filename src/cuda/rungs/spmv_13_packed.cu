@@ -342,7 +342,7 @@ static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
    * delivers more than 16 bytes per SM-clock). */
   s->eo = smv_env_int("SMV_PACK_EO", 0, 1,
                       m->prec == SMV_F64 && s->load == SMV_TILE_EF &&
-                          ctx->dram_per_sm_clk > 16.0);
+                          smv_dram_fast(ctx));
   s->nnz = m->st.nnz;
   if (A->rows == 0 || A->nnz == 0) { /* never launched */
     *state = s;
