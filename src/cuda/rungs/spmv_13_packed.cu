@@ -168,7 +168,7 @@ stage_packed_eo(unsigned k0, unsigned k1, bool wide, int base,
     for (int j = 0; j < 4; j++) {
       const bool q = k + j * B < k1;
       c[j] = q ? col1_ld<EF>(k + j * B, wide, base, p.c16, p.c32) : 0;
-      v[j] = q ? ld_val1<EF>(&val[k + j * B]) : T(0);
+      v[j] = q ? ld1<EF>(&val[k + j * B]) : T(0);
     }
     T xx[4];
 #pragma unroll
