@@ -21,9 +21,7 @@ struct smv_auto_facts {
                         (0 where it has none or was not considered)      */
   int f64;           /* the matrix's values are doubles                  */
   double long_f64;   /* rows at least this long (entries, local columns,
-                        f64) go to rung 9: 56 where the device's DRAM
-                        delivers more than 16 bytes per SM per SM clock
-                        (smv_context's dram_per_sm_clk), else 72         */
+                        f64) go to rung 9: 72 (docs/engine.md, rule 7)   */
 };
 
 #endif

@@ -56,9 +56,9 @@ struct smv_context {
   /* The DRAM's peak bytes per SM per SM clock: 2 transfers a memory clock
    * x the bus width, over the SMs x their clock; 0 when the device does
    * not say. The more of them, the more bytes each SM must keep in flight
-   * to stream at the copy bandwidth (AUTO's rule 7 and rung 10's f64 tile
-   * and staging read it, through smv_dram_fast; the H100's and H200's
-   * values: docs/engine.md, rule 7). */
+   * to stream at the copy bandwidth (rung 10's f64 tile size and staging
+   * order and rung 13's staging read it, through smv_dram_fast; the H100's
+   * and H200's values: docs/engine.md, rung 10). */
   double dram_per_sm_clk;
 
   int block_override; /* 0 = per-rung default            */
@@ -251,8 +251,8 @@ unsigned smv_grid_for(int64_t work, int block);
  * empty or out of range). */
 int smv_env_int(const char *name, int lo, int hi, int dflt);
 /* A device whose DRAM delivers more than 16 bytes per SM per SM-clock
- * (the H200 class; the H100 delivers about 13): the one threshold AUTO's
- * rule 7 and rung 10's f64 tile size and staging order decide by. */
+ * (the H200 class; the H100 delivers about 13): the one threshold rung
+ * 10's f64 tile size and staging order and rung 13's staging decide by. */
 static inline int smv_dram_fast(const smv_context *ctx) {
   return ctx->dram_per_sm_clk > 16.0;
 }

@@ -245,7 +245,10 @@ smv_status smv_auto_facts_of(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   f->row_mean = s->row_mean;
   /* f64 sums and vectors: SMV_F64 and SMV_F64_F32V follow the f64 lines. */
   f->f64 = m->prec != SMV_F32;
-  f->long_f64 = smv_dram_fast(ctx) ? 56.0 : 72.0;
+  /* Rule 7's boundary: 72 on both the H100 (quad-order staging) and the
+   * H200 (entry-order staging, smv_dram_fast), where the crossing lies
+   * between 65 and 78-81 entries a row (docs/engine.md, rule 7). */
+  f->long_f64 = 72.0;
   /* Rungs whose state the rule reads (rung 12's hot columns), only where
    * they ask: set up for planning, released by smv_rungs_settle unless
    * AUTO runs them or they were asked for. */

@@ -93,8 +93,9 @@ template <typename T> struct x_hot {
 };
 
 /* Where a tile's product i (its entry k0 + i) is staged in sm (rungs 10 and
- * 12, and rung 11's pieces; rung 11's whole-row tiles and rungs 13 and 14
- * stage in plain order, slot i). A thread stages its quad (4 consecutive
+ * 12, and rung 11's pieces, in f64: quad_slots below; rung 13's octets with
+ * W = 8 in both precisions; rung 11's whole-row tiles, rung 14, f32 quads and
+ * entry-order staging into plain slots use slot i). A thread stages its quad (4 consecutive
  * entries) with four scalar stores, lane l at quad l: in plain order the
  * lanes of one store are 32 bytes apart in f64 (16 in f32), so 32 lanes
  * hit 4 (8) of the 16 (32) bank groups: 8 (4) wavefronts where 2 (1)
@@ -123,6 +124,25 @@ template <typename T, unsigned W = 4> struct stage_slots {
     const unsigned e = i + off;
     return sm[e ^ ((e >> G) & (W - 1))];
   }
+};
+
+/* The slots of a tile's quad-order staging (rung 10's tiled_tile and
+ * tile_piece, so rungs 10-12): swizzled (stage_slots) for 8-byte products,
+ * plain (slot i) for floats. In f32 plain order costs 4 wavefronts a
+ * quad-order store where the swizzle takes 1, but the one-thread-a-row
+ * sums read rows of odd length conflict-free in plain order and conflicted
+ * when swizzled, and the swizzle adds three integer operations to every
+ * staged and summed entry: f32 rung 10 ran 5-9% slower swizzled on the
+ * H200 (bench/results/h200/suite.md, e9 and e12), f64 faster (e6). */
+template <typename T> struct quad_slots {
+  using type = stage_slots<T>;
+  static __device__ __forceinline__ type of(T *sm, unsigned k0) {
+    return {sm, k0 & 3u};
+  }
+};
+template <> struct quad_slots<float> {
+  using type = float *;
+  static __device__ __forceinline__ type of(float *sm, unsigned) { return sm; }
 };
 
 /* Quad q of the tile (entries 4q..4q+3, all inside it) -> its columns and
@@ -411,7 +431,7 @@ tile_piece(int64_t b, int64_t r0, unsigned k0, const tile_args<T, V> &a,
   const unsigned rb = (unsigned)__ldg(&a.row_ptr[r0]);
   const unsigned re = (unsigned)__ldg(&a.row_ptr[r0 + 1]);
   const unsigned k1 = re - k0 < (unsigned)TILE ? re : k0 + TILE;
-  const stage_slots<T> v = {sm, k0 & 3u};
+  const auto v = quad_slots<T>::of(sm, k0);
   stage<T, LD>(k0, k1, a.col, a.val, x, v, a.eo != 0);
   __syncthreads();
   piece_finish<T, TILE>(b, r0, rb, re, k0, k1, a, v, red, last_s);
@@ -493,7 +513,7 @@ tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T, V> &a,
       return;
     }
   }
-  const stage_slots<T> v = {sm, k0 & 3u};
+  const auto v = quad_slots<T>::of(sm, k0);
   stage<T, LD>(k0, k1, a.col, a.val, x, v, a.eo != 0);
   __syncthreads();
   rows_sum<T>(r0, (unsigned)(r1 - r0), k1 - k0, bounds, a, v, red);
