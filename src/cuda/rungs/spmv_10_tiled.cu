@@ -53,18 +53,21 @@
  *   8. In f32 with those gathers, the kernel asks for a smaller shared
  *      memory carveout (tiled_kernel's smem_pct below): fewer blocks per
  *      SM, the rest of the L1 for x.
- *   9. The products are staged in swizzled slots (tile_common.h's
- *      stage_slots): a warp's quad-order stores hit every bank group, where
- *      in plain order they were 8-way conflicted in f64 (4-way in f32).
- *      Same bits. Found where f64 streamed at 70-77% of copy on the H200:
- *      its L1, not its DRAM, was the busy unit.
+ *   9. In f64 the quads' products are staged in swizzled slots
+ *      (tile_common.h's stage_slots, through quad_slots): a warp's
+ *      quad-order stores hit every bank group, where in plain order they
+ *      were 8-way conflicted. Same bits. Found where f64 streamed at 70-77%
+ *      of copy on the H200: its L1, not its DRAM, was the busy unit. Not in
+ *      f32, where it lost (its stores were 4-way conflicted, but the
+ *      swizzle's index arithmetic and the row sums' conflicted reads cost
+ *      more: experiment h200f64/e12).
  *  10. On such a device, f64 past the L2 on local columns is staged in
- *      entry order with scalar loads (stage_eo, tiled_eo below): a warp's
- *      gather of 32 entries reads 2 lines of x there, 8 in quad order.
- *      Slower in f32 and where the quads already stream near copy. Not in
- *      f64-f32v. Its stores gain nothing from change 9's slots, and where
- *      a tile starts off a multiple of 4 entries they cost conflicts (a
- *      warp's 32 slots straddle two quad groups with different keys).
+ *      entry order with scalar loads (stage_eo, tiled_eo below) into plain
+ *      slots: a warp's gather of 32 entries reads 2 lines of x there, 8 in
+ *      quad order, and its stores are 32 consecutive slots. Plain slots
+ *      beat change 9's there (e13: the row sums' reads, one thread a row,
+ *      spread over the banks for odd row lengths). Slower in f32 and where
+ *      the quads already stream near copy. Not in f64-f32v.
  * Why it should help: no lanes wasted on any row length, 16-byte loads,
  * a fixed amount of work per block.
  * Where it loses: the staging round trip through shared memory and the
@@ -221,9 +224,10 @@ static int tiled_top(const smv_context *ctx, const smv_matrix *m) {
  * nor f64-f32v (8 bytes an entry: the quads' bytes in flight matter more
  * there), nor on scattered columns (stage_tg), nor inside the L2. */
 static int tiled_eo(const smv_context *ctx, const smv_matrix *m, int load) {
-  /* SMV_TILE_EO=0|1|2 (branch packed-eo, experiment h200f64/e10): quads,
-   * entry order into swizzled slots, entry order into plain slots (the
-   * kernels compile entry order only for evict-first f64 loads). */
+  /* SMV_TILE_EO=0|1|2 for experiments (h200f64/e13): quads, entry order
+   * into swizzled slots (a loss against 2 on every matrix timed), entry
+   * order into plain slots, the default where `on` (the kernels compile
+   * entry order only for evict-first f64 loads). */
   const int on =
       m->prec == SMV_F64 && load == SMV_TILE_EF && smv_dram_fast(ctx);
   const int e = smv_env_int("SMV_TILE_EO", 0, 2, on ? 2 : 0);

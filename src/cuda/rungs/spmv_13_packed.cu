@@ -31,17 +31,24 @@
  * copy-bound kernel can reach about 1.2x / 1.33x CSR's limit.
  * Why it should help: local-column matrices past the L2 are copy-bound in
  * rungs 9 and 10; fewer bytes is the only way past that limit.
- * Where it loses: measured on the H200, everywhere it was timed: slower
- * than rung 10, the CSR it packs, on lap3d, stencil27 and elastic3d in
- * both precisions (bench/results/h200/suite.md). It reads fewer bytes but
- * decodes them inside rung 10's staged tile, so it inherits rung 10's
- * limit on bytes in flight (load, barrier, reduce) and adds the decode; a
- * packed format needs a kernel that keeps more bytes in flight first.
- * Kept as a documented loss: AUTO's rule never runs it (its set-up packs
- * on the host, far more than an SpMV); the tuner times it, and so does the
- * reuse plan (SMV_MATRIX_REUSE: many calls repay the set-up) where
- * reuse_ok below accepts the matrix, so a device or a matrix where it wins
- * gets it by measurement. Scattered columns lose too (every tile wide: the
+ * Later changes (experiments packed/p2, h200f64/e12-e13):
+ *   - The octets are staged into swizzled slots (stage_slots<T, 8>): a
+ *     thread's 8 consecutive entries are 32 (f32) or 64 (f64) bytes apart
+ *     across lanes, so in plain order one warp store hit 8- or 16-way bank
+ *     conflicts. This made rung 13 in f32 faster than rung 10 on the H200.
+ *   - Entry-order staging of the offsets (SMV_PACK_EO=1, rung 10's
+ *     stage_eo with 2-byte columns): a loss in f64, off by default.
+ * Where it wins and loses (H200: bench/results/h200/suite.md): in f32 it
+ * is at least as fast as rung 10 on the local-column matrices past the L2
+ * that were timed. In f64 it loses to rung 10, tying on rows of 33: its
+ * reads wait (Nsight Compute: long-scoreboard stalls, half the DRAM's
+ * throughput at full occupancy), so 10 bytes an entry staged 8 a thread
+ * in rung 10's tile (load, barrier, reduce) keep too few bytes in flight.
+ * AUTO's rule never runs it (its set-up packs on the host, far more than
+ * an SpMV); the tuner times it, and so does the reuse plan
+ * (SMV_MATRIX_REUSE: many calls repay the set-up) where reuse_ok below
+ * accepts the matrix, so a device or a matrix where it wins gets it by
+ * measurement. Scattered columns lose too (every tile wide: the
  * same bytes as CSR plus the set-up); gathers of x, not the stream, limit
  * those anyway.
  * The set-up packs the columns on the host (the engine copies them back
@@ -337,12 +344,11 @@ static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
   s->tile = smv_tile_size(ctx, m->st.nnz,
                           m->prec == SMV_F64 ? 2048 : 4096); /* rung 10's */
   s->load = smv_matrix_past_l2(ctx, m) ? SMV_TILE_EF : SMV_TILE_RO;
-  /* SMV_PACK_EO=0|1 (experiment packed/p2): entry-order staging; by
-   * default as rung 10's tiled_eo (f64 past the L2 where the DRAM
-   * delivers more than 16 bytes per SM-clock). */
-  s->eo = smv_env_int("SMV_PACK_EO", 0, 1,
-                      m->prec == SMV_F64 && s->load == SMV_TILE_EF &&
-                          smv_dram_fast(ctx));
+  /* SMV_PACK_EO=1 (experiments packed/p2, h200f64/e13): entry-order
+   * staging of the 2-byte offsets, a loss: in f64 on the H200 octets ran
+   * 1.04-1.14x faster on every matrix timed (it is kept for experiments;
+   * f32 was not timed with it). Off by default. */
+  s->eo = smv_env_int("SMV_PACK_EO", 0, 1, 0);
   s->nnz = m->st.nnz;
   if (A->rows == 0 || A->nnz == 0) { /* never launched */
     *state = s;
