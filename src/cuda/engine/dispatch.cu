@@ -47,9 +47,9 @@
  *   columns span more than 65535) and 16-bit row ends / 10 bytes per entry
  *   in f64, 6 in f32 on local columns (CSR 12, 8): past CSR's copy limit /
  *   scattered columns (all tiles 32-bit: CSR's bytes), set-up reads the
- *   columns on the host; slower than rung 10 on the H200 (the decode in
- *   the staged tile): AUTO's rule never picks it, the tuner and the reuse
- *   plan (SMV_MATRIX_REUSE) time it
+ *   columns on the host; on the H200 faster than rung 10 in f32, slower in
+ *   f64 (too few bytes in flight): AUTO's rule never picks it, the tuner
+ *   and the reuse plan (SMV_MATRIX_REUSE) time it
  * 14 pipe: rung 10's tiles copied global -> shared by cp.async into a ring
  *   of stages, tiles ahead of the arithmetic, persistent grid / bytes in
  *   flight that do not follow the block's phases (f64 on the H200) /

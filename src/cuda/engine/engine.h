@@ -122,6 +122,12 @@ cudaError_t smv_workspace_grow(void **p, size_t *cap, size_t bytes);
 
 /* Per-matrix statistics, from the host CSR at upload (what AUTO and the
  * adaptive rung decide from). */
+/* Columns within this distance of the scaled diagonal i * cols / rows are
+ * "near": a tile of rows whose entries are all near spans at most 2 x
+ * 30000 columns plus its own rows (<= 4096), inside a 16-bit offset's
+ * 65535 (rung 13's narrow tiles). */
+#define SMV_NEAR_COLS 30000.0
+
 struct smv_matrix_stats {
   int64_t rows, cols, nnz;
   int64_t row_max;
@@ -132,6 +138,10 @@ struct smv_matrix_stats {
    * (scaled) diagonal the columns lie, 0 for a diagonal, about 1/3 for
    * uniformly random columns. Large = x is gathered from all over. */
   double col_spread;
+  /* Entries whose column lies more than SMV_NEAR_COLS from the (scaled)
+   * diagonal: a tile of rung 13 holding one of them spans more than a
+   * 16-bit offset reaches (its reuse_ok). */
+  int64_t far_entries;
 };
 
 struct smv_matrix {

@@ -55,8 +55,11 @@ static void compute_stats(const smv_csr *A, struct smv_matrix_stats *s) {
     double spread = 0;
     for (int64_t i = 0; i < A->rows; i++) {
       const double diag = (double)i * scale;
-      for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-        spread += fabs((double)A->col_idx[k] - diag);
+      for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        const double d = fabs((double)A->col_idx[k] - diag);
+        spread += d;
+        s->far_entries += d > SMV_NEAR_COLS;
+      }
     }
     s->col_spread = spread / (double)A->nnz / (double)A->cols;
   }

@@ -14,7 +14,7 @@
  *      every run) checks the offsets (row_ptr[0] = 0, non-decreasing,
  *      row_ptr[rows] = nnz) and the columns (0 <= j < cols), and computes
  *      the statistics of struct smv_matrix_stats: row_max, long_rows,
- *      short_rows and col_spread (engine.h);
+ *      short_rows, col_spread and far_entries (engine.h);
  *   4. the row offsets, rows + 1 int32 (4 bytes a row, never the entries),
  *      are copied to the host: the rung plans (rung 9's chunk list, rungs
  *      10-11's tiles) are cut on the host from them, as for a host matrix;
@@ -41,6 +41,7 @@ struct dev_stats {
   long long row_max;    /* longest row                                   */
   long long long_rows;  /* rows longer than 4 x the mean                 */
   long long short_rows; /* rows under SMV_SPMM_SHORT_ROW entries        */
+  long long far;        /* entries past SMV_NEAR_COLS of the diagonal    */
   long long bad_row;    /* first row whose offsets are wrong (or -1)     */
   long long bad_entry;  /* first entry whose column is out of range (-1) */
   long long bad_col;    /* that column                                   */
@@ -69,8 +70,8 @@ __global__ static void stats_kernel(int64_t rows, int64_t cols, int64_t nnz,
   const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
   const double scale = rows > 0 ? (double)cols / (double)rows : 0.0;
   double spread = 0;
-  long long row_max = 0, long_rows = 0, short_rows = 0, bad_row = -1,
-            bad_entry = -1;
+  long long row_max = 0, long_rows = 0, short_rows = 0, far = 0,
+            bad_row = -1, bad_entry = -1;
   long long bad_col = 0;
   for (int64_t i = (int64_t)blockIdx.x * (blockDim.x >> 5) + warp; i < rows;
        i += warps) {
@@ -100,7 +101,9 @@ __global__ static void stats_kernel(int64_t rows, int64_t cols, int64_t nnz,
           bad_col = j;
         }
       } else {
-        spread += fabs((double)j - diag);
+        const double d = fabs((double)j - diag);
+        spread += d;
+        far += d > SMV_NEAR_COLS;
       }
     }
   }
@@ -111,6 +114,7 @@ __global__ static void stats_kernel(int64_t rows, int64_t cols, int64_t nnz,
     row_max = rm > row_max ? rm : row_max;
     long_rows += __shfl_down_sync(0xffffffffu, long_rows, o);
     short_rows += __shfl_down_sync(0xffffffffu, short_rows, o);
+    far += __shfl_down_sync(0xffffffffu, far, o);
     bad_row = min_bad(bad_row, __shfl_down_sync(0xffffffffu, bad_row, o));
     long long be = __shfl_down_sync(0xffffffffu, bad_entry, o);
     long long bc = __shfl_down_sync(0xffffffffu, bad_col, o);
@@ -124,6 +128,7 @@ __global__ static void stats_kernel(int64_t rows, int64_t cols, int64_t nnz,
     part[warp].row_max = row_max;
     part[warp].long_rows = long_rows;
     part[warp].short_rows = short_rows;
+    part[warp].far = far;
     part[warp].bad_row = bad_row;
     part[warp].bad_entry = bad_entry;
     part[warp].bad_col = bad_col;
@@ -136,6 +141,7 @@ __global__ static void stats_kernel(int64_t rows, int64_t cols, int64_t nnz,
       b.row_max = part[w].row_max > b.row_max ? part[w].row_max : b.row_max;
       b.long_rows += part[w].long_rows;
       b.short_rows += part[w].short_rows;
+      b.far += part[w].far;
       b.bad_row = min_bad(b.bad_row, part[w].bad_row);
       if (part[w].bad_entry >= 0 &&
           (b.bad_entry < 0 || part[w].bad_entry < b.bad_entry)) {
@@ -357,6 +363,7 @@ static smv_status device_stats(smv_context *ctx, smv_matrix *m, int64_t rows,
       s->row_max = h[b].row_max;
     s->long_rows += h[b].long_rows;
     s->short_rows += h[b].short_rows;
+    s->far_entries += h[b].far;
     if (h[b].bad_row >= 0 && (bad_row < 0 || h[b].bad_row < bad_row))
       bad_row = h[b].bad_row;
     if (h[b].bad_entry >= 0 && (bad_entry < 0 || h[b].bad_entry < bad_entry)) {

@@ -404,15 +404,16 @@ static cudaError_t launch(const struct smv_launch *P) {
 
 /* A candidate of the reuse plan (engine.h, `reuse`), from the statistics
  * alone: entries, past the L2 (the bytes packing saves are DRAM bytes;
- * inside the L2 an SpMV is launch-bound), and entries near the diagonal:
- * a mean distance of col_spread x cols at most 8192 columns, an eighth of
- * a narrow tile's 65535-column span (a tile spans that distance on both
- * sides of its rows), so most tiles pack their indices in 16 bits. lap3d
- * of side s: about 2 s^2 / 7 (s = 160: 7300, accepted; s = 200: 11400,
- * where the +-s^2 neighbours overflow the span, refused). */
+ * inside the L2 an SpMV is launch-bound), and at most 1% of the entries
+ * farther than SMV_NEAR_COLS from the diagonal, so nearly every tile packs
+ * its indices in 16 bits. 3-D stencils of side s reach s^2 + s + 1
+ * (lap3d and stencil27 up to s = 172 accepted; lap3d:200 refused: 2 of
+ * its 7 entries a row lie 40000 away); elastic3d, 3 unknowns a node,
+ * 3 (s^2 + s + 1) + 2. A mean distance (col_spread) cannot tell: lap3d
+ * reaches 3.5 times its mean, stencil27 1.5 times. */
 static int reuse_ok(const smv_context *ctx, const smv_matrix *m) {
   return m->st.nnz > 0 && smv_matrix_past_l2(ctx, m) &&
-         m->st.col_spread * (double)m->st.cols <= 8192.0;
+         m->st.far_entries * 100 <= m->st.nnz;
 }
 
 static constexpr struct smv_rung packed_rung() {
