@@ -70,8 +70,8 @@ __global__ static void stats_kernel(int64_t rows, int64_t cols, int64_t nnz,
   const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
   const double scale = rows > 0 ? (double)cols / (double)rows : 0.0;
   double spread = 0;
-  long long row_max = 0, long_rows = 0, short_rows = 0, far = 0,
-            bad_row = -1, bad_entry = -1;
+  long long row_max = 0, long_rows = 0, short_rows = 0, far = 0, bad_row = -1,
+            bad_entry = -1;
   long long bad_col = 0;
   for (int64_t i = (int64_t)blockIdx.x * (blockDim.x >> 5) + warp; i < rows;
        i += warps) {

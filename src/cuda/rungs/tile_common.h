@@ -95,10 +95,10 @@ template <typename T> struct x_hot {
 /* Where a tile's product i (its entry k0 + i) is staged in sm (rungs 10 and
  * 12, and rung 11's pieces, in f64: quad_slots below; rung 13's octets with
  * W = 8 in both precisions; rung 11's whole-row tiles, rung 14, f32 quads and
- * entry-order staging into plain slots use slot i). A thread stages its quad (4 consecutive
- * entries) with four scalar stores, lane l at quad l: in plain order the
- * lanes of one store are 32 bytes apart in f64 (16 in f32), so 32 lanes
- * hit 4 (8) of the 16 (32) bank groups: 8 (4) wavefronts where 2 (1)
+ * entry-order staging into plain slots use slot i). A thread stages its quad (4
+ * consecutive entries) with four scalar stores, lane l at quad l: in plain
+ * order the lanes of one store are 32 bytes apart in f64 (16 in f32), so 32
+ * lanes hit 4 (8) of the 16 (32) bank groups: 8 (4) wavefronts where 2 (1)
  * would do. Swizzled, entry e = i + (k0 & 3) (quads counted
  * from the aligned entry below k0) lives at slot e ^ ((e >> G) & 3),
  * G = log2(128 / sizeof(T)): each quad's four entries are permuted among
