@@ -19,7 +19,7 @@
 #      changes (e6-e8 made rung 10 faster on rows of 23 and more; e8 saw
 #      it ahead of rung 9 at 65 entries). Rung 9 against rung 10 on band
 #      rows of 49-129 entries, f64, past the L2.
-# The binaries are built here (no GPU needed) with sm_90 SASS only, which
+# The binaries are built here (prebuild.sh, no GPU needed) with sm_90 SASS only, which
 # halves them so that they fit the call's 64 MiB:
 #   /tmp/bisbuild.sh-style: git archive REV | tar x; make -j2 SM=90
 #   NVCCFLAGS="-O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -lineinfo
@@ -28,13 +28,9 @@
 # Device: OUT=dir scripts/experiments/h200f64/e12.sh
 set -u
 OUT=${OUT:-/tmp/h200f64-e12}
-mkdir -p "$OUT" /tmp/e12
-for f in bis/*.xz; do
-  b=$(basename "$f" .xz)
-  xz -dc "$f" >/tmp/e12/$b && chmod +x /tmp/e12/$b
-done
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total \
-  --format=csv,noheader
+mkdir -p "$OUT"
+. "$(dirname "$0")/prebuilt.sh"
+prebuilt_unpack /tmp/e12
 ls /tmp/e12
 echo "== A: bisection step (f32, L2-warm)"
 # Trees in commit order (those whose binary came); 03dc1f7 and head, the

@@ -18,21 +18,13 @@
 # Device: OUT=dir scripts/experiments/h200f64/e13.sh
 set -u
 OUT=${OUT:-/tmp/h200f64-e13}
-mkdir -p "$OUT" /tmp/e13
-for f in bis/*.xz; do
-  b=$(basename "$f" .xz)
-  xz -dc "$f" >/tmp/e13/$b && chmod +x /tmp/e13/$b
-done
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total \
-  --format=csv,noheader
+mkdir -p "$OUT"
+. "$(dirname "$0")/prebuilt.sh"
+prebuilt_unpack /tmp/e13
 B=/tmp/e13/new
 echo "== 1. device tests"
-for t in test_cuda_spmv test_cuda_hot test_cuda_packed test_cuda_pipe \
-  test_cuda_plan test_cuda_matrices test_cuda_reuse; do
-  timeout 120 $B-$t >"$OUT/$t.log" 2>&1
-  echo "$t: exit $?: $(grep '^RESULT' "$OUT/$t.log" | tail -1)"
-  grep -E "CHECK failed|FAIL" "$OUT/$t.log" | head -5
-done
+prebuilt_tests $B- "$OUT" test_cuda_spmv test_cuda_hot test_cuda_packed \
+  test_cuda_pipe test_cuda_plan test_cuda_matrices test_cuda_reuse
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for t in test_cuda_spmv test_cuda_packed; do
   timeout 150 "$SAN" --tool memcheck --error-exitcode 99 $B-$t \

@@ -11,19 +11,11 @@
 # Device: OUT=dir scripts/experiments/h200f64/e14.sh
 set -u
 OUT=${OUT:-/tmp/h200f64-e14}
-mkdir -p "$OUT" /tmp/e14
-for f in bis/*.xz; do
-  b=$(basename "$f" .xz)
-  xz -dc "$f" >/tmp/e14/$b && chmod +x /tmp/e14/$b
-done
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total \
-  --format=csv,noheader
+mkdir -p "$OUT"
+. "$(dirname "$0")/prebuilt.sh"
+prebuilt_unpack /tmp/e14
 B=/tmp/e14/new
-for t in test_cuda_packed test_cuda_reuse test_cuda_spmv; do
-  timeout 120 $B-$t >"$OUT/$t.log" 2>&1
-  echo "$t: exit $?: $(grep '^RESULT' "$OUT/$t.log" | tail -1)"
-  grep -E "CHECK failed|FAIL" "$OUT/$t.log" | head -5
-done
+prebuilt_tests $B- "$OUT" test_cuda_packed test_cuda_reuse test_cuda_spmv
 M="band:4000000:8 band:2000000:16 band:1500000:23 band:1000000:32 band:800000:47 stencil27:100 stencil27:150 elastic3d:50 elastic3d:70 lap3d:160"
 timeout 420 $B-smv bench $M \
   --alg adaptive,tiled,packed,cusparse-alg1,cusparse-alg2,auto --reuse \

@@ -15,19 +15,12 @@
 # Device: OUT=dir scripts/experiments/h200f64/e15.sh
 set -u
 OUT=${OUT:-/tmp/h200f64-e15}
-mkdir -p "$OUT" /tmp/e15
-for f in bis/*.xz; do
-  b=$(basename "$f" .xz)
-  xz -dc "$f" >/tmp/e15/$b && chmod +x /tmp/e15/$b
-done
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total \
-  --format=csv,noheader
+mkdir -p "$OUT"
+. "$(dirname "$0")/prebuilt.sh"
+prebuilt_unpack /tmp/e15
 B=/tmp/e15/new
-for t in test_cuda_reuse test_cuda_packed test_cuda_matrix_device; do
-  timeout 150 $B-$t >"$OUT/$t.log" 2>&1
-  echo "$t: exit $?: $(grep '^RESULT' "$OUT/$t.log" | tail -1)"
-  grep -E "CHECK failed|FAIL|rung 13|reuse plan" "$OUT/$t.log" | head -12
-done
+prebuilt_tests $B- "$OUT" test_cuda_reuse test_cuda_packed test_cuda_matrix_device
+grep -E "rung 13|reuse plan" "$OUT/test_cuda_reuse.log" | head -12
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 timeout 120 "$SAN" --tool memcheck --error-exitcode 99 \
   $B-test_cuda_matrix_device >"$OUT/san-matrix_device.log" 2>&1

@@ -7,12 +7,7 @@
 # (carry ["bis"]).   Device: OUT=dir scripts/experiments/h200f64/e16.sh
 set -u
 OUT=${OUT:-/tmp/h200f64-e16}
-mkdir -p "$OUT" /tmp/e16
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-for f in bis/*.xz; do
-  t=$(basename "$f" .xz)
-  xz -dc "$f" >/tmp/e16/$t && chmod +x /tmp/e16/$t
-  timeout 200 /tmp/e16/$t >"$OUT/$t.log" 2>&1
-  echo "$t: exit $?: $(grep '^RESULT' "$OUT/$t.log" | tail -1)"
-  grep -E "CHECK failed|FAIL" "$OUT/$t.log" | head -5
-done
+mkdir -p "$OUT"
+. "$(dirname "$0")/prebuilt.sh"
+prebuilt_unpack /tmp/e16
+prebuilt_tests /tmp/e16/ "$OUT" $(cd bis && ls *.xz | sed 's/\.xz$//')

@@ -157,35 +157,18 @@ __device__ __forceinline__ int col1_ld(unsigned k, bool wide, int base,
   return base + (int)(EF ? __ldcs(&c16[k]) : __ldg(&c16[k]));
 }
 
-/* The tile in entry order with scalar loads (tile_common.h's stage_eo with
- * the packed columns): thread t takes entries k0 + t + B j, j = 0..3 a
- * round; a warp's column load is 64 bytes of offsets (narrow), its gather
- * 32 consecutive entries' columns, its stores 32 consecutive slots. */
+/* The tile in entry order with scalar loads (tile_common.h's stage_eo_by
+ * with the packed columns): a warp's column load is 64 bytes of offsets
+ * (narrow), its gather 32 consecutive entries' columns, its stores 32
+ * consecutive slots. */
 template <typename T, bool EF, typename SM>
 __device__ __forceinline__ void
 stage_packed_eo(unsigned k0, unsigned k1, bool wide, int base,
                 const packed_args<T> &p, const SM &sm) {
-  const unsigned t = threadIdx.x, B = blockDim.x;
-  const T *__restrict__ val = p.a.val;
-  const T *__restrict__ x = p.a.x;
-  for (unsigned k = k0 + t; k < k1; k += 4 * B) {
-    int c[4];
-    T v[4];
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-      const bool q = k + j * B < k1;
-      c[j] = q ? col1_ld<EF>(k + j * B, wide, base, p.c16, p.c32) : 0;
-      v[j] = q ? ld1<EF>(&val[k + j * B]) : T(0);
-    }
-    T xx[4];
-#pragma unroll
-    for (int j = 0; j < 4; j++)
-      xx[j] = k + j * B < k1 ? __ldg(&x[c[j]]) : T(0);
-#pragma unroll
-    for (int j = 0; j < 4; j++)
-      if (k + j * B < k1)
-        sm[k + j * B - k0] = v[j] * xx[j];
-  }
+  stage_eo_by<T, EF>(
+      k0, k1,
+      [&](unsigned k) { return col1_ld<EF>(k, wide, base, p.c16, p.c32); },
+      p.a.val, x_plain<T>{p.a.x}, sm);
 }
 
 /* Tile b: stage its products, then rung 10's sums (a piece: its row's

@@ -263,10 +263,11 @@ template <bool EF, typename V> __device__ __forceinline__ V ld1(const V *p) {
  * in flight a thread: in f32 (and f64 on the H100 class, where the quads stream
  * near copy) the quads are faster. Four entries a round: eight spilled under
  * rung 10's 32 registers. */
-template <typename T, bool EF, typename XS, typename V, typename SM>
+template <typename T, bool EF, typename CF, typename XS, typename V,
+          typename SM>
 __device__ __forceinline__ void
-stage_eo(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
-         const V *__restrict__ val, const XS &x, const SM &sm) {
+stage_eo_by(unsigned k0, unsigned k1, const CF &col_of,
+            const V *__restrict__ val, const XS &x, const SM &sm) {
   const unsigned t = threadIdx.x, B = blockDim.x;
   for (unsigned k = k0 + t; k < k1; k += 4 * B) {
     int c[4];
@@ -274,7 +275,7 @@ stage_eo(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
 #pragma unroll
     for (int j = 0; j < 4; j++) {
       const bool p = k + j * B < k1;
-      c[j] = p ? ld1<EF>(&col[k + j * B]) : 0;
+      c[j] = p ? col_of(k + j * B) : 0;
       v[j] = p ? ld1<EF>(&val[k + j * B]) : V(0);
     }
     T xx[4];
@@ -286,6 +287,15 @@ stage_eo(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
       if (k + j * B < k1)
         sm[k + j * B - k0] = T(v[j]) * xx[j];
   }
+}
+/* stage_eo_by with the CSR's columns (col_of(k): entry k's column; rung 13
+ * gives its packed offsets). */
+template <typename T, bool EF, typename XS, typename V, typename SM>
+__device__ __forceinline__ void
+stage_eo(unsigned k0, unsigned k1, const int32_t *__restrict__ col,
+         const V *__restrict__ val, const XS &x, const SM &sm) {
+  stage_eo_by<T, EF>(
+      k0, k1, [&](unsigned k) { return ld1<EF>(&col[k]); }, val, x, sm);
 }
 
 /* Stage the products of entries [k0, k1) (k1 - k0 <= the tile) into sm
