@@ -193,28 +193,6 @@ int64_t smv_tiled_end(const smv_csr *A, int64_t start, int64_t tile) {
 }
 
 /* The rung's state: its tile list (tiles.h), which rung 12 runs on too. */
-/* The largest tile: 4096 entries in f32; in f64 2048 (8 entries per
- * thread at 256 threads), or 4096 (16 per thread) for local columns in
- * rows of 32 entries or more on a device whose DRAM delivers more than 16
- * bytes per SM-clock (smv_dram_fast: the H200), where the longer
- * load phase per barrier keeps more bytes in flight (on the H200 rows of
- * 33-49 in f64 ran faster with it, rows of 17-26 slower; on the H100 the
- * 2048 tile already streams near the copy bandwidth:
- * bench/results/h200/suite.md). Not on scattered columns: there the
- * gathers of x, not the stream, set the pace, and 4096-entry tiles (6
- * blocks an SM instead of 8) made rung 10 lose clearly to cuSPARSE ALG1
- * on rows of 33-81 (suite.md, experiment h200f64/e4), where rule 4 of
- * AUTO runs it. */
-static int tiled_top(const smv_context *ctx, const smv_matrix *m) {
-  /* f64-f32v stages double products like f64 (8 bytes a slot of sm): f64's
-   * tile sizes keep its 16 or 32 KiB per block. */
-  if (m->prec == SMV_F32)
-    return SMV_TILED_TILE_MAX;
-  return m->st.row_mean >= 32.0 && smv_dram_fast(ctx) &&
-                 !smv_matrix_scattered(m)
-             ? 4096
-             : 2048;
-}
 
 /* Entry-order staging (tile_common.h's stage_eo) instead of the quads: in
  * f64 past the L2 on local columns, on a device whose DRAM delivers more
@@ -234,14 +212,40 @@ static int tiled_eo(const smv_context *ctx, const smv_matrix *m, int load) {
   return load == SMV_TILE_EF ? e : 0;
 }
 
+/* The largest tile: 4096 entries in f32; in f64 2048 (8 entries per
+ * thread at 256 threads), or 4096 (16 per thread) for quads (eo 0) on
+ * local columns in rows of 32 entries or more on a device whose DRAM
+ * delivers more than 16 bytes per SM-clock (smv_dram_fast: the H200),
+ * where the longer load phase per barrier kept more bytes in flight for
+ * the quads (rows of 33-49 faster, 17-26 slower; on the H100 the 2048 tile
+ * already streams near the copy bandwidth). Entry-order staging (eo, f64
+ * past the L2 there) keeps 2048: with it 4096 lost on every row length
+ * timed, 17-27 entries (1.10-1.27x slower) and 33-95 (1.06-1.21x), and 1024
+ * lost too (1.12-1.21x on 17-33; experiment h200f64/e17). Not on scattered
+ * columns: there the gathers of x, not the stream, set the pace, and 4096-entry
+ * tiles (6 blocks an SM instead of 8) made rung 10 lose clearly to cuSPARSE
+ * ALG1 on rows of 33-81 (suite.md, experiment h200f64/e4), where rule 4 of AUTO
+ * runs it. */
+static int tiled_top(const smv_context *ctx, const smv_matrix *m, int eo) {
+  /* f64-f32v stages double products like f64 (8 bytes a slot of sm): f64's
+   * tile sizes keep its 16 or 32 KiB per block. */
+  if (m->prec == SMV_F32)
+    return SMV_TILED_TILE_MAX;
+  return !eo && m->st.row_mean >= 32.0 && smv_dram_fast(ctx) &&
+                 !smv_matrix_scattered(m)
+             ? 4096
+             : 2048;
+}
+
 static smv_status setup(smv_context *ctx, smv_matrix *m, const smv_csr *A,
                         void **state) {
-  const int tile = smv_tile_size(ctx, m->st.nnz, tiled_top(ctx, m));
   const int load = smv_tile_load(ctx, m);
+  const int eo = tiled_eo(ctx, m, load);
+  const int tile = smv_tile_size(ctx, m->st.nnz, tiled_top(ctx, m, eo));
   const smv_status st =
       smv_tiles_setup(ctx, A, tile, load, smv_tiled_end, "tiled", state);
   if (st == SMV_OK)
-    ((struct smv_tiles *)*state)->eo = tiled_eo(ctx, m, load);
+    ((struct smv_tiles *)*state)->eo = eo;
   return st;
 }
 
