@@ -90,7 +90,8 @@ static void test_bytes_and_tuner(void) {
 
 int main(void) {
   /* Rung 10's largest tile is 4096 in f32 (and in f64 on rows of 32 or
-   * more on some devices); rung 14's 2048: the same cut for the bits. */
+   * more staged as quads on some devices); rung 14's 2048: the same cut
+   * for the bits. */
   setenv("SMV_TILE_TOP", "2048", 1);
   RUN(test_cases);
   RUN(test_past_l2);

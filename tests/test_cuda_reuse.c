@@ -184,8 +184,8 @@ static void calls_check(const char *spec, const smv_csr *A, int f32) {
 static void test_reuse_plan(void) {
   TC_NEED_DEVICE();
   /* Inside the L2 (rung 13 never qualifies), past it with local columns
-   * (lap3d:100: 6.9 M entries, 83 MB in f64, 55 MB in f32; mean distance
-   * from the diagonal 2900 columns: qualifies where the L2 is smaller),
+   * (lap3d:100: 6.9 M entries, 83 MB in f64, 55 MB in f32; farthest entry
+   * 10101 columns from the diagonal: qualifies where the L2 is smaller),
    * stencil27:120 (46.7 M entries, past any L2 here; mean distance 9600
    * columns, farthest 14521: every tile narrow, qualifies), past it with
    * scattered columns (never qualifies). */

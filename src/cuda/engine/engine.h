@@ -57,8 +57,8 @@ struct smv_context {
    * x the bus width, over the SMs x their clock; 0 when the device does
    * not say. The more of them, the more bytes each SM must keep in flight
    * to stream at the copy bandwidth (rung 10's f64 tile size and staging
-   * order and rung 13's staging read it, through smv_dram_fast; the H100's
-   * and H200's values: docs/engine.md, rung 10). */
+   * order read it, through smv_dram_fast; the H100's and H200's values:
+   * docs/engine.md, rule 7). */
   double dram_per_sm_clk;
 
   int block_override; /* 0 = per-rung default            */
@@ -123,9 +123,11 @@ cudaError_t smv_workspace_grow(void **p, size_t *cap, size_t bytes);
 /* Per-matrix statistics, from the host CSR at upload (what AUTO and the
  * adaptive rung decide from). */
 /* Columns within this distance of the scaled diagonal i * cols / rows are
- * "near": a tile of rows whose entries are all near spans at most 2 x
- * 30000 columns plus its own rows (<= 4096), inside a 16-bit offset's
- * 65535 (rung 13's narrow tiles). */
+ * "near": a tile of R rows whose entries are all near spans at most 2 x
+ * 30000 columns plus (R - 1) x cols / rows, inside a 16-bit offset's 65535
+ * (rung 13's narrow tiles) for square-ish matrices. Only a filter for
+ * rung 13's reuse candidacy: a tile holding a far entry keeps 32-bit
+ * columns, and the reuse plan measures rung 13 before keeping it. */
 #define SMV_NEAR_COLS 30000.0
 
 struct smv_matrix_stats {
@@ -262,7 +264,7 @@ unsigned smv_grid_for(int64_t work, int block);
 int smv_env_int(const char *name, int lo, int hi, int dflt);
 /* A device whose DRAM delivers more than 16 bytes per SM per SM-clock
  * (the H200 class; the H100 delivers about 13): the one threshold rung
- * 10's f64 tile size and staging order and rung 13's staging decide by. */
+ * 10's f64 tile size and staging order decide by. */
 static inline int smv_dram_fast(const smv_context *ctx) {
   return ctx->dram_per_sm_clk > 16.0;
 }

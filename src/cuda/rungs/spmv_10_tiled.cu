@@ -204,12 +204,14 @@ int64_t smv_tiled_end(const smv_csr *A, int64_t start, int64_t tile) {
 static int tiled_eo(const smv_context *ctx, const smv_matrix *m, int load) {
   /* SMV_TILE_EO=0|1|2 for experiments (h200f64/e13): quads, entry order
    * into swizzled slots (a loss against 2 on every matrix timed), entry
-   * order into plain slots, the default where `on` (the kernels compile
-   * entry order only for evict-first f64 loads). */
+   * order into plain slots, the default where `on`. The kernels compile
+   * entry order only for evict-first loads of 8-byte products, so f32 is
+   * never set; the knob can force it in f64-f32v. Pieces of rows longer
+   * than a tile stage entry order into swizzled slots in modes 1 and 2. */
   const int on =
       m->prec == SMV_F64 && load == SMV_TILE_EF && smv_dram_fast(ctx);
   const int e = smv_env_int("SMV_TILE_EO", 0, 2, on ? 2 : 0);
-  return load == SMV_TILE_EF ? e : 0;
+  return load == SMV_TILE_EF && m->prec != SMV_F32 ? e : 0;
 }
 
 /* The largest tile: 4096 entries in f32; in f64 2048 (8 entries per
@@ -221,7 +223,9 @@ static int tiled_eo(const smv_context *ctx, const smv_matrix *m, int load) {
  * already streams near the copy bandwidth). Entry-order staging (eo, f64
  * past the L2 there) keeps 2048: with it 4096 lost on every row length
  * timed, 17-27 entries (1.10-1.27x slower) and 33-95 (1.06-1.21x), and 1024
- * lost too (1.12-1.21x on 17-33; experiment h200f64/e17). Not on scattered
+ * lost too (1.12-1.21x on 17-33; experiment h200f64/e17). Rung 12 runs
+ * on these tiles with quads (2048 where rung 10 stages in entry order; not
+ * timed in f64, which AUTO never runs on rung 12). Not on scattered
  * columns: there the gathers of x, not the stream, set the pace, and 4096-entry
  * tiles (6 blocks an SM instead of 8) made rung 10 lose clearly to cuSPARSE
  * ALG1 on rows of 33-81 (suite.md, experiment h200f64/e4), where rule 4 of AUTO
