@@ -208,10 +208,10 @@ static int tiled_eo(const smv_context *ctx, const smv_matrix *m, int load) {
    * entry order only for evict-first loads of 8-byte products, so f32 is
    * never set; the knob can force it in f64-f32v. Pieces of rows longer
    * than a tile stage entry order into swizzled slots in modes 1 and 2. */
-  const int on =
-      m->prec == SMV_F64 && load == SMV_TILE_EF && smv_dram_fast(ctx);
-  const int e = smv_env_int("SMV_TILE_EO", 0, 2, on ? 2 : 0);
-  return load == SMV_TILE_EF && m->prec != SMV_F32 ? e : 0;
+  if (load != SMV_TILE_EF || m->prec == SMV_F32)
+    return 0;
+  const int on = m->prec == SMV_F64 && smv_dram_fast(ctx);
+  return smv_env_int("SMV_TILE_EO", 0, 2, on ? 2 : 0);
 }
 
 /* The largest tile: 4096 entries in f32; in f64 2048 (8 entries per

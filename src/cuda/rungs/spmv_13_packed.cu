@@ -111,11 +111,14 @@ cols8(unsigned o, bool wide, int base, const uint16_t *__restrict__ c16,
   }
 }
 
-/* The column of one entry k of the tile (head and tail). */
+/* The column of one entry k of the tile (the head and tail; every entry
+ * in the entry-order staging): a 2-byte offset (narrow) or the 4-byte
+ * column (wide), evict-first when EF. */
+template <bool EF = false>
 __device__ __forceinline__ int col1(unsigned k, bool wide, int base,
                                     const uint16_t *__restrict__ c16,
                                     const int32_t *__restrict__ c32) {
-  return wide ? __ldg(&c32[(int64_t)k + base]) : base + (int)__ldg(&c16[k]);
+  return wide ? ld1<EF>(&c32[(int64_t)k + base]) : base + (int)ld1<EF>(&c16[k]);
 }
 
 /* Stage the products of entries [k0, k1) (k1 - k0 <= TILE) into sm:
@@ -145,18 +148,6 @@ stage_packed(unsigned k0, unsigned k1, bool wide, int base,
   });
 }
 
-/* One entry's column, for the entry-order staging: a 2-byte offset
- * (narrow) or the 4-byte column (wide), evict-first when EF. */
-template <bool EF>
-__device__ __forceinline__ int col1_ld(unsigned k, bool wide, int base,
-                                       const uint16_t *__restrict__ c16,
-                                       const int32_t *__restrict__ c32) {
-  if (wide)
-    return EF ? __ldcs(&c32[(int64_t)k + base])
-              : __ldg(&c32[(int64_t)k + base]);
-  return base + (int)(EF ? __ldcs(&c16[k]) : __ldg(&c16[k]));
-}
-
 /* The tile in entry order with scalar loads (tile_common.h's stage_eo_by
  * with the packed columns): a warp's column load is 64 bytes of offsets
  * (narrow), its gather 32 consecutive entries' columns, its stores 32
@@ -166,8 +157,7 @@ __device__ __forceinline__ void
 stage_packed_eo(unsigned k0, unsigned k1, bool wide, int base,
                 const packed_args<T> &p, const SM &sm) {
   stage_eo_by<T, EF>(
-      k0, k1,
-      [&](unsigned k) { return col1_ld<EF>(k, wide, base, p.c16, p.c32); },
+      k0, k1, [&](unsigned k) { return col1<EF>(k, wide, base, p.c16, p.c32); },
       p.a.val, x_plain<T>{p.a.x}, sm);
 }
 

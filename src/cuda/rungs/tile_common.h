@@ -509,6 +509,13 @@ tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T, V> &a,
     return make_uint2((unsigned)__ldg(&row_ptr[r0 + i]) - k0,
                       (unsigned)__ldg(&row_ptr[r0 + i + 1]) - k0);
   };
+  /* Stage into slots v, sum the rows from them. */
+  const auto run = [&](const auto &v) {
+    stage<T, LD>(k0, k1, a.col, a.val, x, v, a.eo != 0);
+    __syncthreads();
+    rows_sum<T>(r0, (unsigned)(r1 - r0), k1 - k0, bounds, a, v, red);
+    __syncthreads(); /* sm and red are reused by the next tile */
+  };
   if constexpr (LD == SMV_TILE_EF && sizeof(T) == 8 && !XS::entry_order) {
     /* eo 2: entry-order staging into plain slots. Its stores are 32
      * consecutive slots either way; the row sums' reads (one thread a row
@@ -516,18 +523,11 @@ tiled_tile(int64_t b, const int2 *__restrict__ tiles, const tile_args<T, V> &a,
      * for odd L, where the swizzle scatters them (e6: 3.8- against 5.1-way
      * conflicts on stencil27:100). */
     if (a.eo == 2u) { /* grid-uniform */
-      stage<T, LD>(k0, k1, a.col, a.val, x, sm, true);
-      __syncthreads();
-      rows_sum<T>(r0, (unsigned)(r1 - r0), k1 - k0, bounds, a, sm, red);
-      __syncthreads(); /* sm and red are reused by the next tile */
+      run(sm);
       return;
     }
   }
-  const auto v = quad_slots<T>::of(sm, k0);
-  stage<T, LD>(k0, k1, a.col, a.val, x, v, a.eo != 0);
-  __syncthreads();
-  rows_sum<T>(r0, (unsigned)(r1 - r0), k1 - k0, bounds, a, v, red);
-  __syncthreads(); /* sm and red are reused by the next tile */
+  run(quad_slots<T>::of(sm, k0));
 }
 
 /* Grid for a tile list: one block per tile, capped at gridDim.x's limit
